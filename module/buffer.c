@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU relay buffers.
+ *
+ * Each CPU has a relay buffer of n_subbufs sub-buffers in no-overwrite mode.
+ * A record is reserved and copied with interrupts off on the writing CPU,
+ * which is all relay needs for per-CPU buffers. When every sub-buffer is
+ * full, relay refuses the reservation and the record is counted as dropped;
+ * the next sub-buffer that starts after a reader made room begins with a
+ * NSIGHT_REC_SUBBUF record carrying its sequence number and the number of
+ * records lost before it. Every write attempt is a hook hit, so
+ * hits == written + dropped on every CPU.
+ */
+#include <linux/relay.h>
+#include <linux/debugfs.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/cpumask.h>
+#include <linux/mm.h>
+#include "buffer.h"
+#include "compat.h"
+
+struct nsight_buffer nsight_buf;
+
+void nsight_subbuf_record_fill(struct nsight_rec_subbuf *r, unsigned int cpu,
+			       u64 tsc, u64 seq, u64 dropped)
+{
+	r->hdr.type = NSIGHT_REC_SUBBUF;
+	r->hdr.size = sizeof(*r);
+	r->hdr.cpu = cpu;
+	r->hdr.tsc = tsc;
+	r->seq = seq;
+	r->dropped = dropped;
+}
+
+/*
+ * Split @size bytes per CPU into NSIGHT_N_SUBBUFS sub-buffers of whole
+ * pages, after clamping it to the allowed range.
+ */
+void nsight_buffer_geometry(u32 size, size_t *subbuf_size, size_t *n_subbufs)
+{
+	size = clamp(size, NSIGHT_BUFFER_MIN, NSIGHT_BUFFER_MAX);
+	*n_subbufs = NSIGHT_N_SUBBUFS;
+	*subbuf_size = round_up(DIV_ROUND_UP(size, NSIGHT_N_SUBBUFS), PAGE_SIZE);
+}
+
+/*
+ * Relay calls this when a sub-buffer starts: at channel creation and reset
+ * (prev_subbuf == NULL, process context, possibly on another CPU) and from
+ * relay_reserve() on the buffer's own CPU with interrupts off.
+ */
+static int nsight_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			       void *prev_subbuf, size_t prev_padding)
+{
+	struct nsight_buffer *b = buf->chan->private_data;
+	struct nsight_cpu_stats *st = per_cpu_ptr(b->stats, buf->cpu);
+
+	if (relay_buf_full(buf))
+		return 0;
+
+	nsight_subbuf_record_fill(subbuf, buf->cpu, nsight_clock(),
+				  st->next_seq++, st->unreported_drops);
+	st->unreported_drops = 0;
+	subbuf_start_reserve(buf, sizeof(struct nsight_rec_subbuf));
+	return 1;
+}
+
+static struct dentry *nsight_create_buf_file(const char *filename,
+					     struct dentry *parent,
+					     umode_t mode,
+					     struct rchan_buf *buf,
+					     int *is_global)
+{
+	*is_global = 0;
+	return debugfs_create_file(filename, 0400, parent, buf,
+				   &relay_file_operations);
+}
+
+static int nsight_remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+static const struct rchan_callbacks nsight_relay_cb = {
+	.subbuf_start		= nsight_subbuf_start,
+	.create_buf_file	= nsight_create_buf_file,
+	.remove_buf_file	= nsight_remove_buf_file,
+};
+
+static void nsight_stats_clear(struct nsight_buffer *b)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct nsight_cpu_stats *st = per_cpu_ptr(b->stats, cpu);
+
+		local64_set(&st->hits, 0);
+		local64_set(&st->written, 0);
+		local64_set(&st->dropped, 0);
+		st->unreported_drops = 0;
+		st->next_seq = 0;
+		st->full_reported = false;
+	}
+}
+
+/**
+ * nsight_buffer_open - allocate the per-CPU buffers of @b.
+ * @b:    the buffer, with @stats and @on_full not yet set up
+ * @dir:  debugfs directory for the cpuN files, or NULL for none
+ * @size: bytes per CPU (clamped, see nsight_buffer_geometry())
+ *
+ * Process context. Returns 0 or -ENOMEM.
+ */
+int nsight_buffer_open(struct nsight_buffer *b, struct dentry *dir, u32 size)
+{
+	if (!b->stats) {
+		b->stats = alloc_percpu(struct nsight_cpu_stats);
+		if (!b->stats)
+			return -ENOMEM;
+	}
+	nsight_stats_clear(b);
+	nsight_buffer_geometry(size, &b->subbuf_size, &b->n_subbufs);
+	b->dir = dir;
+	b->chan = relay_open(dir ? "cpu" : NULL, dir, b->subbuf_size,
+			     b->n_subbufs, &nsight_relay_cb, b);
+	if (!b->chan) {
+		free_percpu(b->stats);
+		b->stats = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Free the channel. No writer may run: the caller has detached and
+ * synchronized every probe that writes into @b.
+ */
+void nsight_buffer_close(struct nsight_buffer *b)
+{
+	if (b->chan)
+		relay_close(b->chan);
+	b->chan = NULL;
+	free_percpu(b->stats);
+	b->stats = NULL;
+}
+
+/* Discard everything and zero the counters. No writer may run. */
+void nsight_buffer_reset(struct nsight_buffer *b)
+{
+	/* Counters first: relay_reset() writes the first sub-buffer headers. */
+	nsight_stats_clear(b);
+	relay_reset(b->chan);
+}
+
+void nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec)
+{
+	struct nsight_cpu_stats *st;
+	unsigned long flags;
+	void *dst;
+
+	local_irq_save(flags);
+	st = this_cpu_ptr(b->stats);
+	local64_inc(&st->hits);
+	rec->cpu = smp_processor_id();
+	/* relay_reserve() is not NMI-safe: an NMI may have interrupted it. */
+	dst = in_nmi() ? NULL : relay_reserve(b->chan, rec->size);
+	if (likely(dst)) {
+		memcpy(dst, rec, rec->size);
+		local64_inc(&st->written);
+	} else {
+		local64_inc(&st->dropped);
+		st->unreported_drops++;
+		if (!st->full_reported && b->on_full) {
+			st->full_reported = true;
+			b->on_full(rec->cpu);
+		}
+	}
+	local_irq_restore(flags);
+}
+
+void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,
+			    struct nsight_cpu_snapshot *s)
+{
+	struct nsight_cpu_stats *st = per_cpu_ptr(b->stats, cpu);
+	struct rchan_buf *rb = NULL;
+
+	memset(s, 0, sizeof(*s));
+	s->hits = local64_read(&st->hits);
+	s->written = local64_read(&st->written);
+	s->dropped = local64_read(&st->dropped);
+	if (b->chan)
+		rb = *per_cpu_ptr(b->chan->buf, cpu);
+	if (rb) {
+		size_t produced = READ_ONCE(rb->subbufs_produced);
+		size_t consumed = READ_ONCE(rb->subbufs_consumed);
+		size_t offset = min(READ_ONCE(rb->offset), b->subbuf_size);
+		size_t bytes_consumed = READ_ONCE(rb->bytes_consumed);
+
+		s64 used;
+
+		/* Approximate while writers run; includes sub-buffer padding. */
+		s->subbufs_produced = produced;
+		s->subbufs_consumed = consumed;
+		used = (s64)(produced - consumed) * b->subbuf_size + offset -
+		       bytes_consumed;
+		s->used = used > 0 ? used : 0;
+	}
+}

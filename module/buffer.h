@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-CPU relay buffers: the record write path and its loss accounting.
+ */
+#ifndef _NSIGHT_BUFFER_H
+#define _NSIGHT_BUFFER_H
+
+#include <linux/types.h>
+#include <linux/percpu.h>
+#include <asm/local64.h>
+#include <linux/nsight.h>
+
+struct rchan;
+struct dentry;
+
+/*
+ * Per-CPU counters. The local64_t ones are updated on their CPU and read
+ * from anywhere. @unreported_drops and @next_seq belong to the buffer's CPU:
+ * they are touched only with interrupts off on that CPU, or while no capture
+ * runs (reset, channel creation).
+ */
+struct nsight_cpu_stats {
+	local64_t hits;
+	local64_t written;
+	local64_t dropped;
+	u64 unreported_drops;
+	u64 next_seq;
+	bool full_reported;
+};
+
+/**
+ * struct nsight_buffer - one relay channel with a buffer per CPU.
+ * @chan:	the relay channel, NULL if none could be allocated
+ * @stats:	per-CPU counters
+ * @dir:	debugfs directory for the cpuN files, NULL for a private
+ *		channel without files (KUnit)
+ * @subbuf_size: bytes per sub-buffer
+ * @n_subbufs:	sub-buffers per CPU
+ * @on_full:	called (from any context, interrupts off) the first time a
+ *		CPU drops a record in a capture; may be NULL
+ */
+struct nsight_buffer {
+	struct rchan *chan;
+	struct nsight_cpu_stats __percpu *stats;
+	struct dentry *dir;
+	size_t subbuf_size;
+	size_t n_subbufs;
+	void (*on_full)(unsigned int cpu);
+};
+
+/* Snapshot of one CPU's counters and buffer state. */
+struct nsight_cpu_snapshot {
+	u64 hits;
+	u64 written;
+	u64 dropped;
+	u64 used;
+	u64 subbufs_produced;
+	u64 subbufs_consumed;
+};
+
+void nsight_buffer_geometry(u32 size, size_t *subbuf_size, size_t *n_subbufs);
+int nsight_buffer_open(struct nsight_buffer *b, struct dentry *dir, u32 size);
+void nsight_buffer_close(struct nsight_buffer *b);
+void nsight_buffer_reset(struct nsight_buffer *b);
+void nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec);
+void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,
+			    struct nsight_cpu_snapshot *s);
+void nsight_subbuf_record_fill(struct nsight_rec_subbuf *r, unsigned int cpu,
+			       u64 tsc, u64 seq, u64 dropped);
+
+/* The capture's buffer, written by every hook. */
+extern struct nsight_buffer nsight_buf;
+
+/**
+ * nsight_emit - write a record into the capture buffer of this CPU.
+ * @rec: a filled record; hdr.type, hdr.size and hdr.tsc must be set
+ *
+ * Callable from any context but NMI (NMI writes are counted as dropped).
+ */
+static inline void nsight_emit(struct nsight_rec_hdr *rec)
+{
+	nsight_buffer_write(&nsight_buf, rec);
+}
+
+static inline void nsight_rec_init(struct nsight_rec_hdr *hdr, u16 type,
+				   u16 size, u64 tsc)
+{
+	hdr->type = type;
+	hdr->size = size;
+	hdr->cpu = 0;	/* set by the writer, on the CPU that writes */
+	hdr->tsc = tsc;
+}
+
+#endif /* _NSIGHT_BUFFER_H */

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Clock records.
+ *
+ * The pvclock_gtod notifier runs on every timekeeper update (and once at
+ * registration) with the timekeeper lock held, so each record holds the
+ * parameters in force from that instant: the analyzer converts TSC stamps
+ * with the right mult/shift/base at every point instead of one linear fit.
+ * A clock_sync record at capture start pairs the TSC with a system-time
+ * snapshot and gives the TSC frequency.
+ */
+#include <linux/timekeeper_internal.h>
+#include <linux/timekeeping.h>
+#include <linux/clocksource.h>
+#include <linux/notifier.h>
+#include <linux/pvclock_gtod.h>
+#include <linux/preempt.h>
+#include <linux/string.h>
+#include "clock.h"
+#include "buffer.h"
+#include "compat.h"
+
+void nsight_timekeeper_fill(struct nsight_rec_timekeeper *r,
+			    const struct timekeeper *tk, bool was_set)
+{
+	const struct clocksource *cs = tk->tkr_mono.clock;
+
+	r->cycle_last = tk->tkr_mono.cycle_last;
+	r->mask = tk->tkr_mono.mask;
+	r->xtime_nsec = tk->tkr_mono.xtime_nsec;
+	r->base_mono = ktime_to_ns(tk->tkr_mono.base);
+	r->offs_real = ktime_to_ns(tk->offs_real);
+	r->offs_boot = ktime_to_ns(tk->offs_boot);
+	r->offs_tai = ktime_to_ns(tk->offs_tai);
+	r->raw_cycle_last = tk->tkr_raw.cycle_last;
+	r->raw_xtime_nsec = tk->tkr_raw.xtime_nsec;
+	r->base_raw = ktime_to_ns(tk->tkr_raw.base);
+	r->xtime_sec = tk->xtime_sec;
+	r->mult = tk->tkr_mono.mult;
+	r->shift = tk->tkr_mono.shift;
+	r->raw_mult = tk->tkr_raw.mult;
+	r->raw_shift = tk->tkr_raw.shift;
+	r->clock_was_set_seq = tk->clock_was_set_seq;
+	r->flags = was_set ? NSIGHT_TK_CLOCK_WAS_SET : 0;
+	memset(r->clocksource, 0, sizeof(r->clocksource));
+	if (cs) {
+		strscpy(r->clocksource, cs->name, sizeof(r->clocksource));
+		if (IS_ENABLED(CONFIG_X86) && !strcmp(cs->name, "tsc"))
+			r->flags |= NSIGHT_TK_CS_TSC;
+	}
+}
+
+/* Timekeeper lock held, interrupts off: only copy fields, no clock reads. */
+static int nsight_tk_notify(struct notifier_block *nb, unsigned long was_set,
+			    void *priv)
+{
+	struct nsight_rec_timekeeper r;
+
+	nsight_rec_init(&r.hdr, NSIGHT_REC_TIMEKEEPER, sizeof(r),
+			nsight_clock());
+	nsight_timekeeper_fill(&r, priv, was_set);
+	nsight_emit(&r.hdr);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block nsight_tk_nb = {
+	.notifier_call = nsight_tk_notify,
+};
+
+static bool nsight_tk_attached;
+
+/* Registering logs the current parameters at once (on this CPU). */
+int nsight_clock_attach(u32 sources)
+{
+	int ret;
+
+	if (!(sources & BIT(NSIGHT_SRC_CLOCK)))
+		return 0;
+	ret = pvclock_gtod_register_notifier(&nsight_tk_nb);
+	if (ret)
+		return ret;
+	nsight_tk_attached = true;
+	return 0;
+}
+
+/*
+ * Unregistering takes the timekeeper lock the notifier runs under, so no
+ * notifier call is in flight when this returns.
+ */
+void nsight_clock_detach(void)
+{
+	if (!nsight_tk_attached)
+		return;
+	pvclock_gtod_unregister_notifier(&nsight_tk_nb);
+	nsight_tk_attached = false;
+}
+
+/* Process context: pair the TSC with a system-time snapshot. */
+void nsight_clock_sync_record(void)
+{
+	struct nsight_rec_clock_sync r;
+	struct system_time_snapshot snap;
+
+	preempt_disable();
+	nsight_rec_init(&r.hdr, NSIGHT_REC_CLOCK_SYNC, sizeof(r),
+			nsight_clock());
+	ktime_get_snapshot(&snap);
+	r.mono_ns = ktime_get_ns();
+	r.boot_ns = ktime_get_boottime_ns();
+	r.tsc_after = nsight_clock();
+	r.cs_cycles = snap.cycles;
+	r.real_ns = ktime_to_ns(snap.real);
+	r.raw_ns = ktime_to_ns(snap.raw);
+	r.tsc_hz = nsight_clock_hz();
+	nsight_emit(&r.hdr);
+	preempt_enable();
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Capture control: start, stop and configuration, shared by sysfs and
+ * netlink.
+ */
+#ifndef _NSIGHT_CONTROL_H
+#define _NSIGHT_CONTROL_H
+
+#include <linux/types.h>
+
+struct netlink_ext_ack;
+
+struct nsight_config {
+	u32 sources;
+	u32 buffer_size;
+};
+
+/* The state a status report needs, taken under the control lock. */
+struct nsight_status {
+	bool enabled;
+	struct nsight_config config;
+	u32 subbuf_size;
+	u32 n_subbufs;
+	u64 clock_hz;
+};
+
+int nsight_control_init(void);
+void nsight_control_shutdown(void);
+void nsight_control_exit(void);
+
+int nsight_start(void);
+int nsight_stop(void);
+int nsight_set_config(const u32 *sources, const u32 *buffer_size,
+		      struct netlink_ext_ack *extack);
+void nsight_get_status(struct nsight_status *st);
+
+int nsight_sources_parse(const char *buf, u32 *mask);
+int nsight_sources_format(u32 mask, char *buf, size_t size);
+
+#endif /* _NSIGHT_CONTROL_H */

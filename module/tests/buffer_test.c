@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: record layout, sub-buffer headers, buffer geometry, and the relay
+ * write path's loss accounting on a private channel (no debugfs files).
+ */
+#include <kunit/test.h>
+#include <linux/relay.h>
+#include <linux/slab.h>
+#include "../buffer.h"
+
+static void nsight_test_record_layout(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_hdr), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_subbuf), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_sched_switch), 80);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_handoff), 72);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_timekeeper) %
+			NSIGHT_REC_ALIGN, 0);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync) %
+			NSIGHT_REC_ALIGN, 0);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_stream_hdr) % 8, 0);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_chunk_hdr), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_cpu_status), 40);
+}
+
+static void nsight_test_subbuf_encoding(struct kunit *test)
+{
+	struct nsight_rec_subbuf r;
+
+	memset(&r, 0xa5, sizeof(r));
+	nsight_subbuf_record_fill(&r, 3, 0x1122334455667788ULL, 42, 7);
+	KUNIT_EXPECT_EQ(test, r.hdr.type, NSIGHT_REC_SUBBUF);
+	KUNIT_EXPECT_EQ(test, r.hdr.size, sizeof(r));
+	KUNIT_EXPECT_EQ(test, r.hdr.cpu, 3);
+	KUNIT_EXPECT_EQ(test, r.hdr.tsc, 0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, r.seq, 42);
+	KUNIT_EXPECT_EQ(test, r.dropped, 7);
+}
+
+struct nsight_geometry_case {
+	u32 size;
+	size_t subbuf_size;
+};
+
+static const struct nsight_geometry_case nsight_geometry_cases[] = {
+	{ 0, NSIGHT_BUFFER_MIN / NSIGHT_N_SUBBUFS },
+	{ NSIGHT_BUFFER_MIN, NSIGHT_BUFFER_MIN / NSIGHT_N_SUBBUFS },
+	{ NSIGHT_BUFFER_MIN + 1, NSIGHT_BUFFER_MIN / NSIGHT_N_SUBBUFS + PAGE_SIZE },
+	{ NSIGHT_BUFFER_DEFAULT, NSIGHT_BUFFER_DEFAULT / NSIGHT_N_SUBBUFS },
+	{ NSIGHT_BUFFER_MAX, NSIGHT_BUFFER_MAX / NSIGHT_N_SUBBUFS },
+	{ U32_MAX, NSIGHT_BUFFER_MAX / NSIGHT_N_SUBBUFS },
+};
+
+static void nsight_geometry_desc(const struct nsight_geometry_case *c,
+				 char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "size %u", c->size);
+}
+
+KUNIT_ARRAY_PARAM(nsight_geometry, nsight_geometry_cases, nsight_geometry_desc);
+
+static void nsight_test_geometry(struct kunit *test)
+{
+	const struct nsight_geometry_case *c = test->param_value;
+	size_t subbuf, n;
+
+	nsight_buffer_geometry(c->size, &subbuf, &n);
+	KUNIT_EXPECT_EQ(test, n, NSIGHT_N_SUBBUFS);
+	KUNIT_EXPECT_EQ(test, subbuf, c->subbuf_size);
+	KUNIT_EXPECT_EQ(test, subbuf % PAGE_SIZE, 0);
+}
+
+static void nsight_test_fill(struct nsight_rec_sched_switch *r)
+{
+	memset(r, 0, sizeof(*r));
+	nsight_rec_init(&r->hdr, NSIGHT_REC_SCHED_SWITCH, sizeof(*r), 1);
+}
+
+static struct nsight_rec_subbuf *nsight_test_subbuf(struct rchan_buf *rb,
+						    size_t subbuf_size,
+						    size_t i)
+{
+	return rb->start + (i % rb->chan->n_subbufs) * subbuf_size;
+}
+
+/*
+ * Fill a minimal channel on one CPU until it drops, then let a reader
+ * consume two sub-buffers and write again: every attempt is accounted for,
+ * every sub-buffer starts with its header, and the first one after the loss
+ * reports how many records were lost.
+ */
+static void nsight_test_relay_accounting(struct kunit *test)
+{
+	struct nsight_buffer b = {};
+	struct nsight_rec_sched_switch r;
+	struct nsight_cpu_snapshot s;
+	struct nsight_rec_subbuf *hdr;
+	const unsigned int attempts = 2000;
+	size_t per_subbuf, i;
+	struct rchan_buf *rb;
+	unsigned int cpu;
+
+	KUNIT_ASSERT_EQ(test, nsight_buffer_open(&b, NULL, NSIGHT_BUFFER_MIN), 0);
+	per_subbuf = (b.subbuf_size - sizeof(struct nsight_rec_subbuf)) /
+		     sizeof(r);
+
+	cpu = get_cpu();
+	for (i = 0; i < attempts; i++) {
+		nsight_test_fill(&r);
+		nsight_buffer_write(&b, &r.hdr);
+	}
+	put_cpu();
+
+	nsight_buffer_snapshot(&b, cpu, &s);
+	KUNIT_EXPECT_EQ(test, s.hits, attempts);
+	KUNIT_EXPECT_EQ(test, s.written + s.dropped, s.hits);
+	KUNIT_EXPECT_EQ(test, s.written, per_subbuf * b.n_subbufs);
+	KUNIT_EXPECT_EQ(test, s.dropped, attempts - s.written);
+
+	rb = *per_cpu_ptr(b.chan->buf, cpu);
+	for (i = 0; i < b.n_subbufs; i++) {
+		hdr = nsight_test_subbuf(rb, b.subbuf_size, i);
+		KUNIT_EXPECT_EQ(test, hdr->hdr.type, NSIGHT_REC_SUBBUF);
+		KUNIT_EXPECT_EQ(test, hdr->hdr.cpu, cpu);
+		KUNIT_EXPECT_EQ(test, hdr->seq, i);
+		KUNIT_EXPECT_EQ(test, hdr->dropped, 0);
+		/* The first record follows the header, stamped with the CPU. */
+		KUNIT_EXPECT_EQ(test, ((struct nsight_rec_hdr *)(hdr + 1))->cpu,
+				cpu);
+	}
+
+	/* A reader frees two sub-buffers; the next one reports the loss. */
+	relay_subbufs_consumed(b.chan, cpu, 2);
+	cpu = get_cpu();
+	KUNIT_ASSERT_EQ(test, cpu, rb->cpu);
+	nsight_test_fill(&r);
+	nsight_buffer_write(&b, &r.hdr);
+	put_cpu();
+
+	hdr = nsight_test_subbuf(rb, b.subbuf_size, b.n_subbufs);
+	KUNIT_EXPECT_EQ(test, hdr->hdr.type, NSIGHT_REC_SUBBUF);
+	KUNIT_EXPECT_EQ(test, hdr->seq, b.n_subbufs);
+	KUNIT_EXPECT_EQ(test, hdr->dropped, s.dropped);
+	nsight_buffer_snapshot(&b, cpu, &s);
+	KUNIT_EXPECT_EQ(test, s.hits, attempts + 1);
+	KUNIT_EXPECT_EQ(test, s.written, per_subbuf * b.n_subbufs + 1);
+
+	/* Reset: counters zero, the first sub-buffer starts again at seq 0. */
+	nsight_buffer_reset(&b);
+	nsight_buffer_snapshot(&b, cpu, &s);
+	KUNIT_EXPECT_EQ(test, s.hits, 0);
+	KUNIT_EXPECT_EQ(test, s.written, 0);
+	KUNIT_EXPECT_EQ(test, s.dropped, 0);
+	hdr = nsight_test_subbuf(rb, b.subbuf_size, 0);
+	KUNIT_EXPECT_EQ(test, hdr->seq, 0);
+	KUNIT_EXPECT_EQ(test, hdr->dropped, 0);
+
+	nsight_buffer_close(&b);
+	KUNIT_EXPECT_NULL(test, b.chan);
+}
+
+/* A record larger than a sub-buffer is dropped and counted, not written. */
+static void nsight_test_relay_too_big(struct kunit *test)
+{
+	struct nsight_buffer b = {};
+	struct nsight_cpu_snapshot s;
+	struct nsight_rec_hdr *big;
+	unsigned int cpu;
+
+	KUNIT_ASSERT_EQ(test, nsight_buffer_open(&b, NULL, NSIGHT_BUFFER_MIN), 0);
+	big = kunit_kzalloc(test, 2 * b.subbuf_size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	nsight_rec_init(big, NSIGHT_REC_SCHED_SWITCH,
+			min_t(size_t, 2 * b.subbuf_size, 65528), 1);
+
+	cpu = get_cpu();
+	nsight_buffer_write(&b, big);
+	put_cpu();
+	nsight_buffer_snapshot(&b, cpu, &s);
+	KUNIT_EXPECT_EQ(test, s.hits, 1);
+	KUNIT_EXPECT_EQ(test, s.written, 0);
+	KUNIT_EXPECT_EQ(test, s.dropped, 1);
+	nsight_buffer_close(&b);
+}
+
+static struct kunit_case nsight_buffer_cases[] = {
+	KUNIT_CASE(nsight_test_record_layout),
+	KUNIT_CASE(nsight_test_subbuf_encoding),
+	KUNIT_CASE_PARAM(nsight_test_geometry, nsight_geometry_gen_params),
+	KUNIT_CASE(nsight_test_relay_accounting),
+	KUNIT_CASE(nsight_test_relay_too_big),
+	{}
+};
+
+static struct kunit_suite nsight_buffer_suite = {
+	.name = "nsight_buffer",
+	.test_cases = nsight_buffer_cases,
+};
+
+kunit_test_suite(nsight_buffer_suite);

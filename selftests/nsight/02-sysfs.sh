@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# sysfs control: valid writes work, garbage is rejected with the right errno,
+# configuration is refused while a capture runs, counters add up.
+. /tests/lib.sh
+
+S=/sys/kernel/nsight
+
+# write_fails FILE VALUE ERRTEXT: the write must fail with that error and
+# leave the file's value as it was.
+write_fails() {
+	before=$(cat "$1")
+	out=$(sh -c "printf '%s' '$2' > $1" 2>&1) && { echo "accepted '$2'"; return 1; }
+	case $out in
+	*"$3"*) ;;
+	*) echo "wrong error for '$2': $out"; return 1 ;;
+	esac
+	[ "$(cat "$1")" = "$before" ] || { echo "value changed"; return 1; }
+}
+
+ktap_plan 25
+nsight_load
+for v in 2 -1 yes 1x " 1" 0x1 10 on; do
+	check "enable rejects '$v'" write_fails $S/enable "$v" "Invalid argument"
+done
+check "sources rejects bogus" write_fails $S/sources bogus "Invalid argument"
+check "sources rejects partly bogus" write_fails $S/sources "handoff,bogus" "Invalid argument"
+check "sources accepts a list" sh -c "echo handoff,clock > $S/sources && [ \"\$(cat $S/sources)\" = handoff,clock ]"
+check "sources accepts all" sh -c "echo all > $S/sources && [ \"\$(cat $S/sources)\" = sched_switch,handoff,clock ]"
+check "buffer_size rejects too small" write_fails $S/buffer_size 4096 "Invalid argument"
+check "buffer_size rejects too big" write_fails $S/buffer_size 4294967295 "Invalid argument"
+check "buffer_size rejects garbage" write_fails $S/buffer_size 1M "Invalid argument"
+check "buffer_size accepts 1 MiB" sh -c "echo 1048576 > $S/buffer_size && [ \"\$(cat $S/buffer_size)\" = 1048576 ]"
+check "enable 1 starts" sh -c "echo 1 > $S/enable && [ \"\$(cat $S/enable)\" = 1 ]"
+check "enable 1 again is fine" sh -c "echo 1 > $S/enable"
+check "sources busy while running" write_fails $S/sources handoff "busy"
+check "buffer_size busy while running" write_fails $S/buffer_size 65536 "busy"
+sleep 1
+check "enable 0 stops" sh -c "echo 0 > $S/enable && [ \"\$(cat $S/enable)\" = 0 ]"
+check "records were written" sh -c "[ \$(cat $S/records_written) -gt 0 ]"
+check "hits == written + dropped" sh -c "
+	h=\$(cat $S/hook_hits) w=\$(cat $S/records_written) d=\$(cat $S/records_dropped)
+	echo \"hits \$h written \$w dropped \$d\"
+	[ \$h -eq \$((w + d)) ]"
+check "per-cpu counters sum to totals" sh -c "
+	sum=0
+	for c in $S/cpu*; do sum=\$((sum + \$(cat \$c/records_written))); done
+	echo \"sum \$sum total \$(cat $S/records_written)\"
+	[ \$sum -eq \$(cat $S/records_written) ]"
+nsight_unload
+ktap_finish

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * nsight: the user/kernel contract of the nsight network-latency profiler.
+ *
+ * This header is the whole interface between nsight.ko and its tools:
+ * the sysfs files, the generic netlink family, the binary records the module
+ * writes into its per-CPU relay buffers, and the dump stream nsightctl writes
+ * for nsight-analyze. Everything is little-endian, native x86-64 layout, and
+ * every structure is a multiple of 8 bytes with explicit padding.
+ *
+ * Sysfs: /sys/kernel/nsight/
+ * --------------------------
+ *
+ *   enable         rw  "0" or "1". Writing 1 starts a capture: the buffers and
+ *                      counters are reset and the selected sources attached.
+ *                      Writing 0 stops it: every probe is detached and
+ *                      synchronized. Anything else is -EINVAL.
+ *   sources        rw  Comma- or space-separated source names (see
+ *                      NSIGHT_SOURCE_NAMES), or "all" or "none". Reading lists
+ *                      the selected ones. -EBUSY while a capture runs.
+ *   buffer_size    rw  Bytes of relay buffer per CPU, NSIGHT_BUFFER_MIN to
+ *                      NSIGHT_BUFFER_MAX; rounded up to whole pages per
+ *                      sub-buffer. -EBUSY while a capture runs.
+ *   tsc_hz         r   TSC frequency the record timestamps count in.
+ *   hook_hits, records_written, records_dropped
+ *                  r   Totals over all CPUs since the capture started.
+ *                      hook_hits == records_written + records_dropped.
+ *   cpuN/{hook_hits,records_written,records_dropped,buffer_used}
+ *                  r   The same per CPU, and the unread bytes of its buffer.
+ *
+ * Writes need CAP_SYS_ADMIN.
+ *
+ * Relay buffers: <debugfs>/nsight/cpuN
+ * ------------------------------------
+ *
+ * One relay channel per CPU in no-overwrite mode: when every sub-buffer is
+ * full, new records are dropped (and counted), never overwritten. Reading the
+ * file consumes it. The bytes read are a sequence of records, each starting
+ * with struct nsight_rec_hdr; every sub-buffer begins with a
+ * NSIGHT_REC_SUBBUF record carrying its sequence number and the number of
+ * records dropped on that CPU since the previous sub-buffer began. Relay
+ * strips the padding at the end of each sub-buffer, so records are simply
+ * back to back; a reader walks them by hdr.size and skips types it does not
+ * know.
+ *
+ * Generic netlink: family NSIGHT_GENL_NAME, version NSIGHT_GENL_VERSION
+ * ---------------------------------------------------------------------
+ *
+ * Every command needs CAP_NET_ADMIN (GENL_ADMIN_PERM). Attributes are
+ * validated strictly: an attribute a command does not take, a wrong length or
+ * an out-of-range value is rejected with -EINVAL and an extended ack message.
+ *
+ * NSIGHT_CMD_START: no attributes. Starts a capture with the current
+ *     configuration, exactly like writing 1 to enable. -EALREADY if running.
+ *
+ * NSIGHT_CMD_STOP: no attributes. Stops the capture. -EALREADY if stopped.
+ *
+ * NSIGHT_CMD_GET_STATUS: no attributes. The reply (same command) carries:
+ *     NSIGHT_A_ENABLED        u8   1 while a capture runs
+ *     NSIGHT_A_SOURCES        u32  bit mask of enum nsight_source
+ *     NSIGHT_A_BUFFER_SIZE    u32  bytes per CPU
+ *     NSIGHT_A_SUBBUF_SIZE    u32  bytes per sub-buffer
+ *     NSIGHT_A_N_SUBBUFS      u32  sub-buffers per CPU
+ *     NSIGHT_A_TSC_HZ         u64
+ *     NSIGHT_A_NR_CPUS        u32  CPU ids are below this (nr_cpu_ids)
+ *     NSIGHT_A_HOOK_HITS      u64  totals over all CPUs
+ *     NSIGHT_A_RECORDS_WRITTEN u64
+ *     NSIGHT_A_RECORDS_DROPPED u64
+ *     NSIGHT_A_CPUS           nested, one NSIGHT_A_CPU per possible CPU:
+ *         NSIGHT_A_CPU        nested:
+ *             NSIGHT_CPU_A_ID               u32
+ *             NSIGHT_CPU_A_ONLINE           u8
+ *             NSIGHT_CPU_A_HOOK_HITS        u64
+ *             NSIGHT_CPU_A_RECORDS_WRITTEN  u64
+ *             NSIGHT_CPU_A_RECORDS_DROPPED  u64
+ *             NSIGHT_CPU_A_BUFFER_USED      u64  unread bytes
+ *             NSIGHT_CPU_A_SUBBUFS_PRODUCED u64
+ *             NSIGHT_CPU_A_SUBBUFS_CONSUMED u64
+ *     u64 attributes are padded with NSIGHT_A_PAD / NSIGHT_CPU_A_PAD.
+ *
+ * NSIGHT_CMD_SET_CONFIG: at least one of
+ *     NSIGHT_A_SOURCES        u32  only bits of NSIGHT_SOURCES_ALL
+ *     NSIGHT_A_BUFFER_SIZE    u32  NSIGHT_BUFFER_MIN..NSIGHT_BUFFER_MAX
+ *     -EBUSY while a capture runs, -EINVAL with no attribute.
+ *
+ * Multicast group NSIGHT_MCGRP_EVENTS:
+ * NSIGHT_CMD_BUFFER_FULL is sent (at most once per CPU per capture) when a
+ *     CPU's buffer first fills and records start being dropped:
+ *     NSIGHT_A_CPU_ID         u32
+ *
+ * Dump stream (nsightctl dump -> nsight-analyze)
+ * ---------------------------------------------
+ *
+ * struct nsight_stream_hdr, then chunks, each a struct nsight_chunk_hdr and
+ * its payload (padded to 8 bytes, padding not counted in size):
+ *     NSIGHT_CHUNK_RECORDS  records of one CPU exactly as read from its relay
+ *                           file, whole records only; a CPU's chunks are in
+ *                           order and concatenate into its record sequence
+ *     NSIGHT_CHUNK_STATUS   array of struct nsight_cpu_status taken after the
+ *                           buffers were drained
+ *     NSIGHT_CHUNK_END      struct nsight_stream_end; must be last
+ * Readers skip chunk types they do not know.
+ */
+#ifndef _UAPI_LINUX_NSIGHT_H
+#define _UAPI_LINUX_NSIGHT_H
+
+#include <linux/types.h>
+
+#define NSIGHT_GENL_NAME	"nsight"
+#define NSIGHT_GENL_VERSION	1
+#define NSIGHT_MCGRP_EVENTS	"events"
+
+enum nsight_cmd {
+	NSIGHT_CMD_UNSPEC,
+	NSIGHT_CMD_START,
+	NSIGHT_CMD_STOP,
+	NSIGHT_CMD_GET_STATUS,
+	NSIGHT_CMD_SET_CONFIG,
+	NSIGHT_CMD_BUFFER_FULL,
+	__NSIGHT_CMD_MAX
+};
+
+#define NSIGHT_CMD_MAX (__NSIGHT_CMD_MAX - 1)
+
+enum nsight_attr {
+	NSIGHT_A_UNSPEC,
+	NSIGHT_A_PAD,
+	NSIGHT_A_ENABLED,
+	NSIGHT_A_SOURCES,
+	NSIGHT_A_BUFFER_SIZE,
+	NSIGHT_A_SUBBUF_SIZE,
+	NSIGHT_A_N_SUBBUFS,
+	NSIGHT_A_TSC_HZ,
+	NSIGHT_A_NR_CPUS,
+	NSIGHT_A_HOOK_HITS,
+	NSIGHT_A_RECORDS_WRITTEN,
+	NSIGHT_A_RECORDS_DROPPED,
+	NSIGHT_A_CPUS,
+	NSIGHT_A_CPU,
+	NSIGHT_A_CPU_ID,
+	__NSIGHT_A_MAX
+};
+
+#define NSIGHT_A_MAX (__NSIGHT_A_MAX - 1)
+
+enum nsight_cpu_attr {
+	NSIGHT_CPU_A_UNSPEC,
+	NSIGHT_CPU_A_PAD,
+	NSIGHT_CPU_A_ID,
+	NSIGHT_CPU_A_ONLINE,
+	NSIGHT_CPU_A_HOOK_HITS,
+	NSIGHT_CPU_A_RECORDS_WRITTEN,
+	NSIGHT_CPU_A_RECORDS_DROPPED,
+	NSIGHT_CPU_A_BUFFER_USED,
+	NSIGHT_CPU_A_SUBBUFS_PRODUCED,
+	NSIGHT_CPU_A_SUBBUFS_CONSUMED,
+	__NSIGHT_CPU_A_MAX
+};
+
+#define NSIGHT_CPU_A_MAX (__NSIGHT_CPU_A_MAX - 1)
+
+/* Event sources, selected by bit (1 << NSIGHT_SRC_*). */
+enum nsight_source {
+	NSIGHT_SRC_SCHED_SWITCH,	/* sched_switch tracepoint */
+	NSIGHT_SRC_HANDOFF,		/* kprobe on sock_def_readable */
+	NSIGHT_SRC_CLOCK,		/* timekeeper updates */
+	__NSIGHT_SRC_COUNT
+};
+
+#define NSIGHT_SOURCES_ALL	((1U << __NSIGHT_SRC_COUNT) - 1)
+/* Names used by sysfs "sources" and nsightctl, in bit order. */
+#define NSIGHT_SOURCE_NAMES	{ "sched_switch", "handoff", "clock" }
+
+#define NSIGHT_BUFFER_MIN	(64U << 10)
+#define NSIGHT_BUFFER_MAX	(256U << 20)
+#define NSIGHT_BUFFER_DEFAULT	(4U << 20)
+/* Sub-buffers per CPU; more give finer-grained loss accounting. */
+#define NSIGHT_N_SUBBUFS	16
+
+/* ---------------------------------------------------------------------- */
+/* Records                                                                  */
+
+enum nsight_rec_type {
+	NSIGHT_REC_INVALID,
+	NSIGHT_REC_SUBBUF,
+	NSIGHT_REC_SCHED_SWITCH,
+	NSIGHT_REC_HANDOFF,
+	NSIGHT_REC_TIMEKEEPER,
+	NSIGHT_REC_CLOCK_SYNC,
+	__NSIGHT_REC_MAX
+};
+
+/*
+ * struct nsight_rec_hdr - starts every record.
+ * @type: enum nsight_rec_type
+ * @size: bytes of the whole record including this header, a multiple of 8
+ * @cpu:  CPU the record was written on (== the buffer's CPU)
+ * @tsc:  TSC when the event happened
+ */
+struct nsight_rec_hdr {
+	__u16 type;
+	__u16 size;
+	__u32 cpu;
+	__u64 tsc;
+};
+
+#define NSIGHT_REC_ALIGN	8
+
+/*
+ * struct nsight_rec_subbuf - first record of every sub-buffer.
+ * @seq:     sub-buffer sequence number on this CPU, 0 for the first one of a
+ *           capture; a gap means sub-buffers were consumed by another reader
+ * @dropped: records dropped on this CPU since the previous sub-buffer began
+ *           (they were lost while the buffer was full)
+ */
+struct nsight_rec_subbuf {
+	struct nsight_rec_hdr hdr;
+	__u64 seq;
+	__u64 dropped;
+};
+
+#define NSIGHT_SWITCH_PREEMPT	0x1	/* prev was preempted */
+
+/* sched_switch: @prev_state is the kernel's TASK_* state of prev. */
+struct nsight_rec_sched_switch {
+	struct nsight_rec_hdr hdr;
+	__u32 prev_tid;
+	__u32 prev_pid;		/* thread-group id */
+	__u32 next_tid;
+	__u32 next_pid;
+	__s32 prev_prio;
+	__s32 next_prio;
+	__u32 prev_state;
+	__u32 flags;		/* NSIGHT_SWITCH_* */
+	char prev_comm[16];
+	char next_comm[16];
+};
+
+/*
+ * handoff: sock_def_readable() ran for an AF_INET/AF_INET6 socket, i.e. data
+ * became readable and waiters are woken. @sock_id is a keyed hash of the
+ * socket (stable for the socket's life within one module load), never a
+ * pointer. Addresses are IPv6 or IPv4-mapped IPv6; ports in host order.
+ * "local" is the socket's bound address, "remote" its peer (zero if
+ * unconnected).
+ */
+struct nsight_rec_handoff {
+	struct nsight_rec_hdr hdr;
+	__u64 sock_id;
+	__u16 family;
+	__u8 protocol;
+	__u8 pad0;
+	__u16 local_port;
+	__u16 remote_port;
+	__u32 rcvq_bytes;	/* sk_rmem_alloc */
+	__u32 rcvq_len;		/* skbs in sk_receive_queue */
+	__u8 local_addr[16];
+	__u8 remote_addr[16];
+};
+
+#define NSIGHT_TK_CLOCK_WAS_SET	0x1	/* clock was set (not just advanced) */
+#define NSIGHT_TK_CS_TSC	0x2	/* clocksource counts TSC cycles */
+
+/*
+ * timekeeper: the parameters the kernel converts clocksource cycles with,
+ * logged on every timekeeper update and when the clock source is enabled.
+ * Until the next such record:
+ *   mono_ns(c) = base_mono +
+ *                ((((c - cycle_last) & mask) * mult + xtime_nsec) >> shift)
+ *   real_ns(c) = mono_ns(c) + offs_real
+ *   raw_ns(c)  = base_raw + ((((c - raw_cycle_last) & mask) * raw_mult +
+ *                             raw_xtime_nsec) >> raw_shift)
+ * where c is the clocksource's cycle count (the TSC when NSIGHT_TK_CS_TSC).
+ */
+struct nsight_rec_timekeeper {
+	struct nsight_rec_hdr hdr;
+	__u64 cycle_last;
+	__u64 mask;
+	__u64 xtime_nsec;
+	__s64 base_mono;
+	__s64 offs_real;
+	__s64 offs_boot;
+	__s64 offs_tai;
+	__u64 raw_cycle_last;
+	__u64 raw_xtime_nsec;
+	__s64 base_raw;
+	__u64 xtime_sec;
+	__u32 mult;
+	__u32 shift;
+	__u32 raw_mult;
+	__u32 raw_shift;
+	__u32 clock_was_set_seq;
+	__u32 flags;		/* NSIGHT_TK_* */
+	char clocksource[16];
+};
+
+/*
+ * clock_sync: written when every capture starts. hdr.tsc and @tsc_after
+ * bracket a ktime_get_snapshot(), which gives @cs_cycles (the clocksource
+ * count), @real_ns and @raw_ns for one instant; @mono_ns and @boot_ns are
+ * read just after it, still inside the bracket.
+ */
+struct nsight_rec_clock_sync {
+	struct nsight_rec_hdr hdr;
+	__u64 tsc_after;
+	__u64 cs_cycles;
+	__s64 mono_ns;
+	__s64 real_ns;
+	__s64 raw_ns;
+	__s64 boot_ns;
+	__u64 tsc_hz;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Dump stream                                                              */
+
+#define NSIGHT_STREAM_MAGIC	"NSIGHT\r\n"	/* 8 bytes, no NUL */
+#define NSIGHT_STREAM_VERSION	1
+
+/*
+ * struct nsight_stream_hdr - starts a dump stream.
+ * @hdr_size: sizeof(struct nsight_stream_hdr) of the writer; readers skip
+ *            what they do not know
+ * @nr_cpus:  CPU ids in the stream are below this
+ * @dump_realtime_ns: CLOCK_REALTIME when the dump began
+ * @release:  uname -r of the traced kernel, NUL-terminated
+ */
+struct nsight_stream_hdr {
+	char magic[8];
+	__u32 version;
+	__u32 hdr_size;
+	__u64 tsc_hz;
+	__u32 nr_cpus;
+	__u32 sources;
+	__u64 dump_realtime_ns;
+	char release[64];
+};
+
+enum nsight_chunk_type {
+	NSIGHT_CHUNK_INVALID,
+	NSIGHT_CHUNK_RECORDS,
+	NSIGHT_CHUNK_STATUS,
+	NSIGHT_CHUNK_END,
+};
+
+/*
+ * struct nsight_chunk_hdr - starts every chunk.
+ * @cpu:   the CPU for NSIGHT_CHUNK_RECORDS, 0xffffffff otherwise
+ * @size:  payload bytes following this header (not counting padding to 8)
+ * @crc32: zlib crc32() of the payload
+ */
+struct nsight_chunk_hdr {
+	__u32 type;
+	__u32 cpu;
+	__u64 size;
+	__u32 crc32;
+	__u32 reserved;
+};
+
+#define NSIGHT_CHUNK_NO_CPU	0xffffffffU
+
+/* One per possible CPU in NSIGHT_CHUNK_STATUS: the kernel's counters. */
+struct nsight_cpu_status {
+	__u32 cpu;
+	__u32 online;
+	__u64 hook_hits;
+	__u64 records_written;
+	__u64 records_dropped;
+	__u64 buffer_used;	/* bytes still unread after the dump */
+};
+
+/* NSIGHT_CHUNK_END: totals to check the stream against. */
+struct nsight_stream_end {
+	__u64 chunks;		/* chunks before this one */
+	__u64 record_bytes;	/* payload bytes of all RECORDS chunks */
+};
+
+#endif /* _UAPI_LINUX_NSIGHT_H */
