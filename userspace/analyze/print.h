@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Text and JSON output of a struct nsight_summary. */
+#ifndef NSIGHT_PRINT_H
+#define NSIGHT_PRINT_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "summary.h"
+
+/* @name is the stream's file name ("-" for stdin). */
+void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_summary *s);
+/* A new json-c object (the caller puts it), NULL if out of memory. */
+struct json_object *nsight_summary_to_json(const char *name, const struct nsight_summary *s);
+
+#endif /* NSIGHT_PRINT_H */

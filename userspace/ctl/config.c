@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/* nsightctl config: show the configuration or change it with SET_CONFIG. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+#include <netlink/attr.h>
+#include <linux/nsight.h>
+
+#include "cli.h"
+#include "config.h"
+#include "nl.h"
+#include "sources.h"
+#include "status.h"
+
+int nsight_parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v = 0, mult = 1;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	switch (*p) {
+	case '\0':
+		break;
+	case 'k': case 'K':
+		mult = 1ULL << 10;
+		p++;
+		break;
+	case 'm': case 'M':
+		mult = 1ULL << 20;
+		p++;
+		break;
+	case 'g': case 'G':
+		mult = 1ULL << 30;
+		p++;
+		break;
+	default:
+		return -1;
+	}
+	if (*p || v > UINT64_MAX / mult)
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+void cmd_config_usage(FILE *f)
+{
+	char all[128];
+
+	nsight_sources_format(NSIGHT_SOURCES_ALL, all, sizeof(all));
+	fprintf(f,
+		"Usage: nsightctl config [--sources LIST] [--buffer-size BYTES]\n"
+		"\n"
+		"Without options, show the configuration. With options, change it;\n"
+		"this fails while a capture runs.\n"
+		"\n"
+		"  -s, --sources LIST        comma-separated sources, or \"all\" or \"none\";\n"
+		"                            sources: %s\n"
+		"  -b, --buffer-size BYTES   relay buffer per CPU, with an optional K, M or G\n"
+		"                            suffix (powers of 1024), %uK to %uM\n"
+		"  -h, --help                show this help\n",
+		all, NSIGHT_BUFFER_MIN >> 10, NSIGHT_BUFFER_MAX >> 20);
+}
+
+static int show(struct nsight_diag *d)
+{
+	struct nsight_status st;
+	struct nsight_nl nl;
+	char src[128];
+	int err;
+
+	if (nsight_nl_open(&nl, d))
+		return cli_fail(d);
+	err = nsight_status_get(&nl, &st, d);
+	nsight_nl_close(&nl);
+	if (err) {
+		nsight_status_free(&st);
+		return cli_fail(d);
+	}
+	printf("sources:      %s\n", nsight_sources_format(st.sources, src, sizeof(src)));
+	printf("buffer size:  %" PRIu32 " bytes per cpu\n", st.buffer_size);
+	printf("sub-buffers:  %" PRIu32 " x %" PRIu32 " bytes\n", st.n_subbufs, st.subbuf_size);
+	nsight_status_free(&st);
+	return cli_finish_stdout();
+}
+
+static int set(bool set_sources, uint32_t sources, bool set_size, uint32_t size,
+	       struct nsight_diag *d)
+{
+	struct nsight_nl nl;
+	struct nl_msg *msg;
+	int err;
+
+	if (nsight_nl_open(&nl, d))
+		return cli_fail(d);
+	msg = nsight_nl_msg(&nl, NSIGHT_CMD_SET_CONFIG);
+	if (!msg ||
+	    (set_sources && nla_put_u32(msg, NSIGHT_A_SOURCES, sources) < 0) ||
+	    (set_size && nla_put_u32(msg, NSIGHT_A_BUFFER_SIZE, size) < 0)) {
+		nlmsg_free(msg);
+		nsight_nl_close(&nl);
+		nsight_diag_set(d, ENOMEM, "out of memory");
+		return cli_fail(d);
+	}
+	err = nsight_nl_request(&nl, msg, NULL, NULL, d);
+	nsight_nl_close(&nl);
+	if (err == -EBUSY) {
+		fprintf(stderr, "nsightctl: cannot change the configuration while a capture is running; run 'nsightctl stop' first\n");
+		return NSIGHT_EXIT_FAIL;
+	}
+	return err ? cli_fail(d) : NSIGHT_EXIT_OK;
+}
+
+int cmd_config(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sources", required_argument, NULL, 's' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct nsight_diag d = { 0 };
+	bool set_sources = false, set_size = false;
+	uint32_t sources = 0;
+	uint64_t size = 0;
+	char err[256];
+	int c;
+
+	while ((c = cli_getopt(argc, argv, "s:b:h", opts)) != -1) {
+		switch (c) {
+		case 's':
+			if (nsight_sources_parse(optarg, &sources, err, sizeof(err)))
+				return cli_usage_error(argv[0], "%s", err);
+			set_sources = true;
+			break;
+		case 'b':
+			if (nsight_parse_size(optarg, &size))
+				return cli_usage_error(argv[0], "bad buffer size '%s' (bytes, with an optional K, M or G suffix)",
+						       optarg);
+			if (size < NSIGHT_BUFFER_MIN || size > NSIGHT_BUFFER_MAX)
+				return cli_usage_error(argv[0], "buffer size %" PRIu64 " out of range %u..%u",
+						       size, NSIGHT_BUFFER_MIN, NSIGHT_BUFFER_MAX);
+			set_size = true;
+			break;
+		case 'h':
+			cmd_config_usage(stdout);
+			return NSIGHT_EXIT_OK;
+		default:
+			return NSIGHT_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+
+	if (!set_sources && !set_size)
+		return show(&d);
+	return set(set_sources, sources, set_size, (uint32_t)size, &d);
+}

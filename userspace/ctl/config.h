@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef NSIGHTCTL_CONFIG_H
+#define NSIGHTCTL_CONFIG_H
+
+#include <stdint.h>
+
+/*
+ * Parse a byte count: decimal digits with an optional K, M or G suffix
+ * (powers of 1024, either case). Returns 0, or -1 for anything else
+ * (empty, junk, overflow).
+ */
+int nsight_parse_size(const char *s, uint64_t *out);
+
+#endif /* NSIGHTCTL_CONFIG_H */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nsightctl dump: drain the per-CPU relay files into a dump stream.
+ *
+ * The parts below take a directory and a stream writer (and a status
+ * callback) rather than a socket, so tests run them on fake relay files.
+ */
+#ifndef NSIGHTCTL_DUMP_H
+#define NSIGHTCTL_DUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "status.h"
+#include "stream.h"
+
+/* Largest RECORDS chunk payload nsightctl writes. */
+#define NSIGHT_DUMP_CHUNK_MAX	(1U << 20)
+
+struct nsight_dump_opts {
+	const char *debugfs;	/* the directory holding nsight/cpuN */
+	size_t chunk_max;	/* RECORDS payload limit; 0: NSIGHT_DUMP_CHUNK_MAX */
+	size_t read_size;	/* bytes asked of each read(); 0: chunk_max */
+};
+
+struct nsight_dump_cpu {
+	bool present;		/* its relay file exists */
+	uint64_t bytes;		/* record bytes written to the stream */
+	uint64_t chunks;
+	uint64_t lost_bytes;	/* a partial record left at end of file */
+};
+
+struct nsight_dump_result {
+	uint32_t nr_cpus;
+	struct nsight_dump_cpu *cpus;	/* nr_cpus entries */
+	uint32_t cpus_read;		/* CPUs whose file existed */
+	uint64_t bytes;
+	uint64_t lost_bytes;
+};
+
+void nsight_dump_result_free(struct nsight_dump_result *res);
+
+/*
+ * Read the relay file @fd of @cpu until read() returns 0 and write its
+ * records as RECORDS chunks of at most chunk_max bytes, cut at record
+ * boundaries; a partial record is carried to the next read. One left at
+ * end of file is not written and counted in res->lost_bytes. A record
+ * header with an impossible size is an error. @path names the file in
+ * messages. Returns 0 or a negative errno with @d filled.
+ */
+int nsight_dump_cpu_fd(struct nsight_stream_writer *w, int fd, uint32_t cpu,
+		       const char *path, const struct nsight_dump_opts *o,
+		       struct nsight_dump_cpu *res, struct nsight_diag *d);
+
+/*
+ * Dump <debugfs>/nsight/cpuN for N below @nr_cpus; a missing cpuN file is
+ * skipped (no buffer for that CPU), a missing nsight directory is an error.
+ * @res is filled (free it with nsight_dump_result_free()).
+ */
+int nsight_dump_buffers(struct nsight_stream_writer *w, const struct nsight_dump_opts *o,
+			uint32_t nr_cpus, struct nsight_dump_result *res,
+			struct nsight_diag *d);
+
+typedef int (*nsight_status_fn)(void *ctx, struct nsight_status *st, struct nsight_diag *d);
+
+/*
+ * The whole dump: refuse (-EBUSY) if @before says a capture runs; write the
+ * stream header from @before, the buffers, then a STATUS chunk from a fresh
+ * status that @get_status puts in @after (the caller frees it), and END.
+ */
+int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o,
+		const struct nsight_status *before, nsight_status_fn get_status, void *ctx,
+		struct nsight_status *after, struct nsight_dump_result *res,
+		struct nsight_diag *d);
+
+#endif /* NSIGHTCTL_DUMP_H */

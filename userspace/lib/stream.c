@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "stream.h"
+
+/* The reader grows its buffer and reads payloads in steps of this size, so a
+ * corrupt size field costs memory only for data that is really there. */
+#define READ_STEP	(1U << 20)
+
+static const uint8_t zeros[NSIGHT_REC_ALIGN];
+
+const char *nsight_chunk_type_name(uint32_t type)
+{
+	switch (type) {
+	case NSIGHT_CHUNK_RECORDS:	return "RECORDS";
+	case NSIGHT_CHUNK_STATUS:	return "STATUS";
+	case NSIGHT_CHUNK_END:		return "END";
+	default:			return NULL;
+	}
+}
+
+static size_t pad_len(uint64_t size)
+{
+	return (NSIGHT_REC_ALIGN - size % NSIGHT_REC_ALIGN) % NSIGHT_REC_ALIGN;
+}
+
+/* zlib's crc32() takes a uInt length; feed it in pieces. */
+static uint32_t crc_update(uint32_t crc, const void *buf, uint64_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		uInt n = len > (1U << 30) ? (1U << 30) : (uInt)len;
+
+		crc = crc32(crc, p, n);
+		p += n;
+		len -= n;
+	}
+	return crc;
+}
+
+static uint32_t crc_init(void)
+{
+	return crc32(0L, Z_NULL, 0);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Writer                                                                   */
+
+void nsight_stream_writer_init_file(struct nsight_stream_writer *w, FILE *f)
+{
+	memset(w, 0, sizeof(*w));
+	w->file = f;
+	w->fd = -1;
+}
+
+void nsight_stream_writer_init_fd(struct nsight_stream_writer *w, int fd)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+}
+
+static int write_bytes(struct nsight_stream_writer *w, const void *buf, uint64_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		size_t n = len > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)len;
+		ssize_t done;
+
+		if (w->file) {
+			done = (ssize_t)fwrite(p, 1, n, w->file);
+			if ((size_t)done < n) {
+				w->offset += (uint64_t)done;
+				return nsight_diag_set(&w->diag, NSIGHT_E_IO,
+						       "write failed at byte %" PRIu64 ": %s",
+						       w->offset, strerror(errno));
+			}
+		} else {
+			done = write(w->fd, p, n);
+			if (done < 0 && errno == EINTR)
+				continue;
+			if (done <= 0)
+				return nsight_diag_set(&w->diag, NSIGHT_E_IO,
+						       "write failed at byte %" PRIu64 ": %s",
+						       w->offset, done < 0 ? strerror(errno) : "no progress");
+		}
+		p += done;
+		len -= (uint64_t)done;
+		w->offset += (uint64_t)done;
+	}
+	return 0;
+}
+
+int nsight_stream_write_header(struct nsight_stream_writer *w,
+			       const struct nsight_stream_hdr *hdr)
+{
+	struct nsight_stream_hdr h = *hdr;
+
+	memcpy(h.magic, NSIGHT_STREAM_MAGIC, sizeof(h.magic));
+	h.version = NSIGHT_STREAM_VERSION;
+	h.hdr_size = sizeof(h);
+	h.release[sizeof(h.release) - 1] = '\0';
+	return write_bytes(w, &h, sizeof(h));
+}
+
+int nsight_stream_write_chunk(struct nsight_stream_writer *w, uint32_t type,
+			      uint32_t cpu, const void *payload, uint64_t size)
+{
+	struct nsight_chunk_hdr ch = {
+		.type = type,
+		.cpu = cpu,
+		.size = size,
+		.crc32 = crc_update(crc_init(), payload, size),
+	};
+	int err;
+
+	err = write_bytes(w, &ch, sizeof(ch));
+	if (!err)
+		err = write_bytes(w, payload, size);
+	if (!err)
+		err = write_bytes(w, zeros, pad_len(size));
+	if (err)
+		return err;
+	w->chunks++;
+	if (type == NSIGHT_CHUNK_RECORDS)
+		w->record_bytes += size;
+	return 0;
+}
+
+int nsight_stream_write_records(struct nsight_stream_writer *w, uint32_t cpu,
+				const void *records, uint64_t size)
+{
+	return nsight_stream_write_chunk(w, NSIGHT_CHUNK_RECORDS, cpu, records, size);
+}
+
+int nsight_stream_write_status(struct nsight_stream_writer *w,
+			       const struct nsight_cpu_status *st, size_t n)
+{
+	return nsight_stream_write_chunk(w, NSIGHT_CHUNK_STATUS, NSIGHT_CHUNK_NO_CPU,
+					 st, (uint64_t)n * sizeof(*st));
+}
+
+int nsight_stream_write_end(struct nsight_stream_writer *w)
+{
+	struct nsight_stream_end end = {
+		.chunks = w->chunks,
+		.record_bytes = w->record_bytes,
+	};
+	uint64_t chunks = w->chunks;
+	int err;
+
+	err = nsight_stream_write_chunk(w, NSIGHT_CHUNK_END, NSIGHT_CHUNK_NO_CPU,
+					&end, sizeof(end));
+	if (err)
+		return err;
+	w->chunks = chunks;	/* END counts itself in no total */
+	if (w->file && fflush(w->file))
+		return nsight_diag_set(&w->diag, NSIGHT_E_IO, "write failed at byte %" PRIu64 ": %s",
+				       w->offset, strerror(errno));
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reader                                                                   */
+
+/*
+ * Read exactly @len bytes. A short read is a truncation error naming the
+ * offset where the data ran out and @what it was meant to be.
+ */
+static int read_exact(struct nsight_stream_reader *r, void *buf, size_t len,
+		      const char *what)
+{
+	size_t got = fread(buf, 1, len, r->file);
+
+	r->offset += got;
+	if (got == len)
+		return 0;
+	if (ferror(r->file))
+		return nsight_diag_set(&r->diag, NSIGHT_E_IO, "read error at byte %" PRIu64 ": %s",
+				       r->offset, strerror(errno));
+	return nsight_diag_set(&r->diag, NSIGHT_E_TRUNCATED,
+			       "truncated at byte %" PRIu64 ": %s needs %zu bytes, %zu available",
+			       r->offset, what, len, got);
+}
+
+static int grow_buf(struct nsight_stream_reader *r, size_t need)
+{
+	size_t cap = r->buf_cap ? r->buf_cap : 4096;
+	uint8_t *p;
+
+	if (need <= r->buf_cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(r->buf, cap);
+	if (!p)
+		return nsight_diag_set(&r->diag, NSIGHT_E_NOMEM,
+				       "out of memory for a chunk of %zu bytes", need);
+	r->buf = p;
+	r->buf_cap = cap;
+	return 0;
+}
+
+/*
+ * Read a chunk payload of @c->size bytes and return its crc32. With @keep
+ * it ends up in r->buf, otherwise it is read through a bounded window.
+ */
+static int read_payload(struct nsight_stream_reader *r, const struct nsight_chunk *c,
+			const char *name, bool keep, uint32_t *crc)
+{
+	uint64_t have = 0;
+
+	*crc = crc_init();
+	while (have < c->size) {
+		uint64_t left = c->size - have;
+		size_t want = left > READ_STEP ? READ_STEP : (size_t)left;
+		size_t at = keep ? (size_t)have : 0;
+		size_t got;
+		int err;
+
+		err = grow_buf(r, at + want);
+		if (err)
+			return err;
+		got = fread(r->buf + at, 1, want, r->file);
+		*crc = crc_update(*crc, r->buf + at, got);
+		have += got;
+		r->offset += got;
+		if (got < want) {
+			if (ferror(r->file))
+				return nsight_diag_set(&r->diag, NSIGHT_E_IO,
+						       "read error at byte %" PRIu64 ": %s",
+						       r->offset, strerror(errno));
+			return nsight_diag_set(&r->diag, NSIGHT_E_TRUNCATED,
+					       "truncated at byte %" PRIu64 ": %s chunk at byte %" PRIu64
+					       " needs %" PRIu64 " payload bytes, %" PRIu64 " available",
+					       r->offset, name, c->offset, c->size, have);
+		}
+	}
+	return 0;
+}
+
+static int read_padding(struct nsight_stream_reader *r, const struct nsight_chunk *c,
+			const char *name)
+{
+	uint8_t pad[NSIGHT_REC_ALIGN];
+	size_t n = pad_len(c->size), i;
+	uint64_t start = r->offset;
+	char what[64];
+	int err;
+
+	snprintf(what, sizeof(what), "padding of the %s chunk", name);
+	err = read_exact(r, pad, n, what);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		if (pad[i])
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "%s chunk at byte %" PRIu64 ": padding byte at byte %" PRIu64 " is 0x%02x, not 0",
+					       name, c->offset, start + i, pad[i]);
+	return 0;
+}
+
+int nsight_stream_reader_init(struct nsight_stream_reader *r, FILE *f)
+{
+	struct nsight_stream_hdr *h = &r->hdr;
+	uint64_t extra;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->file = f;
+
+	err = read_exact(r, h, sizeof(*h), "stream header");
+	if (err)
+		return err;
+	if (memcmp(h->magic, NSIGHT_STREAM_MAGIC, sizeof(h->magic)))
+		return nsight_diag_set(&r->diag, NSIGHT_E_FORMAT,
+				       "bad magic at byte 0: not an nsight dump stream");
+	if (h->version != NSIGHT_STREAM_VERSION)
+		return nsight_diag_set(&r->diag, NSIGHT_E_FORMAT,
+				       "unsupported stream version %" PRIu32 " at byte %zu (this reader knows version %d)",
+				       h->version, offsetof(struct nsight_stream_hdr, version),
+				       NSIGHT_STREAM_VERSION);
+	if (h->hdr_size < sizeof(*h) || h->hdr_size > NSIGHT_STREAM_HDR_MAX ||
+	    h->hdr_size % NSIGHT_REC_ALIGN)
+		return nsight_diag_set(&r->diag, NSIGHT_E_FORMAT,
+				       "bad header size %" PRIu32 " at byte %zu (must be a multiple of 8 from %zu to %d)",
+				       h->hdr_size, offsetof(struct nsight_stream_hdr, hdr_size),
+				       sizeof(*h), NSIGHT_STREAM_HDR_MAX);
+	if (h->nr_cpus == 0 || h->nr_cpus > NSIGHT_STREAM_MAX_CPUS)
+		return nsight_diag_set(&r->diag, NSIGHT_E_FORMAT,
+				       "bad cpu count %" PRIu32 " at byte %zu (must be 1 to %d)",
+				       h->nr_cpus, offsetof(struct nsight_stream_hdr, nr_cpus),
+				       NSIGHT_STREAM_MAX_CPUS);
+	if (!memchr(h->release, '\0', sizeof(h->release)))
+		return nsight_diag_set(&r->diag, NSIGHT_E_FORMAT,
+				       "kernel release at byte %zu is not NUL-terminated",
+				       offsetof(struct nsight_stream_hdr, release));
+
+	/* A newer writer's header fields this reader does not know. */
+	extra = h->hdr_size - sizeof(*h);
+	if (extra) {
+		err = grow_buf(r, extra);
+		if (!err)
+			err = read_exact(r, r->buf, extra, "stream header");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void nsight_stream_reader_fini(struct nsight_stream_reader *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+	r->buf_cap = 0;
+}
+
+/* Header checks that need no payload. */
+static int check_chunk_hdr(struct nsight_stream_reader *r, const struct nsight_chunk *c,
+			   const char *name)
+{
+	if (c->type == NSIGHT_CHUNK_INVALID)
+		return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+				       "chunk at byte %" PRIu64 ": invalid chunk type 0", c->offset);
+	if (c->size > NSIGHT_STREAM_CHUNK_MAX)
+		return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+				       "%s chunk at byte %" PRIu64 ": size %" PRIu64 " exceeds the limit of %llu bytes",
+				       name, c->offset, c->size, NSIGHT_STREAM_CHUNK_MAX);
+
+	switch (c->type) {
+	case NSIGHT_CHUNK_RECORDS:
+		if (c->cpu >= r->hdr.nr_cpus)
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "RECORDS chunk at byte %" PRIu64 ": cpu %" PRIu32 " is not below the stream's %" PRIu32 " cpus",
+					       c->offset, c->cpu, r->hdr.nr_cpus);
+		if (c->size % NSIGHT_REC_ALIGN)
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "RECORDS chunk at byte %" PRIu64 ": size %" PRIu64 " is not a multiple of %d",
+					       c->offset, c->size, NSIGHT_REC_ALIGN);
+		break;
+	case NSIGHT_CHUNK_STATUS:
+	case NSIGHT_CHUNK_END:
+		if (c->cpu != NSIGHT_CHUNK_NO_CPU)
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "%s chunk at byte %" PRIu64 ": cpu field is %" PRIu32 ", expected 0x%x",
+					       name, c->offset, c->cpu, NSIGHT_CHUNK_NO_CPU);
+		if (c->type == NSIGHT_CHUNK_STATUS && c->size % sizeof(struct nsight_cpu_status))
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "STATUS chunk at byte %" PRIu64 ": size %" PRIu64 " is not a multiple of %zu",
+					       c->offset, c->size, sizeof(struct nsight_cpu_status));
+		if (c->type == NSIGHT_CHUNK_END && c->size < sizeof(struct nsight_stream_end))
+			return nsight_diag_set(&r->diag, NSIGHT_E_END,
+					       "END chunk at byte %" PRIu64 ": size %" PRIu64 " is below %zu",
+					       c->offset, c->size, sizeof(struct nsight_stream_end));
+		break;
+	}
+	return 0;
+}
+
+/* The END chunk's payload is in r->buf: compare totals, then demand EOF. */
+static int check_end(struct nsight_stream_reader *r, const struct nsight_chunk *c)
+{
+	struct nsight_stream_end end;
+	int ch;
+
+	memcpy(&end, r->buf, sizeof(end));
+	if (end.chunks != r->chunks)
+		return nsight_diag_set(&r->diag, NSIGHT_E_END,
+				       "END chunk at byte %" PRIu64 ": says %" PRIu64 " chunks precede it, the stream has %" PRIu64,
+				       c->offset, (uint64_t)end.chunks, r->chunks);
+	if (end.record_bytes != r->record_bytes)
+		return nsight_diag_set(&r->diag, NSIGHT_E_END,
+				       "END chunk at byte %" PRIu64 ": says %" PRIu64 " record bytes, the stream has %" PRIu64,
+				       c->offset, (uint64_t)end.record_bytes, r->record_bytes);
+	ch = fgetc(r->file);
+	if (ch != EOF)
+		return nsight_diag_set(&r->diag, NSIGHT_E_END,
+				       "data at byte %" PRIu64 " after the END chunk (END must be last)",
+				       r->offset);
+	if (ferror(r->file))
+		return nsight_diag_set(&r->diag, NSIGHT_E_IO, "read error at byte %" PRIu64 ": %s",
+				       r->offset, strerror(errno));
+	r->ended = true;
+	return 0;
+}
+
+int nsight_stream_read_chunk(struct nsight_stream_reader *r, struct nsight_chunk *c)
+{
+	for (;;) {
+		struct nsight_chunk_hdr ch;
+		const char *name;
+		char unknown[32];
+		uint32_t crc;
+		bool known;
+		size_t got;
+		int err;
+
+		if (r->diag.code)
+			return -r->diag.code;
+		if (r->ended)
+			return 0;
+
+		memset(c, 0, sizeof(*c));
+		c->offset = r->offset;
+		got = fread(&ch, 1, sizeof(ch), r->file);
+		r->offset += got;
+		if (got == 0 && !ferror(r->file))
+			return nsight_diag_set(&r->diag, NSIGHT_E_TRUNCATED,
+					       "truncated at byte %" PRIu64 ": stream ends without an END chunk",
+					       r->offset);
+		if (got < sizeof(ch)) {
+			if (ferror(r->file))
+				return nsight_diag_set(&r->diag, NSIGHT_E_IO, "read error at byte %" PRIu64 ": %s",
+						       r->offset, strerror(errno));
+			return nsight_diag_set(&r->diag, NSIGHT_E_TRUNCATED,
+					       "truncated at byte %" PRIu64 ": chunk header needs %zu bytes, %zu available",
+					       r->offset, sizeof(ch), got);
+		}
+		c->type = ch.type;
+		c->cpu = ch.cpu;
+		c->size = ch.size;
+		c->payload_offset = r->offset;
+
+		name = nsight_chunk_type_name(ch.type);
+		known = name != NULL;
+		if (!known) {
+			snprintf(unknown, sizeof(unknown), "type-%" PRIu32, ch.type);
+			name = unknown;
+		}
+		err = check_chunk_hdr(r, c, name);
+		if (!err)
+			err = read_payload(r, c, name, known, &crc);
+		if (!err && crc != ch.crc32)
+			err = nsight_diag_set(&r->diag, NSIGHT_E_CRC,
+					      "%s chunk at byte %" PRIu64 ": crc32 of the %" PRIu64 "-byte payload is 0x%08" PRIx32
+					      ", header says 0x%08" PRIx32,
+					      name, c->offset, c->size, crc, ch.crc32);
+		if (!err)
+			err = read_padding(r, c, name);
+		if (err)
+			return err;
+
+		if (ch.type == NSIGHT_CHUNK_END)
+			return check_end(r, c);
+		r->chunks++;
+		if (!known) {
+			r->skipped_chunks++;
+			continue;
+		}
+		if (ch.type == NSIGHT_CHUNK_RECORDS)
+			r->record_bytes += c->size;
+		c->payload = r->buf;
+		return 1;
+	}
+}

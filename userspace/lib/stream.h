@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The dump stream (see uapi/linux/nsight.h): a writer that frames chunks
+ * and keeps the totals for the END chunk, and a reader that validates the
+ * framing while pulling from a FILE * without seeking (stdin works).
+ */
+#ifndef NSIGHT_STREAM_H
+#define NSIGHT_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/nsight.h>
+
+#include "diag.h"
+
+/* Largest chunk payload a reader accepts. */
+#define NSIGHT_STREAM_CHUNK_MAX		(1ULL << 30)
+/* Largest stream header a reader accepts (hdr_size). */
+#define NSIGHT_STREAM_HDR_MAX		4096
+/* Largest nr_cpus a reader accepts; the kernel's NR_CPUS is at most 8192. */
+#define NSIGHT_STREAM_MAX_CPUS		65536
+
+#define NSIGHT_CHUNK_HDR_SIZE		sizeof(struct nsight_chunk_hdr)
+
+/* Name of a chunk type ("RECORDS", ...), NULL if unknown. */
+const char *nsight_chunk_type_name(uint32_t type);
+
+/* ---------------------------------------------------------------------- */
+/* Writer                                                                   */
+
+struct nsight_stream_writer {
+	FILE *file;		/* one of file and fd is used */
+	int fd;
+	uint64_t offset;	/* bytes written so far */
+	uint64_t chunks;	/* chunks written so far, END excluded */
+	uint64_t record_bytes;	/* payload bytes of RECORDS chunks */
+	struct nsight_diag diag;
+};
+
+void nsight_stream_writer_init_file(struct nsight_stream_writer *w, FILE *f);
+void nsight_stream_writer_init_fd(struct nsight_stream_writer *w, int fd);
+
+/*
+ * Write the stream header. @hdr supplies tsc_hz, nr_cpus, sources,
+ * dump_realtime_ns and release; magic, version and hdr_size are filled in.
+ * Every write function returns 0 or a negative enum nsight_errcode with
+ * w->diag filled.
+ */
+int nsight_stream_write_header(struct nsight_stream_writer *w,
+			       const struct nsight_stream_hdr *hdr);
+
+/* Any chunk, padded to 8 bytes; the others are shorthands for this. */
+int nsight_stream_write_chunk(struct nsight_stream_writer *w, uint32_t type,
+			      uint32_t cpu, const void *payload, uint64_t size);
+int nsight_stream_write_records(struct nsight_stream_writer *w, uint32_t cpu,
+				const void *records, uint64_t size);
+int nsight_stream_write_status(struct nsight_stream_writer *w,
+			       const struct nsight_cpu_status *st, size_t n);
+/* The END chunk with the writer's totals; flushes a FILE *. */
+int nsight_stream_write_end(struct nsight_stream_writer *w);
+
+/* ---------------------------------------------------------------------- */
+/* Reader                                                                   */
+
+/* A chunk returned by the reader; payload is valid until the next call. */
+struct nsight_chunk {
+	uint32_t type;
+	uint32_t cpu;
+	uint64_t size;
+	uint64_t offset;		/* stream offset of the chunk header */
+	uint64_t payload_offset;	/* stream offset of the payload */
+	const void *payload;
+};
+
+struct nsight_stream_reader {
+	FILE *file;
+	uint64_t offset;		/* bytes consumed so far */
+	struct nsight_stream_hdr hdr;	/* v1 fields; hdr.hdr_size as read */
+	uint64_t chunks;		/* chunks read, END excluded */
+	uint64_t record_bytes;		/* payload bytes of RECORDS chunks */
+	uint64_t skipped_chunks;	/* of unknown types */
+	bool ended;			/* END read and checked */
+	uint8_t *buf;
+	size_t buf_cap;
+	struct nsight_diag diag;
+};
+
+/*
+ * Read and validate the stream header from @f: magic, version 1, hdr_size
+ * at least the v1 size (extra bytes are skipped), nr_cpus in range, release
+ * NUL-terminated. Returns 0 or a negative enum nsight_errcode with r->diag
+ * filled; call nsight_stream_reader_fini() in either case.
+ */
+int nsight_stream_reader_init(struct nsight_stream_reader *r, FILE *f);
+void nsight_stream_reader_fini(struct nsight_stream_reader *r);
+
+/*
+ * Read the next chunk of a known type other than END. Unknown types are
+ * skipped (their crc is still checked). Returns 1 with a chunk, 0 once the
+ * END chunk was read, its totals matched and nothing follows it, or a
+ * negative enum nsight_errcode with r->diag filled (errors are sticky).
+ * Messages name the stream byte offset of the problem.
+ *
+ * Checked here: chunk type not INVALID, size <= NSIGHT_STREAM_CHUNK_MAX,
+ * crc32, zero padding; RECORDS: cpu < nr_cpus, size a multiple of 8;
+ * STATUS: cpu NSIGHT_CHUNK_NO_CPU, size a multiple of the entry size;
+ * END: cpu NSIGHT_CHUNK_NO_CPU, at least its struct size, totals, last.
+ * Records inside a RECORDS chunk are the caller's (nsight_rec_walker).
+ */
+int nsight_stream_read_chunk(struct nsight_stream_reader *r, struct nsight_chunk *c);
+
+#endif /* NSIGHT_STREAM_H */

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+/* nsightctl config: source lists and byte sizes. */
+#include "config.h"
+#include "sources.h"
+#include "test.h"
+
+#define SS (1U << NSIGHT_SRC_SCHED_SWITCH)
+#define HO (1U << NSIGHT_SRC_HANDOFF)
+#define CL (1U << NSIGHT_SRC_CLOCK)
+
+static int parse(const char *list, uint32_t *mask, char *err, size_t len)
+{
+	*mask = 0xdeadbeef;
+	err[0] = '\0';
+	return nsight_sources_parse(list, mask, err, len);
+}
+
+static void test_sources_all_none(void)
+{
+	uint32_t m;
+	char err[256];
+
+	CHECK_U64(parse("all", &m, err, sizeof(err)), 0);
+	CHECK_U64(m, NSIGHT_SOURCES_ALL);
+	CHECK_U64(m, SS | HO | CL);
+	CHECK_U64(parse("none", &m, err, sizeof(err)), 0);
+	CHECK_U64(m, 0);
+	CHECK_U64(parse(" all ", &m, err, sizeof(err)), 0);
+	CHECK_U64(m, NSIGHT_SOURCES_ALL);
+}
+
+static void test_sources_lists(void)
+{
+	uint32_t m;
+	char err[256];
+
+	CHECK_U64(parse("handoff,clock", &m, err, sizeof(err)), 0);
+	CHECK_U64(m, HO | CL);
+	CHECK_U64(parse("sched_switch", &m, err, sizeof(err)), 0);
+	CHECK_U64(m, SS);
+	CHECK_U64(parse("clock, sched_switch ,handoff", &m, err, sizeof(err)), 0);
+	CHECK_U64(m, SS | HO | CL);
+	CHECK_U64(parse("clock,clock", &m, err, sizeof(err)), 0);
+	CHECK_U64(m, CL);
+}
+
+static void test_sources_errors(void)
+{
+	uint32_t m;
+	char err[256];
+
+	CHECK_U64(parse("handoff,bogus", &m, err, sizeof(err)), -1);
+	CHECK_STR_HAS(err, "unknown source 'bogus' (known: sched_switch,handoff,clock, all, none)");
+	CHECK_U64(m, 0xdeadbeef);	/* untouched on error */
+	CHECK_U64(parse("", &m, err, sizeof(err)), -1);
+	CHECK_STR_HAS(err, "empty source list");
+	CHECK_U64(parse("  ", &m, err, sizeof(err)), -1);
+	CHECK_U64(parse("handoff,,clock", &m, err, sizeof(err)), -1);
+	CHECK_STR_HAS(err, "empty name");
+	CHECK_U64(parse("handoff,", &m, err, sizeof(err)), -1);
+	CHECK_U64(parse(",handoff", &m, err, sizeof(err)), -1);
+	CHECK_U64(parse("all,handoff", &m, err, sizeof(err)), -1);
+	CHECK_STR_HAS(err, "'all' must be the whole source list");
+	CHECK_U64(parse("handoff,none", &m, err, sizeof(err)), -1);
+	CHECK_U64(parse("Handoff", &m, err, sizeof(err)), -1);
+	CHECK_U64(parse("handoffx", &m, err, sizeof(err)), -1);
+	CHECK_U64(parse("hand", &m, err, sizeof(err)), -1);
+	/* A tiny error buffer is fine. */
+	CHECK_U64(nsight_sources_parse("bogus", &m, err, 4), -1);
+	CHECK(strlen(err) == 3);
+}
+
+static void test_sources_format(void)
+{
+	char buf[128];
+
+	CHECK(!strcmp(nsight_sources_format(0, buf, sizeof(buf)), "none"));
+	CHECK(!strcmp(nsight_sources_format(HO | CL, buf, sizeof(buf)), "handoff,clock"));
+	CHECK(!strcmp(nsight_sources_format(NSIGHT_SOURCES_ALL, buf, sizeof(buf)),
+		      "sched_switch,handoff,clock"));
+	CHECK(!strcmp(nsight_sources_format(SS | (1U << 9), buf, sizeof(buf)), "sched_switch,bit9"));
+	/* Cut at a name boundary when the buffer is small. */
+	CHECK(!strcmp(nsight_sources_format(NSIGHT_SOURCES_ALL, buf, 16), "sched_switch"));
+}
+
+static void test_sizes(void)
+{
+	uint64_t v;
+
+	CHECK_U64(nsight_parse_size("65536", &v), 0);
+	CHECK_U64(v, 65536);
+	CHECK_U64(nsight_parse_size("64K", &v), 0);
+	CHECK_U64(v, 65536);
+	CHECK_U64(nsight_parse_size("4m", &v), 0);
+	CHECK_U64(v, 4 << 20);
+	CHECK_U64(nsight_parse_size("1G", &v), 0);
+	CHECK_U64(v, 1ULL << 30);
+	CHECK_U64(nsight_parse_size("0", &v), 0);
+	CHECK_U64(v, 0);
+	CHECK_U64(nsight_parse_size("18446744073709551615", &v), 0);
+	CHECK_U64(v, UINT64_MAX);
+}
+
+static void test_size_errors(void)
+{
+	uint64_t v = 7;
+
+	CHECK_U64(nsight_parse_size("", &v), -1);
+	CHECK_U64(nsight_parse_size("K", &v), -1);
+	CHECK_U64(nsight_parse_size("-1", &v), -1);
+	CHECK_U64(nsight_parse_size(" 4M", &v), -1);
+	CHECK_U64(nsight_parse_size("4M ", &v), -1);
+	CHECK_U64(nsight_parse_size("4MB", &v), -1);
+	CHECK_U64(nsight_parse_size("4T", &v), -1);
+	CHECK_U64(nsight_parse_size("0x10", &v), -1);
+	CHECK_U64(nsight_parse_size("1.5M", &v), -1);
+	CHECK_U64(nsight_parse_size("18446744073709551616", &v), -1);
+	CHECK_U64(nsight_parse_size("17179869184G", &v), -1);
+	CHECK_U64(v, 7);
+}
+
+KTAP_MAIN(
+	KTAP_TEST(test_sources_all_none),
+	KTAP_TEST(test_sources_lists),
+	KTAP_TEST(test_sources_errors),
+	KTAP_TEST(test_sources_format),
+	KTAP_TEST(test_sizes),
+	KTAP_TEST(test_size_errors),
+)
