@@ -72,6 +72,9 @@ static struct dentry *nsight_create_buf_file(const char *filename,
 					     int *is_global)
 {
 	*is_global = 0;
+	/* relay_open() without a base name would pass no name: never used. */
+	if (!filename)
+		return ERR_PTR(-EINVAL);
 	return debugfs_create_file(filename, 0400, parent, buf,
 				   &relay_file_operations);
 }
@@ -107,7 +110,7 @@ static void nsight_stats_clear(struct nsight_buffer *b)
 /**
  * nsight_buffer_open - allocate the per-CPU buffers of @b.
  * @b:    the buffer, with @stats and @on_full not yet set up
- * @dir:  debugfs directory for the cpuN files, or NULL for none
+ * @dir:  debugfs directory for the cpuN files
  * @size: bytes per CPU (clamped, see nsight_buffer_geometry())
  *
  * Process context. Returns 0 or -ENOMEM.
@@ -122,8 +125,8 @@ int nsight_buffer_open(struct nsight_buffer *b, struct dentry *dir, u32 size)
 	nsight_stats_clear(b);
 	nsight_buffer_geometry(size, &b->subbuf_size, &b->n_subbufs);
 	b->dir = dir;
-	b->chan = relay_open(dir ? "cpu" : NULL, dir, b->subbuf_size,
-			     b->n_subbufs, &nsight_relay_cb, b);
+	b->chan = relay_open("cpu", dir, b->subbuf_size, b->n_subbufs,
+			     &nsight_relay_cb, b);
 	if (!b->chan) {
 		free_percpu(b->stats);
 		b->stats = NULL;

@@ -32,8 +32,7 @@ struct nsight_cpu_stats {
  * struct nsight_buffer - one relay channel with a buffer per CPU.
  * @chan:	the relay channel, NULL if none could be allocated
  * @stats:	per-CPU counters
- * @dir:	debugfs directory for the cpuN files, NULL for a private
- *		channel without files (KUnit)
+ * @dir:	debugfs directory of the cpuN files
  * @subbuf_size: bytes per sub-buffer
  * @n_subbufs:	sub-buffers per CPU
  * @on_full:	called (from any context, interrupts off) the first time a

@@ -1,12 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: record layout, sub-buffer headers, buffer geometry, and the relay
- * write path's loss accounting on a private channel (no debugfs files).
+ * write path's loss accounting on a channel of the test's own (in its own
+ * debugfs directory, beside the module's).
  */
 #include <kunit/test.h>
 #include <linux/relay.h>
 #include <linux/slab.h>
+#include <linux/debugfs.h>
 #include "../buffer.h"
+
+static void nsight_test_remove_dir(void *dir)
+{
+	debugfs_remove(dir);
+}
+
+static void nsight_test_close(void *b)
+{
+	nsight_buffer_close(b);
+}
+
+/*
+ * A minimal test channel; it and its directory go when @test ends, even if
+ * an assertion fails halfway (actions run last-added first).
+ */
+static struct nsight_buffer *nsight_test_open(struct kunit *test)
+{
+	struct nsight_buffer *b;
+	struct dentry *dir;
+	int ret;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	dir = debugfs_create_dir("nsight-kunit", NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dir));
+	ret = kunit_add_action_or_reset(test, nsight_test_remove_dir, dir);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, nsight_buffer_open(b, dir, NSIGHT_BUFFER_MIN), 0);
+	ret = kunit_add_action_or_reset(test, nsight_test_close, b);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return b;
+}
 
 static void nsight_test_record_layout(struct kunit *test)
 {
@@ -91,7 +125,7 @@ static struct nsight_rec_subbuf *nsight_test_subbuf(struct rchan_buf *rb,
  */
 static void nsight_test_relay_accounting(struct kunit *test)
 {
-	struct nsight_buffer b = {};
+	struct nsight_buffer *b;
 	struct nsight_rec_sched_switch r;
 	struct nsight_cpu_snapshot s;
 	struct nsight_rec_subbuf *hdr;
@@ -100,26 +134,27 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	struct rchan_buf *rb;
 	unsigned int cpu;
 
-	KUNIT_ASSERT_EQ(test, nsight_buffer_open(&b, NULL, NSIGHT_BUFFER_MIN), 0);
-	per_subbuf = (b.subbuf_size - sizeof(struct nsight_rec_subbuf)) /
+	b = nsight_test_open(test);
+	per_subbuf = (b->subbuf_size - sizeof(struct nsight_rec_subbuf)) /
 		     sizeof(r);
 
-	cpu = get_cpu();
+	/* Every write of this test goes to one CPU's buffer. */
+	migrate_disable();
+	cpu = smp_processor_id();
 	for (i = 0; i < attempts; i++) {
 		nsight_test_fill(&r);
-		nsight_buffer_write(&b, &r.hdr);
+		nsight_buffer_write(b, &r.hdr);
 	}
-	put_cpu();
 
-	nsight_buffer_snapshot(&b, cpu, &s);
+	nsight_buffer_snapshot(b, cpu, &s);
 	KUNIT_EXPECT_EQ(test, s.hits, attempts);
 	KUNIT_EXPECT_EQ(test, s.written + s.dropped, s.hits);
-	KUNIT_EXPECT_EQ(test, s.written, per_subbuf * b.n_subbufs);
+	KUNIT_EXPECT_EQ(test, s.written, per_subbuf * b->n_subbufs);
 	KUNIT_EXPECT_EQ(test, s.dropped, attempts - s.written);
 
-	rb = *per_cpu_ptr(b.chan->buf, cpu);
-	for (i = 0; i < b.n_subbufs; i++) {
-		hdr = nsight_test_subbuf(rb, b.subbuf_size, i);
+	rb = *per_cpu_ptr(b->chan->buf, cpu);
+	for (i = 0; i < b->n_subbufs; i++) {
+		hdr = nsight_test_subbuf(rb, b->subbuf_size, i);
 		KUNIT_EXPECT_EQ(test, hdr->hdr.type, NSIGHT_REC_SUBBUF);
 		KUNIT_EXPECT_EQ(test, hdr->hdr.cpu, cpu);
 		KUNIT_EXPECT_EQ(test, hdr->seq, i);
@@ -130,57 +165,55 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	}
 
 	/* A reader frees two sub-buffers; the next one reports the loss. */
-	relay_subbufs_consumed(b.chan, cpu, 2);
-	cpu = get_cpu();
-	KUNIT_ASSERT_EQ(test, cpu, rb->cpu);
+	relay_subbufs_consumed(b->chan, cpu, 2);
 	nsight_test_fill(&r);
-	nsight_buffer_write(&b, &r.hdr);
-	put_cpu();
+	nsight_buffer_write(b, &r.hdr);
 
-	hdr = nsight_test_subbuf(rb, b.subbuf_size, b.n_subbufs);
+	hdr = nsight_test_subbuf(rb, b->subbuf_size, b->n_subbufs);
 	KUNIT_EXPECT_EQ(test, hdr->hdr.type, NSIGHT_REC_SUBBUF);
-	KUNIT_EXPECT_EQ(test, hdr->seq, b.n_subbufs);
+	KUNIT_EXPECT_EQ(test, hdr->seq, b->n_subbufs);
 	KUNIT_EXPECT_EQ(test, hdr->dropped, s.dropped);
-	nsight_buffer_snapshot(&b, cpu, &s);
+	nsight_buffer_snapshot(b, cpu, &s);
 	KUNIT_EXPECT_EQ(test, s.hits, attempts + 1);
-	KUNIT_EXPECT_EQ(test, s.written, per_subbuf * b.n_subbufs + 1);
+	KUNIT_EXPECT_EQ(test, s.written, per_subbuf * b->n_subbufs + 1);
 
 	/* Reset: counters zero, the first sub-buffer starts again at seq 0. */
-	nsight_buffer_reset(&b);
-	nsight_buffer_snapshot(&b, cpu, &s);
+	nsight_buffer_reset(b);
+	nsight_buffer_snapshot(b, cpu, &s);
 	KUNIT_EXPECT_EQ(test, s.hits, 0);
 	KUNIT_EXPECT_EQ(test, s.written, 0);
 	KUNIT_EXPECT_EQ(test, s.dropped, 0);
-	hdr = nsight_test_subbuf(rb, b.subbuf_size, 0);
+	hdr = nsight_test_subbuf(rb, b->subbuf_size, 0);
 	KUNIT_EXPECT_EQ(test, hdr->seq, 0);
 	KUNIT_EXPECT_EQ(test, hdr->dropped, 0);
+	migrate_enable();
 
-	nsight_buffer_close(&b);
-	KUNIT_EXPECT_NULL(test, b.chan);
+	nsight_buffer_close(b);
+	KUNIT_EXPECT_NULL(test, b->chan);
 }
 
 /* A record larger than a sub-buffer is dropped and counted, not written. */
 static void nsight_test_relay_too_big(struct kunit *test)
 {
-	struct nsight_buffer b = {};
+	struct nsight_buffer *b;
 	struct nsight_cpu_snapshot s;
 	struct nsight_rec_hdr *big;
 	unsigned int cpu;
 
-	KUNIT_ASSERT_EQ(test, nsight_buffer_open(&b, NULL, NSIGHT_BUFFER_MIN), 0);
-	big = kunit_kzalloc(test, 2 * b.subbuf_size, GFP_KERNEL);
+	b = nsight_test_open(test);
+	big = kunit_kzalloc(test, 2 * b->subbuf_size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, big);
 	nsight_rec_init(big, NSIGHT_REC_SCHED_SWITCH,
-			min_t(size_t, 2 * b.subbuf_size, 65528), 1);
+			min_t(size_t, 2 * b->subbuf_size, 65528), 1);
 
 	cpu = get_cpu();
-	nsight_buffer_write(&b, big);
+	nsight_buffer_write(b, big);
 	put_cpu();
-	nsight_buffer_snapshot(&b, cpu, &s);
+	nsight_buffer_snapshot(b, cpu, &s);
 	KUNIT_EXPECT_EQ(test, s.hits, 1);
 	KUNIT_EXPECT_EQ(test, s.written, 0);
 	KUNIT_EXPECT_EQ(test, s.dropped, 1);
-	nsight_buffer_close(&b);
+	nsight_buffer_close(b);
 }
 
 static struct kunit_case nsight_buffer_cases[] = {

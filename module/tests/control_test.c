@@ -88,7 +88,7 @@ static void nsight_test_timekeeper_fill(struct kunit *test)
 	tk.tkr_mono.cycle_last = 123456789;
 	tk.tkr_mono.mult = 5592405;
 	tk.tkr_mono.shift = 24;
-	tk.tkr_mono.xtime_nsec = 777 << 24;
+	tk.tkr_mono.xtime_nsec = 777ULL << 24;
 	tk.tkr_mono.base = ns_to_ktime(1000000000);
 	tk.tkr_raw.cycle_last = 123456000;
 	tk.tkr_raw.mult = 5592400;

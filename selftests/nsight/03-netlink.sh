@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # nsightctl over generic netlink, and the kernel's attribute validation.
-. /tests/lib.sh
+. /lib/nsight/lib.sh
 
 S=/sys/kernel/nsight
 

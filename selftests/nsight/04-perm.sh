@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # An unprivileged process can read state but change nothing.
-. /tests/lib.sh
+. /lib/nsight/lib.sh
 
 S=/sys/kernel/nsight
 NOBODY=65534

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # UDP over a veth pair between two namespaces: one hand-off record per
 # datagram, nothing lost, and the dump agrees with the kernel's counters.
-. /tests/lib.sh
+. /lib/nsight/lib.sh
 
 N=${nsight_udp_count:-2000}
 PORT=9000
@@ -21,7 +21,7 @@ until grep -q listening /tmp/udp.recv || [ $i -ge 100 ]; do
 done
 
 check "start capture" nsightctl start
-check "send $N datagrams" sh -c "ip netns exec nsa udp_pair send 10.11.0.2 $PORT $N 16 2000"
+check "send $N datagrams" sh -c "/sbin/ip netns exec nsa udp_pair send 10.11.0.2 $PORT $N 16 2000"
 wait $rpid
 check "stop capture" nsightctl stop
 received=$(awk '/^received/ {print $2}' /tmp/udp.recv)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # dump -> analyze round trip, bad streams rejected, and loss accounting
 # when a small buffer overflows.
-. /tests/lib.sh
+. /lib/nsight/lib.sh
 
 S=/sys/kernel/nsight
 

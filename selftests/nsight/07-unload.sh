@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Unloading while a capture runs under traffic, and start/stop under
 # traffic: probes are detached and synchronized before memory goes away.
-. /tests/lib.sh
+. /lib/nsight/lib.sh
 
 S=/sys/kernel/nsight
 CYCLES=${nsight_cycles:-20}
@@ -14,7 +14,7 @@ rpid=$!
 ip netns exec nsa udp_pair flood 10.12.0.2 9001 ${nsight_flood_secs:-20} >/dev/null 2>&1 &
 fpid=$!
 
-check "load and start under traffic" sh -c "insmod $NSIGHT_KO && nsightctl start"
+check "load and start under traffic" sh -c "/sbin/insmod $NSIGHT_KO && nsightctl start"
 sleep 2
 check "records flowing" sh -c "[ \$(cat $S/records_written) -gt 0 ]"
 check "rmmod while enabled" rmmod nsight
@@ -25,7 +25,7 @@ check "$CYCLES start/stop cycles under traffic" sh -c "
 		echo 1 > $S/enable && echo 0 > $S/enable || exit 1
 		i=\$((i + 1))
 	done"
-check "start, then rmmod" sh -c "nsightctl start && rmmod nsight"
+check "start, then rmmod" sh -c "nsightctl start && /sbin/rmmod nsight"
 kill $fpid $rpid 2>/dev/null
 wait
 netns_cleanup

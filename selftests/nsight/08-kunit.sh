@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # KUnit suites built into nsight.ko run when it loads, on kernels with
 # KUnit; their results are reported here case by case.
-. /tests/lib.sh
+. /lib/nsight/lib.sh
 
 K=/sys/kernel/debug/kunit
 SUITES="nsight_buffer nsight_control"

@@ -323,7 +323,8 @@ struct nsight_rec_clock_sync {
  *            what they do not know
  * @nr_cpus:  CPU ids in the stream are below this
  * @dump_realtime_ns: CLOCK_REALTIME when the dump began
- * @release:  uname -r of the traced kernel, NUL-terminated
+ * @release:  uname -r of the traced kernel, NUL-terminated (a release
+ *            of 64 characters, the utsname maximum, is cut to 63)
  */
 struct nsight_stream_hdr {
 	char magic[8];

@@ -1,0 +1,156 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make check: every suite, one summary line at the end.
+#
+#   userspace   unit tests of the library and tools (ASan + UBSan)
+#   lint        checkpatch, sparse against Debian 6.12 and 6.1
+#   build       the module against Debian 6.12, 6.1 and the test kernel,
+#               without warnings
+#   guest-*     the selftests in QEMU guests: Debian 6.12, Debian 6.1, and
+#               the test kernel (KUnit, KASAN, lockdep, kmemleak) which also
+#               runs the KUnit suites
+#
+# Logs and KTAP of each suite go to build/check/. The last line is
+# "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
+#
+# Environment: NSIGHT_GUESTS="deb612 deb61 test" (which guests to boot),
+# NSIGHT_CACHE (test-kernel cache, default /var/cache/nsight).
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+harness=$top/selftests/harness
+out=$top/build/check
+guests=${NSIGHT_GUESTS:-deb612 deb61 test}
+rm -rf "$out"
+mkdir -p "$out"
+
+pass=0 fail=0 skip=0
+t0=$(date +%s)
+
+# suite NAME KTAP-FILE: add its leaf results to the totals.
+suite() {
+	set -- "$1" "$2" $("$harness/ktap-count.sh" < "$2")
+	pass=$((pass + $3)) fail=$((fail + $4)) skip=$((skip + $5))
+	printf '%-14s %4d passed, %d failed, %d skipped\n' "$1:" "$3" "$4" "$5"
+	if [ "$4" -gt 0 ]; then
+		grep -E '^[[:space:]]*not ok' "$2" | sed 's/^[[:space:]]*/    /'
+	fi
+}
+
+# one_result FILE NAME OK|FAIL [LOG]: a KTAP document with a single result.
+one_result() {
+	{
+		echo "KTAP version 1"
+		echo "1..1"
+		if [ "$3" = OK ]; then
+			echo "ok 1 - $2"
+		else
+			echo "not ok 1 - $2"
+			[ -n "${4:-}" ] && tail -n 40 "$4" | sed 's/^/# /'
+		fi
+	} > "$1"
+}
+
+elapsed() { echo "$(( $(date +%s) - $1 )) s"; }
+
+echo "== building userspace and test programs"
+if make -s -C "$top/userspace" >"$out/build-userspace.log" 2>&1 &&
+   make -s -C "$top/selftests" >>"$out/build-userspace.log" 2>&1; then
+	one_result "$out/build-userspace.ktap" "userspace builds" OK
+else
+	one_result "$out/build-userspace.ktap" "userspace builds" FAIL "$out/build-userspace.log"
+fi
+suite build-user "$out/build-userspace.ktap"
+
+echo "== userspace unit tests (ASan + UBSan)"
+t=$(date +%s)
+make -s -C "$top/userspace" test >"$out/userspace.ktap" 2>"$out/userspace.err" ||
+	echo "not ok 999 - userspace test run ($(tail -n 1 "$out/userspace.err"))" >>"$out/userspace.ktap"
+suite userspace "$out/userspace.ktap"
+echo "   ($(elapsed $t))"
+
+echo "== lint"
+"$top/scripts/lint.sh" >"$out/lint.ktap" 2>&1
+suite lint "$out/lint.ktap"
+
+echo "== test kernel (cached in ${NSIGHT_CACHE:-/var/cache/nsight})"
+t=$(date +%s)
+if tk=$("$harness/build-test-kernel.sh" 2>"$out/test-kernel.log"); then
+	one_result "$out/test-kernel.ktap" "test kernel available" OK
+else
+	one_result "$out/test-kernel.ktap" "test kernel builds" FAIL "$out/test-kernel.log"
+	tk=
+fi
+suite test-kernel "$out/test-kernel.ktap"
+echo "   ($(elapsed $t))"
+
+echo "== module builds"
+targets=
+for tag in deb612 deb61 test; do
+	d=$(kdir_of $tag 2>/dev/null) && [ -n "$d" ] && targets="$targets $tag=$d"
+done
+"$top/scripts/build-modules.sh" $targets >"$out/modules.list" 2>"$out/modules.log"
+{
+	echo "KTAP version 1"
+	echo "1..3"
+	i=0
+	for tag in deb612 deb61 test; do
+		i=$((i + 1))
+		if grep -q "^$tag " "$out/modules.list"; then
+			echo "ok $i - module builds without warnings against $tag"
+		else
+			echo "not ok $i - module builds without warnings against $tag"
+		fi
+	done
+	sed 's/^/# /' "$out/modules.log"
+} >"$out/modules.ktap"
+suite build "$out/modules.ktap"
+
+# guest TAG: build the initramfs and boot the guest in the background.
+guest() {
+	tag=$1
+	ko=$(awk -v t="$tag" '$1 == t {print $2}' "$out/modules.list")
+	case $tag in
+	test)
+		[ -n "$tk" ] || return 1
+		kernel=$tk/bzImage
+		kver=$(cat "$tk/release")
+		;;
+	*)
+		kver=$(basename "$(dirname "$(kdir_of $tag)")")
+		kernel=/boot/vmlinuz-$kver
+		;;
+	esac
+	[ -n "$ko" ] && [ -r "$kernel" ] || return 1
+	"$harness/mkinitramfs.sh" --out "$out/guest-$tag.cpio.gz" --kver "$kver" \
+		--kmods veth --file "$ko:/lib/nsight/nsight.ko" \
+		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
+		--bin "$top/build/selftests/udp_pair" --bin "$top/build/selftests/run_as" \
+		--bin "$top/build/selftests/nl_probe" --bin "$top/build/selftests/write_file" \
+		--tests "$top/selftests/nsight" 2>"$out/guest-$tag.err" || return 1
+	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$tag.cpio.gz" \
+		--log "$out/guest-$tag.serial.log" --tests all --timeout 2400 \
+		>"$out/guest-$tag.ktap" 2>>"$out/guest-$tag.err"
+}
+
+echo "== guests: $guests (in parallel; serial logs in build/check/)"
+t=$(date +%s)
+pids=
+for tag in $guests; do
+	( guest "$tag" || [ -s "$out/guest-$tag.ktap" ] ||
+	  one_result "$out/guest-$tag.ktap" "guest $tag boots and runs" FAIL \
+		"$out/guest-$tag.err" ) &
+	pids="$pids $!"
+done
+wait $pids
+for tag in $guests; do
+	[ -s "$out/guest-$tag.ktap" ] ||
+		one_result "$out/guest-$tag.ktap" "guest $tag" FAIL "$out/guest-$tag.err"
+	suite "guest-$tag" "$out/guest-$tag.ktap"
+done
+echo "   ($(elapsed $t))"
+
+echo "== total wall time $(elapsed $t0)"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
