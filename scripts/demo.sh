@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make demo: build everything, boot a Debian 6.12 guest, load nsight,
+# capture UDP traffic between two network namespaces, dump the capture,
+# bring it to the host and print nsight-analyze's summary.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+harness=$top/selftests/harness
+out=$top/build/demo
+mkdir -p "$out"
+
+step() { echo "== $*" >&2; }
+
+step "building nsight.ko (Debian 6.12), nsightctl, nsight-analyze"
+kdir=$(kdir_of deb612) || { echo "demo: no Debian 6.12 headers (make deps)" >&2; exit 1; }
+ko=$("$top/scripts/build-modules.sh" "deb612=$kdir" | awk '{print $2}')
+make -s -C "$top/userspace"
+make -s -C "$top/selftests"
+kver=$(basename "$(dirname "$kdir")")
+
+step "building the guest initramfs"
+"$harness/mkinitramfs.sh" --out "$out/demo.cpio.gz" --kver "$kver" --kmods veth \
+	--file "$ko:/lib/nsight/nsight.ko" \
+	--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
+	--bin "$top/build/selftests/udp_pair" --tests "$top/selftests/demo"
+
+step "booting Linux $kver under QEMU (TCG) and capturing"
+if ! "$harness/run-guest.sh" --kernel "/boot/vmlinuz-$kver" --initrd "$out/demo.cpio.gz" \
+	--log "$out/serial.log" --tests all --timeout 900 >"$out/guest.ktap"; then
+	cat "$out/guest.ktap" >&2
+	echo "demo: the guest run failed (serial log: $out/serial.log)" >&2
+	exit 1
+fi
+grep '^    #' "$out/guest.ktap" | sed 's/^    # \{0,1\}/   guest: /' >&2
+
+tr -d '\r' <"$out/serial.log" |
+	sed -n '/^NSIGHT-CAPTURE-BEGIN$/,/^NSIGHT-CAPTURE-END$/p' | sed '1d;$d' |
+	base64 -d >"$out/capture.nsight"
+step "capture: $out/capture.nsight ($(wc -c <"$out/capture.nsight") bytes); nsight-analyze:"
+"$top/userspace/nsight-analyze" "$out/capture.nsight"
