@@ -3,8 +3,10 @@
  * Per-CPU relay buffers.
  *
  * Each CPU has a relay buffer of n_subbufs sub-buffers in no-overwrite mode.
- * A record is reserved and copied with interrupts off on the writing CPU,
- * which is all relay needs for per-CPU buffers. When every sub-buffer is
+ * A record is reserved, stamped and copied with interrupts off on the
+ * writing CPU, which is all relay needs for per-CPU buffers; stamping after
+ * the reservation (which may start a sub-buffer and write its header) keeps
+ * every CPU's records in TSC order. When every sub-buffer is
  * full, relay refuses the reservation and the record is counted as dropped;
  * the next sub-buffer that starts after a reader made room begins with a
  * NSIGHT_REC_SUBBUF record carrying its sequence number and the number of
@@ -169,6 +171,7 @@ void nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec)
 	/* relay_reserve() is not NMI-safe: an NMI may have interrupted it. */
 	dst = in_nmi() ? NULL : relay_reserve(b->chan, rec->size);
 	if (likely(dst)) {
+		rec->tsc = nsight_clock();
 		memcpy(dst, rec, rec->size);
 		local64_inc(&st->written);
 	} else {

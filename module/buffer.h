@@ -72,9 +72,11 @@ extern struct nsight_buffer nsight_buf;
 
 /**
  * nsight_emit - write a record into the capture buffer of this CPU.
- * @rec: a filled record; hdr.type, hdr.size and hdr.tsc must be set
+ * @rec: a filled record; hdr.type and hdr.size must be set
  *
- * Callable from any context but NMI (NMI writes are counted as dropped).
+ * The writer sets hdr.cpu and hdr.tsc (the time of the write), so the
+ * records of one CPU are in TSC order. Callable from any context but NMI
+ * (NMI writes are counted as dropped).
  */
 static inline void nsight_emit(struct nsight_rec_hdr *rec)
 {
@@ -82,12 +84,12 @@ static inline void nsight_emit(struct nsight_rec_hdr *rec)
 }
 
 static inline void nsight_rec_init(struct nsight_rec_hdr *hdr, u16 type,
-				   u16 size, u64 tsc)
+				   u16 size)
 {
 	hdr->type = type;
 	hdr->size = size;
-	hdr->cpu = 0;	/* set by the writer, on the CPU that writes */
-	hdr->tsc = tsc;
+	hdr->cpu = 0;	/* both set by the writer */
+	hdr->tsc = 0;
 }
 
 #endif /* _NSIGHT_BUFFER_H */

@@ -43,22 +43,38 @@ void nsight_timekeeper_fill(struct nsight_rec_timekeeper *r,
 	r->clock_was_set_seq = tk->clock_was_set_seq;
 	r->flags = was_set ? NSIGHT_TK_CLOCK_WAS_SET : 0;
 	memset(r->clocksource, 0, sizeof(r->clocksource));
+	r->cs_now = 0;
 	if (cs) {
 		strscpy(r->clocksource, cs->name, sizeof(r->clocksource));
-		if (IS_ENABLED(CONFIG_X86) && !strcmp(cs->name, "tsc"))
+		/* "tsc-early" (before calibration) counts TSC cycles too. */
+		if (IS_ENABLED(CONFIG_X86) && !strncmp(cs->name, "tsc", 3) &&
+		    (!cs->name[3] || cs->name[3] == '-'))
 			r->flags |= NSIGHT_TK_CS_TSC;
 	}
 }
 
-/* Timekeeper lock held, interrupts off: only copy fields, no clock reads. */
+/*
+ * Timekeeper lock held, interrupts off: copy fields and read the
+ * clocksource directly, never through the timekeeping accessors.
+ */
 static int nsight_tk_notify(struct notifier_block *nb, unsigned long was_set,
 			    void *priv)
 {
 	struct nsight_rec_timekeeper r;
+	const struct timekeeper *tk = priv;
+	struct clocksource *cs = tk->tkr_mono.clock;
+	u64 cycles;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_TIMEKEEPER, sizeof(r),
-			nsight_clock());
-	nsight_timekeeper_fill(&r, priv, was_set);
+	nsight_rec_init(&r.hdr, NSIGHT_REC_TIMEKEEPER, sizeof(r));
+	/*
+	 * The clocksource read right after the TSC makes every record an
+	 * exact (TSC, cycles) pair; the read function needs no lock.
+	 */
+	r.tsc_cs = nsight_clock();
+	cycles = cs->read(cs);
+	nsight_timekeeper_fill(&r, tk, was_set);
+	r.cs_now = cycles;
+	r.flags |= NSIGHT_TK_CS_NOW;
 	nsight_emit(&r.hdr);
 	return NOTIFY_OK;
 }
@@ -102,11 +118,10 @@ void nsight_clock_sync_record(void)
 	struct system_time_snapshot snap;
 
 	preempt_disable();
-	nsight_rec_init(&r.hdr, NSIGHT_REC_CLOCK_SYNC, sizeof(r),
-			nsight_clock());
+	nsight_rec_init(&r.hdr, NSIGHT_REC_CLOCK_SYNC, sizeof(r));
+	r.tsc_before = nsight_clock();
 	ktime_get_snapshot(&snap);
 	r.mono_ns = ktime_get_ns();
-	r.boot_ns = ktime_get_boottime_ns();
 	r.tsc_after = nsight_clock();
 	r.cs_cycles = snap.cycles;
 	r.real_ns = ktime_to_ns(snap.real);

@@ -36,10 +36,11 @@ static inline u64 nsight_clock_hz(void)
 }
 #endif
 
-/* First argument of a probed function, at its entry. */
-static inline unsigned long nsight_kprobe_arg0(struct pt_regs *regs)
+/* Argument @n of a probed function, at its entry. */
+static inline unsigned long nsight_kprobe_arg(struct pt_regs *regs,
+					      unsigned int n)
 {
-	return regs_get_kernel_argument(regs, 0);
+	return regs_get_kernel_argument(regs, n);
 }
 
 #endif /* _NSIGHT_COMPAT_H */

@@ -17,7 +17,9 @@
 #include "buffer.h"
 #include "ctx_hooks.h"
 #include "net_hooks.h"
+#include "app_hooks.h"
 #include "clock.h"
+#include "pkt.h"
 #include "notify.h"
 #include "compat.h"
 
@@ -100,6 +102,7 @@ int nsight_sources_format(u32 mask, char *buf, size_t size)
 /* Detach everything and wait until no probe runs. Lock held. */
 static void nsight_detach_all(void)
 {
+	nsight_app_detach();
 	nsight_net_detach();
 	nsight_ctx_detach();
 	nsight_clock_detach();
@@ -136,6 +139,9 @@ int nsight_start(void)
 	if (ret)
 		goto err;
 	ret = nsight_net_attach(sources);
+	if (ret)
+		goto err;
+	ret = nsight_app_attach(sources);
 	if (ret)
 		goto err;
 	nsight_enabled = true;
@@ -191,14 +197,16 @@ static int nsight_resize(u32 size)
 }
 
 /**
- * nsight_set_config - change sources and/or buffer size.
+ * nsight_set_config - change sources, buffer size and/or filter.
  * @sources:     new source mask or NULL
  * @buffer_size: new bytes per CPU or NULL
+ * @filter:      new filter or NULL
  * @extack:      for error messages, may be NULL
  *
  * -EBUSY while a capture runs, -EINVAL for values out of range.
  */
 int nsight_set_config(const u32 *sources, const u32 *buffer_size,
+		      const struct nsight_filter *filter,
 		      struct netlink_ext_ack *extack)
 {
 	int ret = 0;
@@ -233,6 +241,9 @@ int nsight_set_config(const u32 *sources, const u32 *buffer_size,
 	}
 	if (sources)
 		nsight_config.sources = *sources;
+	/* Probes read it unlocked; they are all detached now. */
+	if (filter)
+		nsight_filter = *filter;
 out:
 	mutex_unlock(&nsight_control_lock);
 	return ret;
@@ -246,6 +257,8 @@ void nsight_get_status(struct nsight_status *st)
 	st->subbuf_size = nsight_buf.chan ? nsight_buf.subbuf_size : 0;
 	st->n_subbufs = nsight_buf.chan ? nsight_buf.n_subbufs : 0;
 	st->clock_hz = nsight_clock_hz();
+	st->probes_missed = nsight_net_missed() + nsight_app_missed();
+	st->filter = nsight_filter;
 	mutex_unlock(&nsight_control_lock);
 }
 
@@ -256,7 +269,13 @@ int nsight_control_init(void)
 	ret = nsight_ctx_init();
 	if (ret)
 		return ret;
-	nsight_net_init();
+	ret = nsight_net_init();
+	if (ret)
+		return ret;
+	ret = nsight_app_init();
+	if (ret)
+		return ret;
+	nsight_pkt_init_key();
 
 	nsight_debugfs = debugfs_create_dir("nsight", NULL);
 	if (IS_ERR(nsight_debugfs)) {

@@ -10,6 +10,8 @@
 
 struct netlink_ext_ack;
 
+#include "filter.h"
+
 struct nsight_config {
 	u32 sources;
 	u32 buffer_size;
@@ -22,6 +24,8 @@ struct nsight_status {
 	u32 subbuf_size;
 	u32 n_subbufs;
 	u64 clock_hz;
+	u64 probes_missed;
+	struct nsight_filter filter;
 };
 
 int nsight_control_init(void);
@@ -31,6 +35,7 @@ void nsight_control_exit(void);
 int nsight_start(void);
 int nsight_stop(void);
 int nsight_set_config(const u32 *sources, const u32 *buffer_size,
+		      const struct nsight_filter *filter,
 		      struct netlink_ext_ack *extack);
 void nsight_get_status(struct nsight_status *st);
 

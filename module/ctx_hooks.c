@@ -18,8 +18,7 @@ static void nsight_sched_switch(void *data, bool preempt,
 {
 	struct nsight_rec_sched_switch r;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_SCHED_SWITCH, sizeof(r),
-			nsight_clock());
+	nsight_rec_init(&r.hdr, NSIGHT_REC_SCHED_SWITCH, sizeof(r));
 	r.prev_tid = prev->pid;
 	r.prev_pid = prev->tgid;
 	r.next_tid = next->pid;

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Network message records: the kernel-to-application hand-off.
+ * Network records: packets at each stage, and the kernel-to-application
+ * hand-off.
  */
 #ifndef _NSIGHT_NET_HOOKS_H
 #define _NSIGHT_NET_HOOKS_H
 
 #include <linux/types.h>
 
-struct sock;
+struct sk_buff;
+struct nsight_rec_pkt;
 
-void nsight_net_init(void);
+int nsight_net_init(void);
 int nsight_net_attach(u32 sources);
 void nsight_net_detach(void);
-u64 nsight_sock_id(const struct sock *sk);
+u64 nsight_net_missed(void);
+int nsight_pkt_record(struct nsight_rec_pkt *r, const struct sk_buff *skb,
+		      int nh_off, u8 stage);
 
 #endif /* _NSIGHT_NET_HOOKS_H */

@@ -6,8 +6,10 @@
  */
 #include <net/genetlink.h>
 #include <linux/cpumask.h>
+#include <net/ipv6.h>
 #include "netlink.h"
 #include "control.h"
+#include "filter.h"
 #include "buffer.h"
 
 /* Not const: 6.1 policies point to a mutable range. */
@@ -16,10 +18,18 @@ static struct netlink_range_validation nsight_buffer_range = {
 	.max = NSIGHT_BUFFER_MAX,
 };
 
+static const struct nla_policy nsight_filter_policy[NSIGHT_FILTER_A_MAX + 1] = {
+	[NSIGHT_FILTER_A_PORT]		= NLA_POLICY_MIN(NLA_U16, 1),
+	[NSIGHT_FILTER_A_ADDR]		= { .type = NLA_BINARY, .len = 16 },
+	[NSIGHT_FILTER_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[NSIGHT_FILTER_A_PID]		= NLA_POLICY_MIN(NLA_U32, 1),
+};
+
 static const struct nla_policy nsight_config_policy[NSIGHT_A_MAX + 1] = {
 	[NSIGHT_A_SOURCES]	= NLA_POLICY_MASK(NLA_U32, NSIGHT_SOURCES_ALL),
 	[NSIGHT_A_BUFFER_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&nsight_buffer_range),
+	[NSIGHT_A_FILTER]	= NLA_POLICY_NESTED(nsight_filter_policy),
 };
 
 static struct genl_family nsight_genl_family;
@@ -74,6 +84,93 @@ static int nsight_nl_put_cpu(struct sk_buff *msg, unsigned int cpu)
 	return 0;
 }
 
+static int nsight_nl_put_filter(struct sk_buff *msg,
+				const struct nsight_filter *f)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(msg, NSIGHT_A_FILTER);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < f->nports; i++)
+		if (nla_put_u16(msg, NSIGHT_FILTER_A_PORT, f->ports[i]))
+			goto err;
+	for (i = 0; i < f->naddrs; i++)
+		if (nla_put_in6_addr(msg, NSIGHT_FILTER_A_ADDR, &f->addrs[i]))
+			goto err;
+	for (i = 0; i < f->nifindex; i++)
+		if (nla_put_u32(msg, NSIGHT_FILTER_A_IFINDEX, f->ifindex[i]))
+			goto err;
+	for (i = 0; i < f->npids; i++)
+		if (nla_put_u32(msg, NSIGHT_FILTER_A_PID, f->pids[i]))
+			goto err;
+	nla_nest_end(msg, nest);
+	return 0;
+err:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+/* Entries of each kind in the order given; the policy checked the types. */
+static int nsight_nl_get_filter(const struct nlattr *nest,
+				struct nsight_filter *f,
+				struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	int rem;
+
+	memset(f, 0, sizeof(*f));
+	nla_for_each_nested(a, nest, rem) {
+		u8 *n;
+
+		switch (nla_type(a)) {
+		case NSIGHT_FILTER_A_PORT:
+			n = &f->nports;
+			break;
+		case NSIGHT_FILTER_A_ADDR:
+			n = &f->naddrs;
+			break;
+		case NSIGHT_FILTER_A_IFINDEX:
+			n = &f->nifindex;
+			break;
+		default:
+			n = &f->npids;
+			break;
+		}
+		if (*n == NSIGHT_FILTER_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "too many filter entries of this kind");
+			return -E2BIG;
+		}
+		switch (nla_type(a)) {
+		case NSIGHT_FILTER_A_PORT:
+			f->ports[*n] = nla_get_u16(a);
+			break;
+		case NSIGHT_FILTER_A_ADDR:
+			if (nla_len(a) == 4) {
+				ipv6_addr_set_v4mapped(nla_get_in_addr(a),
+						       &f->addrs[*n]);
+			} else if (nla_len(a) == 16) {
+				f->addrs[*n] = nla_get_in6_addr(a);
+			} else {
+				NL_SET_ERR_MSG_ATTR(extack, a,
+						    "an address is 4 or 16 bytes");
+				return -EINVAL;
+			}
+			break;
+		case NSIGHT_FILTER_A_IFINDEX:
+			f->ifindex[*n] = nla_get_u32(a);
+			break;
+		default:
+			f->pids[*n] = nla_get_u32(a);
+			break;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
 static int nsight_nl_fill_status(struct sk_buff *msg)
 {
 	u64 hits = 0, written = 0, dropped = 0;
@@ -101,7 +198,10 @@ static int nsight_nl_fill_status(struct sk_buff *msg)
 	    nla_put_u64_64bit(msg, NSIGHT_A_RECORDS_WRITTEN, written,
 			      NSIGHT_A_PAD) ||
 	    nla_put_u64_64bit(msg, NSIGHT_A_RECORDS_DROPPED, dropped,
-			      NSIGHT_A_PAD))
+			      NSIGHT_A_PAD) ||
+	    nla_put_u64_64bit(msg, NSIGHT_A_PROBES_MISSED, st.probes_missed,
+			      NSIGHT_A_PAD) ||
+	    nsight_nl_put_filter(msg, &st.filter))
 		return -EMSGSIZE;
 
 	cpus = nla_nest_start(msg, NSIGHT_A_CPUS);
@@ -120,8 +220,13 @@ static size_t nsight_nl_status_size(void)
 	size_t cpu = nla_total_size(0) + nla_total_size(4) +
 		     nla_total_size(1) + 6 * nla_total_size_64bit(8);
 
+	size_t filter = nla_total_size(0) +
+			NSIGHT_FILTER_MAX * (nla_total_size(2) +
+					     nla_total_size(16) +
+					     2 * nla_total_size(4));
+
 	return 5 * nla_total_size(4) + nla_total_size(1) +
-	       4 * nla_total_size_64bit(8) + nla_total_size(0) +
+	       5 * nla_total_size_64bit(8) + filter + nla_total_size(0) +
 	       num_possible_cpus() * cpu;
 }
 
@@ -154,19 +259,29 @@ err:
 static int nsight_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
+	struct nsight_filter filter;
 	u32 sources, size;
+	int ret;
 
-	if (!a[NSIGHT_A_SOURCES] && !a[NSIGHT_A_BUFFER_SIZE]) {
+	if (!a[NSIGHT_A_SOURCES] && !a[NSIGHT_A_BUFFER_SIZE] &&
+	    !a[NSIGHT_A_FILTER]) {
 		NL_SET_ERR_MSG(info->extack,
-			       "nothing to set: give NSIGHT_A_SOURCES and/or NSIGHT_A_BUFFER_SIZE");
+			       "nothing to set: give NSIGHT_A_SOURCES, NSIGHT_A_BUFFER_SIZE or NSIGHT_A_FILTER");
 		return -EINVAL;
 	}
 	if (a[NSIGHT_A_SOURCES])
 		sources = nla_get_u32(a[NSIGHT_A_SOURCES]);
 	if (a[NSIGHT_A_BUFFER_SIZE])
 		size = nla_get_u32(a[NSIGHT_A_BUFFER_SIZE]);
+	if (a[NSIGHT_A_FILTER]) {
+		ret = nsight_nl_get_filter(a[NSIGHT_A_FILTER], &filter,
+					   info->extack);
+		if (ret)
+			return ret;
+	}
 	return nsight_set_config(a[NSIGHT_A_SOURCES] ? &sources : NULL,
 				 a[NSIGHT_A_BUFFER_SIZE] ? &size : NULL,
+				 a[NSIGHT_A_FILTER] ? &filter : NULL,
 				 info->extack);
 }
 

@@ -65,7 +65,7 @@ static ssize_t sources_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = nsight_sources_parse(buf, &mask);
 	if (ret)
 		return ret;
-	ret = nsight_set_config(&mask, NULL, NULL);
+	ret = nsight_set_config(&mask, NULL, NULL, NULL);
 	return ret ? ret : count;
 }
 
@@ -90,8 +90,44 @@ static ssize_t buffer_size_store(struct kobject *kobj,
 	ret = kstrtou32(buf, 0, &size);
 	if (ret)
 		return -EINVAL;
-	ret = nsight_set_config(NULL, &size, NULL);
+	ret = nsight_set_config(NULL, &size, NULL, NULL);
 	return ret ? ret : count;
+}
+
+static ssize_t filter_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct nsight_status st;
+	int len;
+
+	nsight_get_status(&st);
+	len = nsight_filter_format(&st.filter, buf, PAGE_SIZE - 1);
+	buf[len++] = '\n';
+	return len;
+}
+
+static ssize_t filter_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct nsight_filter f;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = nsight_filter_parse(buf, &f);
+	if (ret)
+		return ret;
+	ret = nsight_set_config(NULL, NULL, &f, NULL);
+	return ret ? ret : count;
+}
+
+static ssize_t probes_missed_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct nsight_status st;
+
+	nsight_get_status(&st);
+	return sysfs_emit(buf, "%llu\n", st.probes_missed);
 }
 
 static ssize_t tsc_hz_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -156,6 +192,8 @@ static ssize_t records_dropped_show(struct kobject *kobj,
 static struct kobj_attribute enable_attr = __ATTR_RW(enable);
 static struct kobj_attribute sources_attr = __ATTR_RW(sources);
 static struct kobj_attribute buffer_size_attr = __ATTR_RW(buffer_size);
+static struct kobj_attribute filter_attr = __ATTR_RW(filter);
+static struct kobj_attribute probes_missed_attr = __ATTR_RO(probes_missed);
 static struct kobj_attribute tsc_hz_attr = __ATTR_RO(tsc_hz);
 static struct kobj_attribute hook_hits_attr = __ATTR_RO(hook_hits);
 static struct kobj_attribute records_written_attr = __ATTR_RO(records_written);
@@ -165,6 +203,8 @@ static struct attribute *nsight_attrs[] = {
 	&enable_attr.attr,
 	&sources_attr.attr,
 	&buffer_size_attr.attr,
+	&filter_attr.attr,
+	&probes_missed_attr.attr,
 	&tsc_hz_attr.attr,
 	&hook_hits_attr.attr,
 	&records_written_attr.attr,

@@ -47,9 +47,14 @@ static void nsight_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_hdr), 16);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_subbuf), 32);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_sched_switch), 80);
-	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_handoff), 72);
-	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_timekeeper) %
-			NSIGHT_REC_ALIGN, 0);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_flow), 40);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_handoff), 88);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_pkt), 104);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_app_copy), 40);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_app), 112);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_timekeeper), 160);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync), 72);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_phc_sample), 56);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync) %
 			NSIGHT_REC_ALIGN, 0);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_stream_hdr) % 8, 0);
@@ -107,7 +112,7 @@ static void nsight_test_geometry(struct kunit *test)
 static void nsight_test_fill(struct nsight_rec_sched_switch *r)
 {
 	memset(r, 0, sizeof(*r));
-	nsight_rec_init(&r->hdr, NSIGHT_REC_SCHED_SWITCH, sizeof(*r), 1);
+	nsight_rec_init(&r->hdr, NSIGHT_REC_SCHED_SWITCH, sizeof(*r));
 }
 
 static struct nsight_rec_subbuf *nsight_test_subbuf(struct rchan_buf *rb,
@@ -130,7 +135,8 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	struct nsight_cpu_snapshot s;
 	struct nsight_rec_subbuf *hdr;
 	const unsigned int attempts = 2000;
-	size_t per_subbuf, i;
+	size_t per_subbuf, i, off;
+	u64 prev = 0;
 	struct rchan_buf *rb;
 	unsigned int cpu;
 
@@ -153,6 +159,16 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.dropped, attempts - s.written);
 
 	rb = *per_cpu_ptr(b->chan->buf, cpu);
+	/* Stamped at write time: the sub-buffer's records are in TSC order. */
+	hdr = nsight_test_subbuf(rb, b->subbuf_size, 0);
+	for (i = 0, off = 0; i <= per_subbuf; i++) {
+		struct nsight_rec_hdr *rec = (void *)hdr + off;
+
+		KUNIT_ASSERT_LE(test, off + rec->size, b->subbuf_size);
+		KUNIT_EXPECT_GE(test, rec->tsc, prev);
+		prev = rec->tsc;
+		off += rec->size;
+	}
 	for (i = 0; i < b->n_subbufs; i++) {
 		hdr = nsight_test_subbuf(rb, b->subbuf_size, i);
 		KUNIT_EXPECT_EQ(test, hdr->hdr.type, NSIGHT_REC_SUBBUF);
@@ -204,7 +220,7 @@ static void nsight_test_relay_too_big(struct kunit *test)
 	big = kunit_kzalloc(test, 2 * b->subbuf_size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, big);
 	nsight_rec_init(big, NSIGHT_REC_SCHED_SWITCH,
-			min_t(size_t, 2 * b->subbuf_size, 65528), 1);
+			min_t(size_t, 2 * b->subbuf_size, 65528));
 
 	cpu = get_cpu();
 	nsight_buffer_write(b, big);

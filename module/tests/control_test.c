@@ -5,9 +5,11 @@
 #include <kunit/test.h>
 #include <linux/timekeeper_internal.h>
 #include <linux/clocksource.h>
+#include <net/ipv6.h>
 #include "../control.h"
 #include "../clock.h"
 #include "../buffer.h"
+#include "../filter.h"
 
 struct nsight_sources_case {
 	const char *in;
@@ -59,13 +61,14 @@ static void nsight_test_sources_parse(struct kunit *test)
 
 static void nsight_test_sources_format(struct kunit *test)
 {
-	char buf[64];
+	char buf[128];
 	u32 mask;
 
 	nsight_sources_format(0, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "none");
 	nsight_sources_format(NSIGHT_SOURCES_ALL, buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "sched_switch,handoff,clock");
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "sched_switch,handoff,clock,net_rx,net_tx,app");
 	nsight_sources_format(SRC(CLOCK) | SRC(SCHED_SWITCH), buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "sched_switch,clock");
 	/* What is shown can be written back. */
@@ -75,6 +78,92 @@ static void nsight_test_sources_format(struct kunit *test)
 	KUNIT_EXPECT_LT(test, nsight_sources_format(NSIGHT_SOURCES_ALL, buf, 8),
 			8);
 	KUNIT_EXPECT_EQ(test, strlen(buf), 7);
+	nsight_sources_format(SRC(NET_RX) | SRC(APP), buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "net_rx,app");
+}
+
+struct nsight_filter_case {
+	const char *in;
+	int ret;
+	const char *out;	/* formatted back, when ret == 0 */
+};
+
+static const struct nsight_filter_case nsight_filter_cases[] = {
+	{ "none", 0, "none" },
+	{ " none\n", 0, "none" },
+	{ "", 0, "none" },
+	{ "port=9000", 0, "port=9000" },
+	{ "port=9000,9001 addr=10.0.0.2\n", 0, "port=9000,9001 addr=10.0.0.2" },
+	{ "addr=fd00::1 pid=12 ifindex=3", 0, "addr=fd00::1 ifindex=3 pid=12" },
+	{ "port=1 port=2", 0, "port=1,2" },
+	{ "port=0", -EINVAL, NULL },
+	{ "port=65536", -EINVAL, NULL },
+	{ "port=", -EINVAL, NULL },
+	{ "=1", -EINVAL, NULL },
+	{ "port", -EINVAL, NULL },
+	{ "bogus=1", -EINVAL, NULL },
+	{ "port=1,,2", -EINVAL, NULL },
+	{ "port=1,", -EINVAL, NULL },
+	{ "addr=1.2.3", -EINVAL, NULL },
+	{ "addr=zz", -EINVAL, NULL },
+	{ "pid=-1", -EINVAL, NULL },
+	{ "none port=1", -EINVAL, NULL },
+	{ "port=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", -E2BIG, NULL },
+};
+
+static void nsight_filter_desc(const struct nsight_filter_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\"", c->in);
+	strreplace(desc, '\n', ' ');
+}
+
+KUNIT_ARRAY_PARAM(nsight_filter, nsight_filter_cases, nsight_filter_desc);
+
+static void nsight_test_filter_parse(struct kunit *test)
+{
+	const struct nsight_filter_case *c = test->param_value;
+	struct nsight_filter f = { .nports = 1, .ports = { 7 } };
+	char buf[256];
+
+	KUNIT_EXPECT_EQ(test, nsight_filter_parse(c->in, &f), c->ret);
+	if (c->ret) {
+		/* Untouched on error. */
+		KUNIT_EXPECT_EQ(test, f.nports, 1);
+		KUNIT_EXPECT_EQ(test, f.ports[0], 7);
+		return;
+	}
+	nsight_filter_format(&f, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, c->out);
+}
+
+static void nsight_test_filter_match(struct kunit *test)
+{
+	struct nsight_flow flow = { .sport = 40000, .dport = 9000 };
+	struct nsight_filter f;
+
+	ipv6_addr_set_v4mapped(htonl(0x0a000001), (struct in6_addr *)flow.saddr);
+	ipv6_addr_set_v4mapped(htonl(0x0a000002), (struct in6_addr *)flow.daddr);
+
+	KUNIT_ASSERT_EQ(test, nsight_filter_parse("none", &f), 0);
+	KUNIT_EXPECT_TRUE(test, nsight_filter_flow(&f, &flow));
+	KUNIT_EXPECT_TRUE(test, nsight_filter_pid(&f, 1));
+	KUNIT_EXPECT_TRUE(test, nsight_filter_ifindex(&f, 1));
+	/* Either end matches. */
+	KUNIT_ASSERT_EQ(test, nsight_filter_parse("port=40000", &f), 0);
+	KUNIT_EXPECT_TRUE(test, nsight_filter_flow(&f, &flow));
+	KUNIT_ASSERT_EQ(test, nsight_filter_parse("port=9000 addr=10.0.0.1", &f), 0);
+	KUNIT_EXPECT_TRUE(test, nsight_filter_flow(&f, &flow));
+	/* Every kind given must match. */
+	KUNIT_ASSERT_EQ(test, nsight_filter_parse("port=9000 addr=10.0.0.3", &f), 0);
+	KUNIT_EXPECT_FALSE(test, nsight_filter_flow(&f, &flow));
+	KUNIT_ASSERT_EQ(test, nsight_filter_parse("port=1,9000", &f), 0);
+	KUNIT_EXPECT_TRUE(test, nsight_filter_flow(&f, &flow));
+	/* Kinds that do not apply to a record are not checked against it. */
+	KUNIT_ASSERT_EQ(test, nsight_filter_parse("pid=5 ifindex=2", &f), 0);
+	KUNIT_EXPECT_TRUE(test, nsight_filter_flow(&f, &flow));
+	KUNIT_EXPECT_TRUE(test, nsight_filter_pid(&f, 5));
+	KUNIT_EXPECT_FALSE(test, nsight_filter_pid(&f, 6));
+	KUNIT_EXPECT_FALSE(test, nsight_filter_ifindex(&f, 1));
 }
 
 static void nsight_test_timekeeper_fill(struct kunit *test)
@@ -132,6 +221,8 @@ static struct kunit_case nsight_control_cases[] = {
 	KUNIT_CASE_PARAM(nsight_test_sources_parse, nsight_sources_gen_params),
 	KUNIT_CASE(nsight_test_sources_format),
 	KUNIT_CASE(nsight_test_timekeeper_fill),
+	KUNIT_CASE_PARAM(nsight_test_filter_parse, nsight_filter_gen_params),
+	KUNIT_CASE(nsight_test_filter_match),
 	{}
 };
 

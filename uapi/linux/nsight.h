@@ -21,10 +21,16 @@
  *   buffer_size    rw  Bytes of relay buffer per CPU, NSIGHT_BUFFER_MIN to
  *                      NSIGHT_BUFFER_MAX; rounded up to whole pages per
  *                      sub-buffer. -EBUSY while a capture runs.
+ *   filter         rw  "none", or space-separated KIND=V1,V2,... with KIND
+ *                      one of port, addr, ifindex, pid (see enum
+ *                      nsight_filter_attr), e.g. "port=9000 addr=10.0.0.2".
+ *                      -EBUSY while a capture runs.
  *   tsc_hz         r   TSC frequency the record timestamps count in.
  *   hook_hits, records_written, records_dropped
  *                  r   Totals over all CPUs since the capture started.
  *                      hook_hits == records_written + records_dropped.
+ *   probes_missed  r   Probe hits the kprobe layer skipped (see
+ *                      NSIGHT_A_PROBES_MISSED).
  *   cpuN/{hook_hits,records_written,records_dropped,buffer_used}
  *                  r   The same per CPU, and the unread bytes of its buffer.
  *
@@ -78,10 +84,21 @@
  *             NSIGHT_CPU_A_SUBBUFS_CONSUMED u64
  *     u64 attributes are padded with NSIGHT_A_PAD / NSIGHT_CPU_A_PAD.
  *
+ *     NSIGHT_A_FILTER         nested, the filter in force (empty: none),
+ *                             as in SET_CONFIG
+ *     NSIGHT_A_PROBES_MISSED  u64  probe hits the kprobe layer skipped in
+ *                             this capture (a kprobe hit inside another
+ *                             probe's handler, or every kretprobe instance
+ *                             in use): events lost before any record
+ *
  * NSIGHT_CMD_SET_CONFIG: at least one of
  *     NSIGHT_A_SOURCES        u32  only bits of NSIGHT_SOURCES_ALL
  *     NSIGHT_A_BUFFER_SIZE    u32  NSIGHT_BUFFER_MIN..NSIGHT_BUFFER_MAX
- *     -EBUSY while a capture runs, -EINVAL with no attribute.
+ *     NSIGHT_A_FILTER         nested, replaces the whole filter; an empty
+ *                             nest removes it. Entries: NSIGHT_FILTER_A_*,
+ *                             each kind repeated up to NSIGHT_FILTER_MAX times
+ *     -EBUSY while a capture runs, -EINVAL with no attribute, -E2BIG with
+ *     too many filter entries.
  *
  * Multicast group NSIGHT_MCGRP_EVENTS:
  * NSIGHT_CMD_BUFFER_FULL is sent (at most once per CPU per capture) when a
@@ -98,6 +115,9 @@
  *                           order and concatenate into its record sequence
  *     NSIGHT_CHUNK_STATUS   array of struct nsight_cpu_status taken after the
  *                           buffers were drained
+ *     NSIGHT_CHUNK_PHC      array of struct nsight_phc_sample: each NIC
+ *                           clock (PHC) against CLOCK_REALTIME, sampled by
+ *                           nsightctl when it dumps
  *     NSIGHT_CHUNK_END      struct nsight_stream_end; must be last
  * Readers skip chunk types they do not know.
  */
@@ -138,6 +158,8 @@ enum nsight_attr {
 	NSIGHT_A_CPUS,
 	NSIGHT_A_CPU,
 	NSIGHT_A_CPU_ID,
+	NSIGHT_A_FILTER,
+	NSIGHT_A_PROBES_MISSED,
 	__NSIGHT_A_MAX
 };
 
@@ -159,17 +181,48 @@ enum nsight_cpu_attr {
 
 #define NSIGHT_CPU_A_MAX (__NSIGHT_CPU_A_MAX - 1)
 
+/*
+ * Filter: which network events a capture records. Each kind given must
+ * match (a port is matched against both ends, an address too); within a kind
+ * any entry matches. Kinds that do not apply to a record are ignored: pids
+ * filter only application records (app_recv, app_send, app_copy), ifindexes
+ * only packet records. Context and clock records are never filtered. At
+ * most NSIGHT_FILTER_MAX entries of each kind.
+ */
+enum nsight_filter_attr {
+	NSIGHT_FILTER_A_UNSPEC,
+	NSIGHT_FILTER_A_PORT,		/* u16, host order */
+	NSIGHT_FILTER_A_ADDR,		/* 4 (IPv4) or 16 (IPv6) bytes */
+	NSIGHT_FILTER_A_IFINDEX,	/* u32 */
+	NSIGHT_FILTER_A_PID,		/* u32, thread-group id */
+	__NSIGHT_FILTER_A_MAX
+};
+
+#define NSIGHT_FILTER_A_MAX (__NSIGHT_FILTER_A_MAX - 1)
+#define NSIGHT_FILTER_MAX	16
+
 /* Event sources, selected by bit (1 << NSIGHT_SRC_*). */
 enum nsight_source {
 	NSIGHT_SRC_SCHED_SWITCH,	/* sched_switch tracepoint */
 	NSIGHT_SRC_HANDOFF,		/* kprobe on sock_def_readable */
 	NSIGHT_SRC_CLOCK,		/* timekeeper updates */
+	NSIGHT_SRC_NET_RX,		/* netif_rx, napi_gro_receive_entry,
+					 * netif_receive_skb tracepoints
+					 */
+	NSIGHT_SRC_NET_TX,		/* net_dev_queue, net_dev_start_xmit
+					 * tracepoints; skb_tstamp_tx kprobe
+					 */
+	NSIGHT_SRC_APP,			/* skb_copy_datagram_iovec tracepoint,
+					 * __skb_recv_udp and inet{,6}_recvmsg
+					 * returns, inet{,6}_sendmsg entry
+					 */
 	__NSIGHT_SRC_COUNT
 };
 
 #define NSIGHT_SOURCES_ALL	((1U << __NSIGHT_SRC_COUNT) - 1)
 /* Names used by sysfs "sources" and nsightctl, in bit order. */
-#define NSIGHT_SOURCE_NAMES	{ "sched_switch", "handoff", "clock" }
+#define NSIGHT_SOURCE_NAMES	{ "sched_switch", "handoff", "clock", \
+				  "net_rx", "net_tx", "app" }
 
 #define NSIGHT_BUFFER_MIN	(64U << 10)
 #define NSIGHT_BUFFER_MAX	(256U << 20)
@@ -187,6 +240,10 @@ enum nsight_rec_type {
 	NSIGHT_REC_HANDOFF,
 	NSIGHT_REC_TIMEKEEPER,
 	NSIGHT_REC_CLOCK_SYNC,
+	NSIGHT_REC_PKT,
+	NSIGHT_REC_APP_COPY,
+	NSIGHT_REC_APP_RECV,
+	NSIGHT_REC_APP_SEND,
 	__NSIGHT_REC_MAX
 };
 
@@ -195,7 +252,8 @@ enum nsight_rec_type {
  * @type: enum nsight_rec_type
  * @size: bytes of the whole record including this header, a multiple of 8
  * @cpu:  CPU the record was written on (== the buffer's CPU)
- * @tsc:  TSC when the event happened
+ * @tsc:  TSC when the record was written, with interrupts off, right in
+ *        the probe of the event: the records of one CPU are in TSC order
  */
 struct nsight_rec_hdr {
 	__u16 type;
@@ -237,29 +295,138 @@ struct nsight_rec_sched_switch {
 };
 
 /*
+ * struct nsight_flow - the transport flow of a packet or socket.
+ * Addresses are IPv6 or IPv4-mapped IPv6; ports in host order. For a packet,
+ * s is the sender; for a socket, s is the local end (its bound address and
+ * port) and d the peer (zero if unconnected).
+ */
+struct nsight_flow {
+	__u8 saddr[16];
+	__u8 daddr[16];
+	__u16 sport;
+	__u16 dport;
+	__u8 family;		/* AF_INET or AF_INET6 */
+	__u8 protocol;		/* IPPROTO_TCP, IPPROTO_UDP, ... */
+	__u16 pad;
+};
+
+/*
+ * Packet identity: pkt_id is a keyed hash (siphash, key drawn at module
+ * load) of what identifies a packet's content, not of its sk_buff: family,
+ * protocol, addresses and ports, and for TCP the sequence number of the
+ * first payload byte; for other protocols the IP identification (IPv4) or
+ * flow label (IPv6), the payload length and up to 16 payload bytes. It is
+ * the same for clones, for the first segment of a GRO aggregate and
+ * across the stack, and a reused sk_buff gets a new one. Two datagrams of
+ * one flow with the same payload and IP id collide; the socket queue is
+ * FIFO, so matching them in order stays right.
+ */
+
+/*
  * handoff: sock_def_readable() ran for an AF_INET/AF_INET6 socket, i.e. data
  * became readable and waiters are woken. @sock_id is a keyed hash of the
  * socket (stable for the socket's life within one module load), never a
- * pointer. Addresses are IPv6 or IPv4-mapped IPv6; ports in host order.
- * "local" is the socket's bound address, "remote" its peer (zero if
- * unconnected).
+ * pointer. @pkt_id is the newest packet in the receive queue (for UDP, the
+ * datagram that just arrived); for TCP, bytes before @tcp_rcv_nxt are
+ * readable and the reader has consumed up to @tcp_copied_seq.
  */
 struct nsight_rec_handoff {
 	struct nsight_rec_hdr hdr;
 	__u64 sock_id;
-	__u16 family;
-	__u8 protocol;
-	__u8 pad0;
-	__u16 local_port;
-	__u16 remote_port;
+	struct nsight_flow flow;
 	__u32 rcvq_bytes;	/* sk_rmem_alloc */
 	__u32 rcvq_len;		/* skbs in sk_receive_queue */
-	__u8 local_addr[16];
-	__u8 remote_addr[16];
+	__u64 pkt_id;		/* 0 if the queue is empty */
+	__u32 tcp_rcv_nxt;
+	__u32 tcp_copied_seq;
+};
+
+/* Where a packet record was taken. */
+enum nsight_pkt_stage {
+	NSIGHT_PKT_RX_NETIF_RX,	/* netif_rx: queued to a CPU's backlog
+				 * (veth, non-NAPI drivers)
+				 */
+	NSIGHT_PKT_RX_GRO,	/* napi_gro_receive_entry: NAPI driver */
+	NSIGHT_PKT_RX_RECEIVE,	/* netif_receive_skb: protocol input */
+	NSIGHT_PKT_TX_QUEUE,	/* net_dev_queue: enters the qdisc layer */
+	NSIGHT_PKT_TX_XMIT,	/* net_dev_start_xmit: handed to the driver */
+	NSIGHT_PKT_TX_TSTAMP,	/* skb_tstamp_tx: the driver reported a TX
+				 * timestamp (hw_tstamp when hardware)
+				 */
+	__NSIGHT_PKT_STAGE_MAX
+};
+
+#define NSIGHT_PKT_F_HWTSTAMP	0x1	/* hw_tstamp is valid */
+#define NSIGHT_PKT_F_GSO	0x2	/* aggregate of gso_segs segments */
+#define NSIGHT_PKT_F_CLONED	0x4	/* the sk_buff was a clone */
+
+/*
+ * pkt: a TCP or UDP packet over IPv4/IPv6 at one stage of its way.
+ * @hw_tstamp: NIC timestamp (ns of its PHC), if NSIGHT_PKT_F_HWTSTAMP
+ * @sw_tstamp: skb->tstamp (CLOCK_REALTIME ns), 0 if not taken
+ * @seq:       TCP sequence number of the first payload byte
+ * @payload_len: transport payload bytes (of the whole aggregate)
+ * @queue:     RX queue (RX stages) or TX queue (TX stages)
+ * @rc:        net_dev_xmit's return code, 0 elsewhere
+ */
+struct nsight_rec_pkt {
+	struct nsight_rec_hdr hdr;
+	__u64 pkt_id;
+	__s64 hw_tstamp;
+	__s64 sw_tstamp;
+	struct nsight_flow flow;
+	__u32 seq;
+	__u32 payload_len;
+	__u32 ifindex;
+	__u16 queue;
+	__u8 stage;		/* enum nsight_pkt_stage */
+	__u8 flags;		/* NSIGHT_PKT_F_* */
+	__u16 gso_segs;
+	__s16 rc;
+	__u32 pad;
+};
+
+/*
+ * app_copy: the data of one packet goes to the application: for TCP at
+ * skb_copy_datagram_iovec, @len bytes of it; for UDP when __skb_recv_udp()
+ * returns the datagram a receive will copy, @len its payload. @seq is the
+ * TCP sequence number the packet starts at.
+ */
+struct nsight_rec_app_copy {
+	struct nsight_rec_hdr hdr;
+	__u64 pkt_id;
+	__u32 seq;
+	__u32 len;
+	__u32 tid;
+	__u32 pid;
+};
+
+/*
+ * app_recv / app_send: an application receive returned, or a send began,
+ * on an AF_INET/AF_INET6 socket (inet{,6}_recvmsg return, inet{,6}_sendmsg
+ * entry).
+ * @start_tsc: recv: TSC when recvmsg was entered; send: hdr.tsc
+ * @ret:       recv: bytes returned or a negative errno; send: bytes to send
+ * @tcp_seq:   recv: copied_seq after the receive (the message is the
+ *             @ret bytes before it); send: write_seq before the send
+ * @flags:     the MSG_* flags of the call
+ */
+struct nsight_rec_app {
+	struct nsight_rec_hdr hdr;
+	__u64 sock_id;
+	struct nsight_flow flow;
+	__u64 start_tsc;
+	__s64 ret;
+	__u32 tcp_seq;
+	__u32 tid;
+	__u32 pid;
+	__u32 flags;
+	char comm[16];
 };
 
 #define NSIGHT_TK_CLOCK_WAS_SET	0x1	/* clock was set (not just advanced) */
 #define NSIGHT_TK_CS_TSC	0x2	/* clocksource counts TSC cycles */
+#define NSIGHT_TK_CS_NOW	0x4	/* cs_now is valid */
 
 /*
  * timekeeper: the parameters the kernel converts clocksource cycles with,
@@ -271,6 +438,10 @@ struct nsight_rec_handoff {
  *   raw_ns(c)  = base_raw + ((((c - raw_cycle_last) & mask) * raw_mult +
  *                             raw_xtime_nsec) >> raw_shift)
  * where c is the clocksource's cycle count (the TSC when NSIGHT_TK_CS_TSC).
+ * @cs_now is the clocksource read right after the TSC read @tsc_cs, so every
+ * record is also an exact (TSC, clocksource) pair, which is what converts
+ * TSC stamps when the clocksource is not the TSC. The parameters are in force
+ * from hdr.tsc on.
  */
 struct nsight_rec_timekeeper {
 	struct nsight_rec_hdr hdr;
@@ -292,22 +463,52 @@ struct nsight_rec_timekeeper {
 	__u32 clock_was_set_seq;
 	__u32 flags;		/* NSIGHT_TK_* */
 	char clocksource[16];
+	__u64 cs_now;
+	__u64 tsc_cs;
 };
 
+/**
+ * nsight_cycles_to_ns - the kernel's clocksource conversion, exactly.
+ *
+ * Returns (((c - cycle_last) & mask) * mult + xtime_nsec) >> shift, computed
+ * in 128 bits so that no delta overflows (the kernel does the same for large
+ * deltas). Add base_mono for CLOCK_MONOTONIC; with the raw_* fields and
+ * base_raw for CLOCK_MONOTONIC_RAW. A shift above 63 is not meaningful and
+ * gives 0.
+ */
+static inline __u64 nsight_cycles_to_ns(__u64 c, __u64 cycle_last,
+					__u64 mask, __u32 mult,
+					__u32 shift, __u64 xtime_nsec)
+{
+	__u64 delta = (c - cycle_last) & mask;
+	__u64 lo = (delta & 0xffffffffULL) * mult;	/* < 2^64 */
+	__u64 mid = (delta >> 32) * mult;		/* < 2^64 */
+	__u64 p_lo = lo + (mid << 32);
+	__u64 p_hi = (mid >> 32) + (p_lo < lo);
+	__u64 r_lo = p_lo + xtime_nsec;
+
+	p_hi += r_lo < p_lo;
+	if (shift == 0)
+		return r_lo;
+	if (shift > 63)
+		return 0;
+	return (r_lo >> shift) | (p_hi << (64 - shift));
+}
+
 /*
- * clock_sync: written when every capture starts. hdr.tsc and @tsc_after
+ * clock_sync: written when every capture starts. @tsc_before and @tsc_after
  * bracket a ktime_get_snapshot(), which gives @cs_cycles (the clocksource
- * count), @real_ns and @raw_ns for one instant; @mono_ns and @boot_ns are
- * read just after it, still inside the bracket.
+ * count), @real_ns and @raw_ns for one instant; @mono_ns is read just
+ * after it, still inside the bracket.
  */
 struct nsight_rec_clock_sync {
 	struct nsight_rec_hdr hdr;
+	__u64 tsc_before;
 	__u64 tsc_after;
 	__u64 cs_cycles;
 	__s64 mono_ns;
 	__s64 real_ns;
 	__s64 raw_ns;
-	__s64 boot_ns;
 	__u64 tsc_hz;
 };
 
@@ -342,6 +543,7 @@ enum nsight_chunk_type {
 	NSIGHT_CHUNK_RECORDS,
 	NSIGHT_CHUNK_STATUS,
 	NSIGHT_CHUNK_END,
+	NSIGHT_CHUNK_PHC,
 };
 
 /*
@@ -368,6 +570,26 @@ struct nsight_cpu_status {
 	__u64 records_written;
 	__u64 records_dropped;
 	__u64 buffer_used;	/* bytes still unread after the dump */
+};
+
+#define NSIGHT_PHC_EXTENDED	1	/* PTP_SYS_OFFSET_EXTENDED */
+#define NSIGHT_PHC_PRECISE	2	/* PTP_SYS_OFFSET_PRECISE */
+
+/*
+ * One PHC reading in NSIGHT_CHUNK_PHC: @phc_ns was read between
+ * @sys_before_ns and @sys_after_ns (CLOCK_REALTIME; equal for a precise
+ * cross-timestamp). A NIC's hw_tstamp in packet records is in its PHC's
+ * time: sys ~= hw_tstamp - phc_ns + (sys_before_ns + sys_after_ns) / 2.
+ */
+struct nsight_phc_sample {
+	__u32 phc_index;	/* /dev/ptpN */
+	__u32 ifindex;
+	char ifname[16];
+	__s64 sys_before_ns;
+	__s64 phc_ns;
+	__s64 sys_after_ns;
+	__u32 method;		/* NSIGHT_PHC_* */
+	__u32 pad;
 };
 
 /* NSIGHT_CHUNK_END: totals to check the stream against. */

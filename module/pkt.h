@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Packet parsing and identity.
+ */
+#ifndef _NSIGHT_PKT_H
+#define _NSIGHT_PKT_H
+
+#include <linux/types.h>
+#include <linux/nsight.h>
+
+struct sk_buff;
+struct sock;
+
+/**
+ * struct nsight_pkt_info - what nsight reads from a TCP/UDP packet.
+ * @flow:        addresses, ports, family, protocol (s = sender)
+ * @seq:         TCP sequence number of the first payload byte
+ * @payload_len: transport payload bytes
+ * @id:          packet identity, see nsight_pkt_id()
+ */
+struct nsight_pkt_info {
+	struct nsight_flow flow;
+	u32 seq;
+	u32 payload_len;
+	u64 id;
+};
+
+void nsight_pkt_init_key(void);
+int nsight_pkt_parse(const struct sk_buff *skb, int nh_off,
+		     struct nsight_pkt_info *pi);
+void nsight_sock_flow(const struct sock *sk, struct nsight_flow *f);
+u64 nsight_sock_id(const struct sock *sk);
+
+#endif /* _NSIGHT_PKT_H */
