@@ -47,7 +47,7 @@ static int account_subbuf(struct nsight_summary *s, struct nsight_summary_cpu *c
 }
 
 static int walk_records(struct nsight_summary *s, const struct nsight_chunk *ch,
-			struct nsight_diag *d)
+			const struct nsight_summary_hook *hook, struct nsight_diag *d)
 {
 	struct nsight_summary_cpu *c = &s->cpus[ch->cpu];
 	struct nsight_rec_walker w;
@@ -81,6 +81,11 @@ static int walk_records(struct nsight_summary *s, const struct nsight_chunk *ch,
 				return err;
 		} else {
 			c->records++;
+		}
+		if (hook && hook->record) {
+			err = hook->record(hook->ctx, &rec, d);
+			if (err)
+				return err;
 		}
 	}
 	return ret;
@@ -156,6 +161,12 @@ static int check_counters(struct nsight_summary *s, struct nsight_diag *d)
 int nsight_summarize(struct nsight_stream_reader *r, struct nsight_summary *s,
 		     struct nsight_diag *d)
 {
+	return nsight_summarize_hooked(r, s, NULL, d);
+}
+
+int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summary *s,
+			    const struct nsight_summary_hook *hook, struct nsight_diag *d)
+{
 	struct nsight_chunk ch;
 	uint32_t i;
 	int ret;
@@ -172,9 +183,11 @@ int nsight_summarize(struct nsight_stream_reader *r, struct nsight_summary *s,
 
 	while ((ret = nsight_stream_read_chunk(r, &ch)) > 0) {
 		if (ch.type == NSIGHT_CHUNK_RECORDS)
-			ret = walk_records(s, &ch, d);
+			ret = walk_records(s, &ch, hook, d);
 		else if (ch.type == NSIGHT_CHUNK_STATUS)
 			ret = read_status(s, &ch, d);
+		else if (hook && hook->chunk)
+			ret = hook->chunk(hook->ctx, &ch, d);
 		if (ret < 0)
 			return ret;
 	}

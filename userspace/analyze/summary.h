@@ -13,6 +13,7 @@
 #include <linux/nsight.h>
 
 #include "diag.h"
+#include "records.h"
 #include "stream.h"
 
 struct nsight_summary_cpu {
@@ -86,6 +87,21 @@ struct nsight_summary {
  */
 int nsight_summarize(struct nsight_stream_reader *r, struct nsight_summary *s,
 		     struct nsight_diag *d);
+
+/*
+ * Callers that want the records too (the lifetime analysis): @record sees
+ * every record the walker yields, after it is counted; @chunk every chunk
+ * that is neither RECORDS nor STATUS. A negative return stops the read
+ * with that error (and @d filled).
+ */
+struct nsight_summary_hook {
+	int (*record)(void *ctx, const struct nsight_rec *rec, struct nsight_diag *d);
+	int (*chunk)(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d);
+	void *ctx;
+};
+
+int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summary *s,
+			    const struct nsight_summary_hook *hook, struct nsight_diag *d);
 void nsight_summary_fini(struct nsight_summary *s);
 
 /* "  cpu 1: stream holds 10 records, kernel wrote 12" without the indent. */

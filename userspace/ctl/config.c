@@ -2,6 +2,7 @@
 /* nsightctl config: show the configuration or change it with SET_CONFIG. */
 #include <errno.h>
 #include <inttypes.h>
+#include <net/if.h>
 #include <stdbool.h>
 #include <string.h>
 #include <netlink/attr.h>
@@ -9,6 +10,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "filter_nl.h"
 #include "nl.h"
 #include "sources.h"
 #include "status.h"
@@ -55,7 +57,7 @@ void cmd_config_usage(FILE *f)
 
 	nsight_sources_format(NSIGHT_SOURCES_ALL, all, sizeof(all));
 	fprintf(f,
-		"Usage: nsightctl config [--sources LIST] [--buffer-size BYTES]\n"
+		"Usage: nsightctl config [--sources LIST] [--buffer-size BYTES] [--filter SPEC]\n"
 		"\n"
 		"Without options, show the configuration. With options, change it;\n"
 		"this fails while a capture runs.\n"
@@ -64,15 +66,25 @@ void cmd_config_usage(FILE *f)
 		"                            sources: %s\n"
 		"  -b, --buffer-size BYTES   relay buffer per CPU, with an optional K, M or G\n"
 		"                            suffix (powers of 1024), %uK to %uM\n"
+		"  -f, --filter SPEC         record only matching network events. SPEC is\n"
+		"                            \"none\" (no filter) or blank-separated\n"
+		"                            KIND=V1,V2,...; each KIND given must match one\n"
+		"                            of its values. KIND is\n"
+		"                              port     1 to 65535 (either end of the flow)\n"
+		"                              addr     IPv4 or IPv6 address (either end)\n"
+		"                              ifindex  interface index or name (packets)\n"
+		"                              pid      process id (application events)\n"
+		"                            with at most %d values each, e.g.\n"
+		"                            --filter 'port=9000,9001 addr=10.0.0.2'\n"
 		"  -h, --help                show this help\n",
-		all, NSIGHT_BUFFER_MIN >> 10, NSIGHT_BUFFER_MAX >> 20);
+		all, NSIGHT_BUFFER_MIN >> 10, NSIGHT_BUFFER_MAX >> 20, NSIGHT_FILTER_MAX);
 }
 
 static int show(struct nsight_diag *d)
 {
 	struct nsight_status st;
+	char src[128], filter[NSIGHT_FILTER_FMT_MAX];
 	struct nsight_nl nl;
-	char src[128];
 	int err;
 
 	if (nsight_nl_open(&nl, d))
@@ -83,15 +95,24 @@ static int show(struct nsight_diag *d)
 		nsight_status_free(&st);
 		return cli_fail(d);
 	}
+	nsight_filter_format(&st.filter, filter, sizeof(filter));
 	printf("sources:      %s\n", nsight_sources_format(st.sources, src, sizeof(src)));
+	printf("filter:       %s\n", filter);
 	printf("buffer size:  %" PRIu32 " bytes per cpu\n", st.buffer_size);
 	printf("sub-buffers:  %" PRIu32 " x %" PRIu32 " bytes\n", st.n_subbufs, st.subbuf_size);
 	nsight_status_free(&st);
 	return cli_finish_stdout();
 }
 
-static int set(bool set_sources, uint32_t sources, bool set_size, uint32_t size,
-	       struct nsight_diag *d)
+/* What to change; the set_* flags say which fields are given. */
+struct config_change {
+	bool set_sources, set_size, set_filter;
+	uint32_t sources;
+	uint32_t size;
+	struct nsight_filter filter;
+};
+
+static int set(const struct config_change *ch, struct nsight_diag *d)
 {
 	struct nsight_nl nl;
 	struct nl_msg *msg;
@@ -101,8 +122,9 @@ static int set(bool set_sources, uint32_t sources, bool set_size, uint32_t size,
 		return cli_fail(d);
 	msg = nsight_nl_msg(&nl, NSIGHT_CMD_SET_CONFIG);
 	if (!msg ||
-	    (set_sources && nla_put_u32(msg, NSIGHT_A_SOURCES, sources) < 0) ||
-	    (set_size && nla_put_u32(msg, NSIGHT_A_BUFFER_SIZE, size) < 0)) {
+	    (ch->set_sources && nla_put_u32(msg, NSIGHT_A_SOURCES, ch->sources) < 0) ||
+	    (ch->set_size && nla_put_u32(msg, NSIGHT_A_BUFFER_SIZE, ch->size) < 0) ||
+	    (ch->set_filter && nsight_filter_put(msg, &ch->filter) < 0)) {
 		nlmsg_free(msg);
 		nsight_nl_close(&nl);
 		nsight_diag_set(d, ENOMEM, "out of memory");
@@ -122,22 +144,22 @@ int cmd_config(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "sources", required_argument, NULL, 's' },
 		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "filter", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct nsight_diag d = { 0 };
-	bool set_sources = false, set_size = false;
-	uint32_t sources = 0;
+	struct config_change ch = { 0 };
 	uint64_t size = 0;
 	char err[256];
 	int c;
 
-	while ((c = cli_getopt(argc, argv, "s:b:h", opts)) != -1) {
+	while ((c = cli_getopt(argc, argv, "s:b:f:h", opts)) != -1) {
 		switch (c) {
 		case 's':
-			if (nsight_sources_parse(optarg, &sources, err, sizeof(err)))
+			if (nsight_sources_parse(optarg, &ch.sources, err, sizeof(err)))
 				return cli_usage_error(argv[0], "%s", err);
-			set_sources = true;
+			ch.set_sources = true;
 			break;
 		case 'b':
 			if (nsight_parse_size(optarg, &size))
@@ -146,7 +168,13 @@ int cmd_config(int argc, char **argv)
 			if (size < NSIGHT_BUFFER_MIN || size > NSIGHT_BUFFER_MAX)
 				return cli_usage_error(argv[0], "buffer size %" PRIu64 " out of range %u..%u",
 						       size, NSIGHT_BUFFER_MIN, NSIGHT_BUFFER_MAX);
-			set_size = true;
+			ch.size = (uint32_t)size;
+			ch.set_size = true;
+			break;
+		case 'f':
+			if (nsight_filter_parse(optarg, if_nametoindex, &ch.filter, err, sizeof(err)))
+				return cli_usage_error(argv[0], "bad filter: %s", err);
+			ch.set_filter = true;
 			break;
 		case 'h':
 			cmd_config_usage(stdout);
@@ -158,7 +186,7 @@ int cmd_config(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
 
-	if (!set_sources && !set_size)
+	if (!ch.set_sources && !ch.set_size && !ch.set_filter)
 		return show(&d);
-	return set(set_sources, sources, set_size, (uint32_t)size, &d);
+	return set(&ch, &d);
 }

@@ -159,6 +159,30 @@ static void fill_header(struct nsight_stream_hdr *h, const struct nsight_status 
 		memcpy(h->release, u.release, strnlen(u.release, sizeof(h->release) - 1));
 }
 
+/* Sample the PHCs and write their chunk; only a write error is an error. */
+static int dump_phc(struct nsight_stream_writer *w, const struct nsight_phc_opts *po,
+		    struct nsight_dump_result *res, struct nsight_diag *d)
+{
+	struct nsight_diag pd = { 0 };
+	struct nsight_phc_set set;
+	int err = 0;
+
+	if (nsight_phc_collect(po, &set, &pd) < 0) {
+		if (po->warn)
+			po->warn(po->warn_ctx, pd.msg);
+	} else if (set.n) {
+		if (nsight_stream_write_phc(w, set.samples, set.n)) {
+			err = write_err(w, d);
+		} else {
+			res->phc_clocks = set.clocks;
+			res->phc_samples = set.n;
+		}
+	}
+	res->phc_skipped = set.skipped;
+	nsight_phc_set_free(&set);
+	return err;
+}
+
 int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o,
 		const struct nsight_status *before, nsight_status_fn get_status, void *ctx,
 		struct nsight_status *after, struct nsight_dump_result *res,
@@ -206,6 +230,11 @@ int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o
 		cs[i].records_dropped = c->records_dropped;
 		cs[i].buffer_used = c->buffer_used;
 	}
+	err = o->phc ? dump_phc(w, o->phc, res, d) : 0;
+	if (err) {
+		free(cs);
+		return err;
+	}
 	err = nsight_stream_write_status(w, cs, after->n_cpus);
 	free(cs);
 	if (err || nsight_stream_write_end(w))
@@ -219,20 +248,31 @@ int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o
 void cmd_dump_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: nsightctl dump [-o FILE] [--debugfs DIR]\n"
+		"Usage: nsightctl dump [-o FILE] [--debugfs DIR] [--no-phc]\n"
 		"\n"
 		"Drain the per-CPU buffers of a stopped capture into a dump stream for\n"
 		"nsight-analyze, on stdout unless -o is given (stdout must not be a\n"
 		"terminal). Reading consumes the buffers.\n"
 		"\n"
+		"The stream also gets readings of every PTP hardware clock (/dev/ptpN,\n"
+		"the NIC clocks of hardware timestamps) against CLOCK_REALTIME; a clock\n"
+		"that cannot be read is skipped with a warning.\n"
+		"\n"
 		"  -o, --output FILE   write the stream to FILE ('-' for stdout)\n"
 		"  -d, --debugfs DIR   where debugfs is mounted (default /sys/kernel/debug)\n"
+		"      --no-phc        do not read the PTP hardware clocks\n"
 		"  -h, --help          show this help\n");
 }
 
 static int nl_status(void *ctx, struct nsight_status *st, struct nsight_diag *d)
 {
 	return nsight_status_get(ctx, st, d);
+}
+
+static void phc_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "nsightctl: warning: %s\n", msg);
 }
 
 static void report(const struct nsight_status *after, const struct nsight_dump_result *res)
@@ -249,6 +289,9 @@ static void report(const struct nsight_status *after, const struct nsight_dump_r
 				i, res->cpus[i].lost_bytes);
 	fprintf(stderr, "nsightctl: dumped %" PRIu64 " bytes of records from %" PRIu32 " CPUs, %" PRIu64 " records dropped\n",
 		res->bytes, res->cpus_read, after->records_dropped);
+	if (res->phc_clocks)
+		fprintf(stderr, "nsightctl: %zu readings of %" PRIu32 " PTP hardware clocks\n",
+			res->phc_samples, res->phc_clocks);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -256,10 +299,12 @@ int cmd_dump(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "debugfs", required_argument, NULL, 'd' },
+		{ "no-phc", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct nsight_dump_opts o = { .debugfs = "/sys/kernel/debug" };
+	struct nsight_phc_opts phc = { .warn = phc_warn };
+	struct nsight_dump_opts o = { .debugfs = "/sys/kernel/debug", .phc = &phc };
 	struct nsight_status before, after = { 0 };
 	struct nsight_dump_result res = { 0 };
 	struct nsight_stream_writer w;
@@ -276,6 +321,9 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'd':
 			o.debugfs = optarg;
+			break;
+		case 'P':
+			o.phc = NULL;
 			break;
 		case 'h':
 			cmd_dump_usage(stdout);

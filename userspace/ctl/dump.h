@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "phc.h"
 #include "status.h"
 #include "stream.h"
 
@@ -23,6 +24,8 @@ struct nsight_dump_opts {
 	const char *debugfs;	/* the directory holding nsight/cpuN */
 	size_t chunk_max;	/* RECORDS payload limit; 0: NSIGHT_DUMP_CHUNK_MAX */
 	size_t read_size;	/* bytes asked of each read(); 0: chunk_max */
+	/* Where to find and how to read PHCs; NULL: no PHC chunk. */
+	const struct nsight_phc_opts *phc;
 };
 
 struct nsight_dump_cpu {
@@ -38,6 +41,9 @@ struct nsight_dump_result {
 	uint32_t cpus_read;		/* CPUs whose file existed */
 	uint64_t bytes;
 	uint64_t lost_bytes;
+	uint32_t phc_clocks;		/* PHCs in the PHC chunk */
+	uint32_t phc_skipped;		/* PHCs that could not be read */
+	size_t phc_samples;
 };
 
 void nsight_dump_result_free(struct nsight_dump_result *res);
@@ -67,8 +73,10 @@ typedef int (*nsight_status_fn)(void *ctx, struct nsight_status *st, struct nsig
 
 /*
  * The whole dump: refuse (-EBUSY) if @before says a capture runs; write the
- * stream header from @before, the buffers, then a STATUS chunk from a fresh
- * status that @get_status puts in @after (the caller frees it), and END.
+ * stream header from @before, the buffers, then with o->phc a PHC chunk (if
+ * any clock could be read; failures are o->phc->warn()ings, never errors),
+ * a STATUS chunk from a fresh status that @get_status puts in @after (the
+ * caller frees it), and END.
  */
 int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o,
 		const struct nsight_status *before, nsight_status_fn get_status, void *ctx,

@@ -16,7 +16,7 @@ static const struct command commands[] = {
 	{ "start",  cmd_start,  cmd_start_usage,  "start a capture" },
 	{ "stop",   cmd_stop,   cmd_stop_usage,   "stop the capture" },
 	{ "status", cmd_status, cmd_status_usage, "show state, configuration and counters" },
-	{ "config", cmd_config, cmd_config_usage, "show or change sources and buffer size" },
+	{ "config", cmd_config, cmd_config_usage, "show or change sources, buffer size and filter" },
 	{ "dump",   cmd_dump,   cmd_dump_usage,   "write the buffers as a stream for nsight-analyze" },
 };
 

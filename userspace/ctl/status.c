@@ -8,6 +8,7 @@
 #include <linux/nsight.h>
 
 #include "cli.h"
+#include "filter_nl.h"
 #include "sources.h"
 #include "status.h"
 #include "stream.h"
@@ -26,6 +27,8 @@ static struct nla_policy status_policy[NSIGHT_A_MAX + 1] = {
 	[NSIGHT_A_RECORDS_WRITTEN]	= FIXED(NLA_U64, sizeof(uint64_t)),
 	[NSIGHT_A_RECORDS_DROPPED]	= FIXED(NLA_U64, sizeof(uint64_t)),
 	[NSIGHT_A_CPUS]			= { .type = NLA_NESTED },
+	[NSIGHT_A_FILTER]		= { .type = NLA_NESTED },
+	[NSIGHT_A_PROBES_MISSED]	= FIXED(NLA_U64, sizeof(uint64_t)),
 };
 
 static struct nla_policy cpu_policy[NSIGHT_CPU_A_MAX + 1] = {
@@ -149,9 +152,19 @@ int nsight_status_parse(struct nl_msg *msg, struct nsight_status *st, struct nsi
 	st->hook_hits = nla_get_u64(tb[NSIGHT_A_HOOK_HITS]);
 	st->records_written = nla_get_u64(tb[NSIGHT_A_RECORDS_WRITTEN]);
 	st->records_dropped = nla_get_u64(tb[NSIGHT_A_RECORDS_DROPPED]);
+	if (tb[NSIGHT_A_PROBES_MISSED]) {
+		st->have_probes_missed = true;
+		st->probes_missed = nla_get_u64(tb[NSIGHT_A_PROBES_MISSED]);
+	}
 	if (st->nr_cpus == 0 || st->nr_cpus > NSIGHT_STREAM_MAX_CPUS)
 		return nsight_diag_set(d, EINVAL, "GET_STATUS reply: nr_cpus %" PRIu32 " out of range 1..%d",
 				       st->nr_cpus, NSIGHT_STREAM_MAX_CPUS);
+	if (tb[NSIGHT_A_FILTER]) {
+		err = nsight_filter_parse_nest(tb[NSIGHT_A_FILTER], &st->filter,
+					       "GET_STATUS reply", d);
+		if (err)
+			return err;
+	}
 
 	nla_for_each_nested(pos, tb[NSIGHT_A_CPUS], rem)
 		if (nla_type(pos) == NSIGHT_A_CPU)
@@ -221,18 +234,23 @@ int nsight_status_get(struct nsight_nl *nl, struct nsight_status *st, struct nsi
 
 void nsight_status_print_text(FILE *f, const struct nsight_status *st)
 {
-	char src[128];
+	char src[128], filter[NSIGHT_FILTER_FMT_MAX];
 	size_t i;
 
 	nsight_sources_format(st->sources, src, sizeof(src));
+	nsight_filter_format(&st->filter, filter, sizeof(filter));
 	fprintf(f, "enabled:      %s\n", st->enabled ? "yes" : "no");
 	fprintf(f, "sources:      %s\n", src);
+	fprintf(f, "filter:       %s\n", filter);
 	fprintf(f, "buffer size:  %" PRIu32 " bytes per cpu\n", st->buffer_size);
 	fprintf(f, "sub-buffers:  %" PRIu32 " x %" PRIu32 " bytes\n", st->n_subbufs, st->subbuf_size);
 	fprintf(f, "tsc:          %" PRIu64 " Hz\n", st->tsc_hz);
 	fprintf(f, "hook hits:    %" PRIu64 "\n", st->hook_hits);
 	fprintf(f, "written:      %" PRIu64 "\n", st->records_written);
 	fprintf(f, "dropped:      %" PRIu64 "\n", st->records_dropped);
+	if (st->have_probes_missed)
+		fprintf(f, "missed:       %" PRIu64 " probe hits skipped by the kprobe layer\n",
+			st->probes_missed);
 	fprintf(f, "%3s  %6s  %12s  %12s  %12s  %12s\n",
 		"cpu", "online", "hits", "written", "dropped", "buffer used");
 	for (i = 0; i < st->n_cpus; i++) {
@@ -282,8 +300,53 @@ static struct json_object *sources_json(uint32_t mask)
 	return a;
 }
 
+static int array_add(struct json_object *a, struct json_object *v)
+{
+	if (!v)
+		return -1;
+	if (json_object_array_add(a, v)) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
+}
+
+/* {"port": [9000], "addr": ["10.0.0.2"], "ifindex": [], "pid": []} */
+static struct json_object *filter_entries_json(const struct nsight_filter *f)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *port, *addr, *ifindex, *pid;
+	int err = 0;
+	size_t i;
+
+	if (!o)
+		return NULL;
+	err |= add(o, "port", port = json_object_new_array());
+	err |= add(o, "addr", addr = json_object_new_array());
+	err |= add(o, "ifindex", ifindex = json_object_new_array());
+	err |= add(o, "pid", pid = json_object_new_array());
+	for (i = 0; !err && i < f->n_ports; i++)
+		err |= array_add(port, json_object_new_uint64(f->ports[i]));
+	for (i = 0; !err && i < f->n_addrs; i++) {
+		char s[NSIGHT_FILTER_ADDR_STRLEN];
+
+		err |= array_add(addr, json_object_new_string(
+					nsight_filter_addr_str(&f->addrs[i], s, sizeof(s))));
+	}
+	for (i = 0; !err && i < f->n_ifindexes; i++)
+		err |= array_add(ifindex, json_object_new_uint64(f->ifindexes[i]));
+	for (i = 0; !err && i < f->n_pids; i++)
+		err |= array_add(pid, json_object_new_uint64(f->pids[i]));
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 struct json_object *nsight_status_to_json(const struct nsight_status *st)
 {
+	char filter[NSIGHT_FILTER_FMT_MAX];
 	struct json_object *o = json_object_new_object(), *cpus;
 	int err = 0;
 	size_t i;
@@ -293,6 +356,9 @@ struct json_object *nsight_status_to_json(const struct nsight_status *st)
 	err |= add(o, "enabled", json_object_new_boolean(st->enabled));
 	err |= add(o, "sources", sources_json(st->sources));
 	err |= add_u64(o, "sources_mask", st->sources);
+	nsight_filter_format(&st->filter, filter, sizeof(filter));
+	err |= add(o, "filter", json_object_new_string(filter));
+	err |= add(o, "filter_entries", filter_entries_json(&st->filter));
 	err |= add_u64(o, "buffer_size", st->buffer_size);
 	err |= add_u64(o, "subbuf_size", st->subbuf_size);
 	err |= add_u64(o, "n_subbufs", st->n_subbufs);
@@ -301,6 +367,8 @@ struct json_object *nsight_status_to_json(const struct nsight_status *st)
 	err |= add_u64(o, "hook_hits", st->hook_hits);
 	err |= add_u64(o, "records_written", st->records_written);
 	err |= add_u64(o, "records_dropped", st->records_dropped);
+	if (st->have_probes_missed)
+		err |= add_u64(o, "probes_missed", st->probes_missed);
 	cpus = json_object_new_array();
 	err |= add(o, "cpus", cpus);
 	for (i = 0; !err && i < st->n_cpus; i++) {
@@ -336,9 +404,9 @@ void cmd_status_usage(FILE *f)
 	fprintf(f,
 		"Usage: nsightctl status [--json]\n"
 		"\n"
-		"Show whether a capture runs, the configuration, the kernel's counters\n"
-		"and a per-CPU table of hook hits, written and dropped records and the\n"
-		"unread bytes of each buffer.\n"
+		"Show whether a capture runs, the configuration (sources, buffer size,\n"
+		"filter), the kernel's counters and a per-CPU table of hook hits,\n"
+		"written and dropped records and the unread bytes of each buffer.\n"
 		"\n"
 		"  -j, --json   print one JSON object\n"
 		"  -h, --help   show this help\n");

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "diag.h"
+#include "filter.h"
 #include "nl.h"
 
 struct nsight_status_cpu {
@@ -35,6 +36,9 @@ struct nsight_status {
 	uint64_t hook_hits;
 	uint64_t records_written;
 	uint64_t records_dropped;
+	bool have_probes_missed;	/* older modules do not send it */
+	uint64_t probes_missed;
+	struct nsight_filter filter;	/* empty if the reply has none */
 	size_t n_cpus;			/* entries in @cpus, sorted by id */
 	struct nsight_status_cpu *cpus;
 };
@@ -42,8 +46,10 @@ struct nsight_status {
 /*
  * Parse a GET_STATUS reply. Pure: no socket involved, so tests feed it
  * messages built with nlmsg_alloc() and nla_put*(). Every attribute the
- * uapi lists is mandatory; wrong lengths, CPU ids not below nr_cpus and
- * duplicate CPU ids are rejected; unknown attributes are ignored.
+ * uapi lists is mandatory except NSIGHT_A_FILTER (absent: no filter) and
+ * NSIGHT_A_PROBES_MISSED;
+ * wrong lengths, CPU ids not below nr_cpus, duplicate CPU ids and malformed
+ * filter entries are rejected; unknown attributes are ignored.
  * Returns 0, or -EINVAL / -ENOMEM with @d filled; @st needs
  * nsight_status_free() either way.
  */

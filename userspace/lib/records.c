@@ -13,6 +13,10 @@ static const struct {
 	[NSIGHT_REC_HANDOFF]	  = { "handoff", sizeof(struct nsight_rec_handoff) },
 	[NSIGHT_REC_TIMEKEEPER]	  = { "timekeeper", sizeof(struct nsight_rec_timekeeper) },
 	[NSIGHT_REC_CLOCK_SYNC]	  = { "clock_sync", sizeof(struct nsight_rec_clock_sync) },
+	[NSIGHT_REC_PKT]	  = { "pkt", sizeof(struct nsight_rec_pkt) },
+	[NSIGHT_REC_APP_COPY]	  = { "app_copy", sizeof(struct nsight_rec_app_copy) },
+	[NSIGHT_REC_APP_RECV]	  = { "app_recv", sizeof(struct nsight_rec_app) },
+	[NSIGHT_REC_APP_SEND]	  = { "app_send", sizeof(struct nsight_rec_app) },
 };
 
 bool nsight_rec_type_known(unsigned int type)

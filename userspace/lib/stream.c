@@ -20,6 +20,7 @@ const char *nsight_chunk_type_name(uint32_t type)
 	case NSIGHT_CHUNK_RECORDS:	return "RECORDS";
 	case NSIGHT_CHUNK_STATUS:	return "STATUS";
 	case NSIGHT_CHUNK_END:		return "END";
+	case NSIGHT_CHUNK_PHC:		return "PHC";
 	default:			return NULL;
 	}
 }
@@ -144,6 +145,13 @@ int nsight_stream_write_status(struct nsight_stream_writer *w,
 {
 	return nsight_stream_write_chunk(w, NSIGHT_CHUNK_STATUS, NSIGHT_CHUNK_NO_CPU,
 					 st, (uint64_t)n * sizeof(*st));
+}
+
+int nsight_stream_write_phc(struct nsight_stream_writer *w,
+			    const struct nsight_phc_sample *s, size_t n)
+{
+	return nsight_stream_write_chunk(w, NSIGHT_CHUNK_PHC, NSIGHT_CHUNK_NO_CPU,
+					 s, (uint64_t)n * sizeof(*s));
 }
 
 int nsight_stream_write_end(struct nsight_stream_writer *w)
@@ -345,6 +353,7 @@ static int check_chunk_hdr(struct nsight_stream_reader *r, const struct nsight_c
 					       c->offset, c->size, NSIGHT_REC_ALIGN);
 		break;
 	case NSIGHT_CHUNK_STATUS:
+	case NSIGHT_CHUNK_PHC:
 	case NSIGHT_CHUNK_END:
 		if (c->cpu != NSIGHT_CHUNK_NO_CPU)
 			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
@@ -354,12 +363,32 @@ static int check_chunk_hdr(struct nsight_stream_reader *r, const struct nsight_c
 			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
 					       "STATUS chunk at byte %" PRIu64 ": size %" PRIu64 " is not a multiple of %zu",
 					       c->offset, c->size, sizeof(struct nsight_cpu_status));
+		if (c->type == NSIGHT_CHUNK_PHC && c->size % sizeof(struct nsight_phc_sample))
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "PHC chunk at byte %" PRIu64 ": size %" PRIu64 " is not a multiple of %zu",
+					       c->offset, c->size, sizeof(struct nsight_phc_sample));
 		if (c->type == NSIGHT_CHUNK_END && c->size < sizeof(struct nsight_stream_end))
 			return nsight_diag_set(&r->diag, NSIGHT_E_END,
 					       "END chunk at byte %" PRIu64 ": size %" PRIu64 " is below %zu",
 					       c->offset, c->size, sizeof(struct nsight_stream_end));
 		break;
 	}
+	return 0;
+}
+
+/* The PHC chunk's payload is in r->buf: every ifname must be a C string. */
+static int check_phc(struct nsight_stream_reader *r, const struct nsight_chunk *c)
+{
+	const size_t sz = sizeof(struct nsight_phc_sample);
+	const size_t at = offsetof(struct nsight_phc_sample, ifname);
+	const size_t len = sizeof(((struct nsight_phc_sample *)0)->ifname);
+	uint64_t i;
+
+	for (i = 0; i < c->size / sz; i++)
+		if (!memchr(r->buf + i * sz + at, '\0', len))
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "PHC chunk at byte %" PRIu64 ": sample %" PRIu64 ": ifname at byte %" PRIu64 " is not NUL-terminated",
+					       c->offset, i, c->payload_offset + i * sz + at);
 	return 0;
 }
 
@@ -443,6 +472,8 @@ int nsight_stream_read_chunk(struct nsight_stream_reader *r, struct nsight_chunk
 					      name, c->offset, c->size, crc, ch.crc32);
 		if (!err)
 			err = read_padding(r, c, name);
+		if (!err && ch.type == NSIGHT_CHUNK_PHC)
+			err = check_phc(r, c);
 		if (err)
 			return err;
 
@@ -458,4 +489,57 @@ int nsight_stream_read_chunk(struct nsight_stream_reader *r, struct nsight_chunk
 		c->payload = r->buf;
 		return 1;
 	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* PHC samples                                                              */
+
+size_t nsight_phc_chunk_count(const struct nsight_chunk *c)
+{
+	if (c->type != NSIGHT_CHUNK_PHC)
+		return 0;
+	return (size_t)(c->size / sizeof(struct nsight_phc_sample));
+}
+
+void nsight_phc_chunk_get(const struct nsight_chunk *c, size_t i,
+			  struct nsight_phc_sample *s)
+{
+	/* Copied: the payload is only byte-aligned as far as callers know. */
+	memcpy(s, (const uint8_t *)c->payload + i * sizeof(*s), sizeof(*s));
+}
+
+const char *nsight_phc_method_name(uint32_t method)
+{
+	switch (method) {
+	case NSIGHT_PHC_PRECISE:	return "precise";
+	case NSIGHT_PHC_EXTENDED:	return "extended";
+	default:			return NULL;
+	}
+}
+
+int64_t nsight_phc_window_ns(const struct nsight_phc_sample *s)
+{
+	return (int64_t)((uint64_t)s->sys_after_ns - (uint64_t)s->sys_before_ns);
+}
+
+int64_t nsight_phc_offset_ns(const struct nsight_phc_sample *s)
+{
+	/* before + (after - before) / 2 does not overflow where (a + b) / 2 could. */
+	uint64_t mid = (uint64_t)s->sys_before_ns + (uint64_t)(nsight_phc_window_ns(s) / 2);
+
+	return (int64_t)(mid - (uint64_t)s->phc_ns);
+}
+
+ssize_t nsight_phc_best(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex)
+{
+	ssize_t best = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i].ifindex != ifindex || nsight_phc_window_ns(&s[i]) < 0)
+			continue;
+		if (best < 0 || nsight_phc_window_ns(&s[i]) < nsight_phc_window_ns(&s[best]))
+			best = (ssize_t)i;
+	}
+	return best;
 }

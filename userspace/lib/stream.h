@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <linux/nsight.h>
 
 #include "diag.h"
@@ -58,6 +59,9 @@ int nsight_stream_write_records(struct nsight_stream_writer *w, uint32_t cpu,
 				const void *records, uint64_t size);
 int nsight_stream_write_status(struct nsight_stream_writer *w,
 			       const struct nsight_cpu_status *st, size_t n);
+/* A PHC chunk of @n samples (nsightctl writes it only if @n > 0). */
+int nsight_stream_write_phc(struct nsight_stream_writer *w,
+			    const struct nsight_phc_sample *s, size_t n);
 /* The END chunk with the writer's totals; flushes a FILE *. */
 int nsight_stream_write_end(struct nsight_stream_writer *w);
 
@@ -106,9 +110,42 @@ void nsight_stream_reader_fini(struct nsight_stream_reader *r);
  * Checked here: chunk type not INVALID, size <= NSIGHT_STREAM_CHUNK_MAX,
  * crc32, zero padding; RECORDS: cpu < nr_cpus, size a multiple of 8;
  * STATUS: cpu NSIGHT_CHUNK_NO_CPU, size a multiple of the entry size;
+ * PHC: cpu NSIGHT_CHUNK_NO_CPU, size a multiple of the sample size, every
+ * sample's ifname NUL-terminated;
  * END: cpu NSIGHT_CHUNK_NO_CPU, at least its struct size, totals, last.
  * Records inside a RECORDS chunk are the caller's (nsight_rec_walker).
  */
 int nsight_stream_read_chunk(struct nsight_stream_reader *r, struct nsight_chunk *c);
+
+/* ---------------------------------------------------------------------- */
+/* PHC samples                                                              */
+
+/* Samples in a PHC chunk returned by the reader. */
+size_t nsight_phc_chunk_count(const struct nsight_chunk *c);
+
+/* Copy sample @i (below nsight_phc_chunk_count()) of a PHC chunk into @s. */
+void nsight_phc_chunk_get(const struct nsight_chunk *c, size_t i,
+			  struct nsight_phc_sample *s);
+
+/* "precise", "extended"; NULL for other values of @method. */
+const char *nsight_phc_method_name(uint32_t method);
+
+/*
+ * CLOCK_REALTIME minus PHC time at the sample, in ns: the midpoint of the
+ * sys_before/sys_after bracket minus phc_ns. A hw_tstamp of this PHC is
+ * about hw_tstamp + offset in CLOCK_REALTIME ns.
+ */
+int64_t nsight_phc_offset_ns(const struct nsight_phc_sample *s);
+
+/* Width of the bracket, sys_after_ns - sys_before_ns (0 when precise). */
+int64_t nsight_phc_window_ns(const struct nsight_phc_sample *s);
+
+/*
+ * Of the @n samples @s, the one for interface @ifindex with the narrowest
+ * bracket (the first of equals; brackets that run backwards, as when the
+ * clock was stepped, are ignored). Returns its index into @s, -1 if there
+ * is none.
+ */
+ssize_t nsight_phc_best(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex);
 
 #endif /* NSIGHT_STREAM_H */

@@ -4,86 +4,18 @@
  * build-asan/nsight-analyze) on crafted stream files and check exit codes,
  * output and the byte offsets in its messages.
  */
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <json-c/json.h>
 
 #include "records.h"
-#include "test.h"
+#include "clirun.h"
 
-static char dir[64];
-static char good[128], bad[128], cut[128], crc[128], out_path[128], err_path[128];
+static struct cli cli;
+static char good[128], bad[128], cut[128], crc[128];
 static size_t good_len;
 
-struct result {
-	int status;		/* exit code, or 128 + signal */
-	char *out;
-	char *err;
-};
-
-static char *slurp(const char *path)
+static void run(struct cli_result *r, const char *in, const char *const *args)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long len;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)len + 1);
-	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
-/* Run nsight-analyze with @args (NULL-terminated), stdin from @in. */
-static void run(struct result *r, const char *in, const char *const *args)
-{
-	const char *bin = getenv("NSIGHT_ANALYZE");
-	const char *argv[8];
-	int i, status;
-	pid_t pid;
-
-	if (!bin)
-		bin = "build-asan/nsight-analyze";
-	argv[0] = bin;
-	for (i = 0; args[i] && i < 6; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		int fd0 = open(in ? in : "/dev/null", O_RDONLY);
-		int fd1 = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int fd2 = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (fd0 < 0 || fd1 < 0 || fd2 < 0)
-			_exit(127);
-		dup2(fd0, 0);
-		dup2(fd1, 1);
-		dup2(fd2, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	r->status = -1;
-	if (pid > 0 && waitpid(pid, &status, 0) == pid)
-		r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	r->out = slurp(out_path);
-	r->err = slurp(err_path);
-}
-
-static void result_free(struct result *r)
-{
-	free(r->out);
-	free(r->err);
+	cli_run(&cli, r, in, args);
 }
 
 static int write_file(const char *path, const void *data, size_t len)
@@ -129,14 +61,11 @@ static void setup(void)
 {
 	struct membuf m;
 
-	snprintf(dir, sizeof(dir), "/tmp/nsight-analyze-test-XXXXXX");
-	REQUIRE(mkdtemp(dir));
-	snprintf(good, sizeof(good), "%s/good.nsight", dir);
-	snprintf(bad, sizeof(bad), "%s/bad.nsight", dir);
-	snprintf(cut, sizeof(cut), "%s/cut.nsight", dir);
-	snprintf(crc, sizeof(crc), "%s/crc.nsight", dir);
-	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	REQUIRE(cli_init(&cli) == 0);
+	cli_path(&cli, "good.nsight", good, sizeof(good));
+	cli_path(&cli, "bad.nsight", bad, sizeof(bad));
+	cli_path(&cli, "cut.nsight", cut, sizeof(cut));
+	cli_path(&cli, "crc.nsight", crc, sizeof(crc));
 
 	build(&m, 2);
 	good_len = m.len;
@@ -152,7 +81,7 @@ static void setup(void)
 
 static void test_good_stream(void)
 {
-	struct result r;
+	struct cli_result r;
 	char want[256];
 
 	run(&r, NULL, (const char *[]){ good, NULL });
@@ -163,26 +92,26 @@ static void test_good_stream(void)
 	CHECK_STR_HAS(r.out, "\nrecords: 3  sub-buffers: 2  dropped: 1 (0 in sub-buffer headers, 1 after the last sub-buffer)\n");
 	CHECK_STR_HAS(r.out, "\ncheck: ok\n");
 	CHECK(r.err && !r.err[0]);
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 static void test_stdin(void)
 {
-	struct result r;
+	struct cli_result r;
 
 	run(&r, good, (const char *[]){ NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "stream: -  format 1");
-	result_free(&r);
+	cli_result_free(&r);
 	run(&r, good, (const char *[]){ "--strict", "-", NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "stream: -  format 1");
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 static void test_truncated(void)
 {
-	struct result r;
+	struct cli_result r;
 	char want[256];
 
 	run(&r, NULL, (const char *[]){ cut, NULL });
@@ -190,50 +119,55 @@ static void test_truncated(void)
 	snprintf(want, sizeof(want), "nsight-analyze: %s: truncated at byte %zu: ", cut, good_len - 30);
 	CHECK_STR_HAS(r.err, want);
 	CHECK(r.out && !r.out[0]);
-	result_free(&r);
+	cli_result_free(&r);
 
 	/* The same through stdin. */
 	run(&r, cut, (const char *[]){ "--json", NULL });
 	CHECK_U64(r.status, 1);
 	snprintf(want, sizeof(want), "nsight-analyze: -: truncated at byte %zu: ", good_len - 30);
 	CHECK_STR_HAS(r.err, want);
-	result_free(&r);
+	cli_result_free(&r);
 
 	/* Empty input. */
 	run(&r, NULL, (const char *[]){ NULL });
 	CHECK_U64(r.status, 1);
 	CHECK_STR_HAS(r.err, "nsight-analyze: -: truncated at byte 0: stream header needs 104 bytes, 0 available");
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 static void test_corrupt(void)
 {
-	struct result r;
+	struct cli_result r;
+	char want[128];
 
 	run(&r, NULL, (const char *[]){ crc, NULL });
 	CHECK_U64(r.status, 1);
-	CHECK_STR_HAS(r.err, "RECORDS chunk at byte 104: crc32 of the 184-byte payload");
-	result_free(&r);
+	/* cpu0's chunk: SUBBUF, sched_switch, handoff. */
+	snprintf(want, sizeof(want), "RECORDS chunk at byte 104: crc32 of the %zu-byte payload",
+		 sizeof(struct nsight_rec_subbuf) + sizeof(struct nsight_rec_sched_switch) +
+		 sizeof(struct nsight_rec_handoff));
+	CHECK_STR_HAS(r.err, want);
+	cli_result_free(&r);
 }
 
 static void test_problems_and_strict(void)
 {
-	struct result r;
+	struct cli_result r;
 
 	run(&r, NULL, (const char *[]){ bad, NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "\ncheck: 1 problem\n  cpu 0: stream holds 2 records, kernel wrote 3\n");
-	result_free(&r);
+	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "--strict", bad, NULL });
 	CHECK_U64(r.status, 1);
 	CHECK_STR_HAS(r.out, "\ncheck: 1 problem\n");
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 static void test_json(void)
 {
 	struct json_object *o, *v;
-	struct result r;
+	struct cli_result r;
 
 	run(&r, NULL, (const char *[]){ "--json", bad, NULL });
 	CHECK_U64(r.status, 0);
@@ -245,40 +179,35 @@ static void test_json(void)
 		      json_object_object_get_ex(v, "n_problems", &v) && json_object_get_uint64(v) == 1);
 		json_object_put(o);
 	}
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 static void test_usage(void)
 {
-	struct result r;
+	struct cli_result r;
 
 	run(&r, NULL, (const char *[]){ good, bad, NULL });
 	CHECK_U64(r.status, 2);
 	CHECK_STR_HAS(r.err, "more than one input");
-	result_free(&r);
+	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "--frobnicate", NULL });
 	CHECK_U64(r.status, 2);
 	CHECK_STR_HAS(r.err, "bad option '--frobnicate'");
-	result_free(&r);
+	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "--help", NULL });
 	CHECK_U64(r.status, 0);
-	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [--json] [--strict] [FILE|-]");
-	result_free(&r);
+	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [--json] [--strict] [--messages] [--clock CLOCK]");
+	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "/nonexistent/x.nsight", NULL });
 	CHECK_U64(r.status, 1);
 	CHECK_STR_HAS(r.err, "nsight-analyze: /nonexistent/x.nsight: No such file or directory");
-	result_free(&r);
+	cli_result_free(&r);
 }
 
 static void cleanup(void)
 {
-	unlink(good);
-	unlink(bad);
-	unlink(cut);
-	unlink(crc);
-	unlink(out_path);
-	unlink(err_path);
-	CHECK(rmdir(dir) == 0);
+	CHECK(cli_fini(&cli, (const char *[]){ "good.nsight", "bad.nsight",
+					       "cut.nsight", "crc.nsight", NULL }) == 0);
 }
 
 KTAP_MAIN(

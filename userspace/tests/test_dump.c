@@ -300,9 +300,10 @@ static void test_dump_small_reads_and_chunks(void)
 {
 	/*
 	 * 7-byte reads: every record is carried across several reads. The
-	 * fullest chunk under 256 bytes: SUBBUF + 3 handoff = 248.
+	 * fullest chunk under 256 bytes: 3 sched_switch = 240 (SUBBUF + 2
+	 * handoff is 208).
 	 */
-	dump_and_check(256, 7, 32 + 3 * HO);
+	dump_and_check(256, 7, 3 * SS);
 }
 
 static void test_dump_odd_chunk_limit(void)
@@ -313,7 +314,7 @@ static void test_dump_odd_chunk_limit(void)
 
 static void test_dump_record_larger_than_chunk(void)
 {
-	/* 100 bytes: a 144-byte timekeeper record goes alone. */
+	/* 100 bytes: a timekeeper record (152 bytes) goes alone. */
 	dump_and_check(100, 0, TK);
 }
 

@@ -3,6 +3,10 @@
 #include "records.h"
 #include "test.h"
 
+#define HO	sizeof(struct nsight_rec_handoff)
+#define TK	sizeof(struct nsight_rec_timekeeper)
+#define CS	sizeof(struct nsight_rec_clock_sync)
+
 /* Walk @len bytes of @buf on @cpu; returns the walker's final result. */
 static int walk(const uint8_t *buf, size_t len, uint32_t cpu, unsigned int *types,
 		size_t max, size_t *n, char *msg, size_t msglen)
@@ -25,18 +29,31 @@ static int walk(const uint8_t *buf, size_t len, uint32_t cpu, unsigned int *type
 
 static void test_type_table(void)
 {
+	unsigned int t;
+
 	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_SUBBUF), "subbuf"));
 	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_SCHED_SWITCH), "sched_switch"));
 	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_HANDOFF), "handoff"));
 	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_TIMEKEEPER), "timekeeper"));
 	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_CLOCK_SYNC), "clock_sync"));
+	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_PKT), "pkt"));
+	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_APP_COPY), "app_copy"));
+	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_APP_RECV), "app_recv"));
+	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_APP_SEND), "app_send"));
 	CHECK(nsight_rec_type_name(NSIGHT_REC_INVALID) == NULL);
 	CHECK(nsight_rec_type_name(__NSIGHT_REC_MAX) == NULL);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_SUBBUF), 32);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_SCHED_SWITCH), 80);
-	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_HANDOFF), 72);
-	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_TIMEKEEPER), 144);
+	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_HANDOFF), 88);
+	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_TIMEKEEPER), 160);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_CLOCK_SYNC), 72);
+	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_PKT), 104);
+	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_APP_COPY), 40);
+	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_APP_RECV), 112);
+	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_APP_SEND), 112);
+	/* Every known type has a name and a size. */
+	for (t = NSIGHT_REC_SUBBUF; t < __NSIGHT_REC_MAX; t++)
+		CHECK(nsight_rec_type_name(t) && nsight_rec_min_size(t) >= sizeof(struct nsight_rec_hdr));
 	CHECK_U64(nsight_rec_min_size(999), 0);
 	CHECK_U64(NSIGHT_REC_MAX_SIZE, 65528);
 }
@@ -50,9 +67,9 @@ static void test_walk_valid(void)
 
 	put_subbuf(buf, &pos, 3, 10, 0, 0);
 	put_rec(buf, &pos, NSIGHT_REC_SCHED_SWITCH, 80, 3, 11);
-	put_rec(buf, &pos, NSIGHT_REC_HANDOFF, 80, 3, 12);	/* larger than its struct: fine */
-	put_rec(buf, &pos, NSIGHT_REC_TIMEKEEPER, 144, 3, 13);
-	put_rec(buf, &pos, NSIGHT_REC_CLOCK_SYNC, 72, 3, 14);
+	put_rec(buf, &pos, NSIGHT_REC_HANDOFF, HO + 8, 3, 12);	/* larger than its struct: fine */
+	put_rec(buf, &pos, NSIGHT_REC_TIMEKEEPER, TK, 3, 13);
+	put_rec(buf, &pos, NSIGHT_REC_CLOCK_SYNC, CS, 3, 14);
 	CHECK_U64(walk(buf, pos, 3, types, 8, &n, msg, sizeof(msg)), 0);
 	CHECK_U64(n, 5);
 	CHECK_U64(types[0], NSIGHT_REC_SUBBUF);
@@ -147,9 +164,13 @@ static void test_walk_known_type_too_small(void)
 	size_t pos = 0, n;
 	char msg[512];
 
-	put_rec(buf, &pos, NSIGHT_REC_TIMEKEEPER, 136, 0, 2);
+	put_rec(buf, &pos, NSIGHT_REC_TIMEKEEPER, TK - 8, 0, 2);
 	CHECK_U64(walk(buf, pos, 0, types, 4, &n, msg, sizeof(msg)), -NSIGHT_E_RECORD);
-	CHECK_STR_HAS(msg, "timekeeper record of 136 bytes, needs at least 144");
+	CHECK_STR_HAS(msg, "timekeeper record of 152 bytes, needs at least 160");
+	pos = 0;
+	put_rec(buf, &pos, NSIGHT_REC_HANDOFF, 72, 0, 2);	/* the first version's size */
+	CHECK_U64(walk(buf, pos, 0, types, 4, &n, msg, sizeof(msg)), -NSIGHT_E_RECORD);
+	CHECK_STR_HAS(msg, "handoff record of 72 bytes, needs at least 88");
 	pos = 0;
 	put_rec(buf, &pos, NSIGHT_REC_SUBBUF, 16, 0, 2);
 	CHECK_U64(walk(buf, pos, 0, types, 4, &n, msg, sizeof(msg)), -NSIGHT_E_RECORD);
@@ -178,7 +199,7 @@ static void test_walk_unknown_type_skipped(void)
 	put_subbuf(buf, &pos, 1, 1, 0, 0);
 	put_rec(buf, &pos, 42, 16, 1, 2);	/* unknown types may be just a header */
 	put_rec(buf, &pos, 4242, 200, 1, 3);
-	put_rec(buf, &pos, NSIGHT_REC_HANDOFF, 72, 1, 4);
+	put_rec(buf, &pos, NSIGHT_REC_HANDOFF, HO, 1, 4);
 	CHECK_U64(walk(buf, pos, 1, types, 8, &n, msg, sizeof(msg)), 0);
 	CHECK_U64(n, 4);
 	CHECK_U64(types[1], 42);
@@ -195,7 +216,7 @@ static void test_walk_unaligned_buffer(void)
 	char msg[512];
 
 	put_subbuf(raw + 1, &pos, 0, 1, 0, 0);
-	put_rec(raw + 1, &pos, NSIGHT_REC_CLOCK_SYNC, 72, 0, 2);
+	put_rec(raw + 1, &pos, NSIGHT_REC_CLOCK_SYNC, CS, 0, 2);
 	CHECK_U64(walk(raw + 1, pos, 0, types, 4, &n, msg, sizeof(msg)), 0);
 	CHECK_U64(n, 2);
 	CHECK_U64(nsight_records_whole_prefix(raw + 1, pos), pos);
@@ -208,7 +229,7 @@ static void test_whole_prefix(void)
 
 	put_subbuf(buf, &pos, 0, 1, 0, 0);				/* 0..32 */
 	put_rec(buf, &pos, NSIGHT_REC_SCHED_SWITCH, 80, 0, 2);		/* 32..112 */
-	put_rec(buf, &pos, NSIGHT_REC_HANDOFF, 72, 0, 3);		/* 112..184 */
+	put_rec(buf, &pos, NSIGHT_REC_HANDOFF, HO, 0, 3);		/* 112..200 */
 
 	CHECK_U64(nsight_records_whole_prefix(buf, 0), 0);
 	CHECK_U64(nsight_records_whole_prefix(buf, 15), 0);
@@ -217,20 +238,20 @@ static void test_whole_prefix(void)
 	CHECK_U64(nsight_records_whole_prefix(buf, 33), 32);
 	CHECK_U64(nsight_records_whole_prefix(buf, 111), 32);
 	CHECK_U64(nsight_records_whole_prefix(buf, 112), 112);
-	CHECK_U64(nsight_records_whole_prefix(buf, 183), 112);
-	CHECK_U64(nsight_records_whole_prefix(buf, 184), 184);
+	CHECK_U64(nsight_records_whole_prefix(buf, 112 + HO - 1), 112);
+	CHECK_U64(nsight_records_whole_prefix(buf, 112 + HO), 112 + HO);
 	/* The prefix never exceeds the input and always ends on a boundary. */
 	for (cut = 0; cut <= pos; cut++) {
 		size_t p = nsight_records_whole_prefix(buf, cut);
 
 		CHECK(p <= cut);
-		CHECK(p == 0 || p == 32 || p == 112 || p == 184);
+		CHECK(p == 0 || p == 32 || p == 112 || p == 112 + HO);
 	}
 	/* Stops at an impossible size instead of looping or overrunning. */
 	rec_hdr(buf + 32, NSIGHT_REC_SCHED_SWITCH, 0, 0, 0);
-	CHECK_U64(nsight_records_whole_prefix(buf, 184), 32);
+	CHECK_U64(nsight_records_whole_prefix(buf, 112 + HO), 32);
 	rec_hdr(buf + 32, NSIGHT_REC_SCHED_SWITCH, 20, 0, 0);
-	CHECK_U64(nsight_records_whole_prefix(buf, 184), 32);
+	CHECK_U64(nsight_records_whole_prefix(buf, 112 + HO), 32);
 	CHECK(!nsight_rec_size_valid(8));
 	CHECK(!nsight_rec_size_valid(20));
 	CHECK(nsight_rec_size_valid(16));

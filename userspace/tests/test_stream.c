@@ -30,16 +30,19 @@ static void std_header(struct nsight_stream_hdr *h, uint32_t nr_cpus)
 	strcpy(h->release, "6.12.0-test");
 }
 
-/* cpu0: SUBBUF + sched_switch (112 bytes), cpu1: SUBBUF + handoff (104). */
+/* cpu0: SUBBUF + sched_switch (112 bytes), cpu1: SUBBUF + clock_sync (104). */
 static size_t cpu_records(uint8_t *buf, uint32_t cpu)
 {
 	size_t pos = 0;
 
+	/* The offsets in these tests are worked out from these two sizes. */
+	_Static_assert(sizeof(struct nsight_rec_sched_switch) == 80, "layout");
+	_Static_assert(sizeof(struct nsight_rec_clock_sync) == 72, "layout");
 	put_subbuf(buf, &pos, cpu, 100 + cpu, 0, 0);
 	if (cpu == 0)
 		put_rec(buf, &pos, NSIGHT_REC_SCHED_SWITCH, sizeof(struct nsight_rec_sched_switch), 0, 200);
 	else
-		put_rec(buf, &pos, NSIGHT_REC_HANDOFF, sizeof(struct nsight_rec_handoff), 1, 300);
+		put_rec(buf, &pos, NSIGHT_REC_CLOCK_SYNC, sizeof(struct nsight_rec_clock_sync), 1, 300);
 	return pos;
 }
 

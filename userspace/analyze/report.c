@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: MIT
+#include <inttypes.h>
+#include <string.h>
+
+#include "flow.h"
+#include "report.h"
+
+/*
+ * Names come from the traced system: keep terminal control bytes out, and
+ * in text also blanks, so that every line splits into its fields.
+ */
+static const char *printable(char *dst, const char *src, size_t len, bool blanks)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++) {
+		bool ok = (src[i] > 0x20 || (blanks && src[i] == 0x20)) && src[i] < 0x7f;
+
+		dst[i] = ok ? src[i] : '?';
+	}
+	dst[i] = '\0';
+	return dst;
+}
+
+static const char *comm_of(const char *comm, char *buf, size_t len)
+{
+	return comm[0] ? printable(buf, comm, len, false) : "?";
+}
+
+/* "1700000000.000001234": seconds and nanoseconds of @ns. */
+static const char *abs_time(int64_t ns, char *buf, size_t len)
+{
+	uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+
+	snprintf(buf, len, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "", mag / 1000000000,
+		 mag % 1000000000);
+	return buf;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Text                                                                     */
+
+void nsight_report_time_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk)
+{
+	const struct nsight_timeconv *tc = &a->tc;
+
+	switch (tc->quality) {
+	case NSIGHT_TC_EXACT:
+		fprintf(f, "time: clock %s, exact: %zu timekeeper records (%" PRIu64 " clock-was-set), params %s",
+			nsight_clock_name(clk), tc->n_tk, tc->n_clock_was_set,
+			nsight_tc_params_name(tc->params));
+		break;
+	case NSIGHT_TC_APPROXIMATE:
+		fprintf(f, "time: clock %s, approximate: %s, clock_sync and %" PRIu64 " Hz used",
+			nsight_clock_name(clk),
+			tc->n_tk ? "no timekeeper record can convert a TSC" : "no timekeeper records",
+			tc->tsc_hz);
+		break;
+	default:
+		fprintf(f, "time: unavailable: no %stimekeeper or clock_sync records, so no latencies",
+			tc->n_tk ? "usable " : "");
+		break;
+	}
+	if (tc->n_invalid)
+		fprintf(f, "; %" PRIu64 " timekeeper records ignored (invalid parameters)", tc->n_invalid);
+	fputc('\n', f);
+}
+
+static void print_reasons(FILE *f, const uint64_t *by_reason)
+{
+	const char *sep = "";
+	unsigned int r;
+
+	for (r = NSIGHT_MSG_COMPLETE + 1; r < __NSIGHT_MSG_REASONS; r++) {
+		if (!by_reason[r])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, nsight_msg_reason_name(r), by_reason[r]);
+		sep = ", ";
+	}
+}
+
+void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a)
+{
+	const struct nsight_lifetimes *lt = &a->lt;
+	const struct nsight_latency *l = &a->lat;
+	uint64_t incomplete = lt->n - lt->n_complete;
+	char comm[17];
+	size_t i, k;
+
+	fprintf(f, "latency: %zu messages, %" PRIu64 " complete, %" PRIu64 " incomplete", lt->n,
+		lt->n_complete, incomplete);
+	if (incomplete) {
+		fputs(" (", f);
+		print_reasons(f, lt->by_reason);
+		fputc(')', f);
+	}
+	if (!lt->n)
+		fputs(" (no packet, hand-off or application records make one)\n", f);
+	else
+		fputs("; total ns (rx n->a, tx send->xmit or ->done), nearest-rank percentiles\n", f);
+	if (l->n) {
+		fprintf(f, "  %-16s %8s %-3s %8s", "comm", "pid", "dir", "count");
+		for (k = 0; k < NSIGHT_LAT_NPCT; k++)
+			fprintf(f, " %12s", nsight_lat_pct_name[k]);
+		fprintf(f, " %12s  %s\n", "max", "incomplete");
+	}
+	for (i = 0; i < l->n; i++) {
+		const struct nsight_lat_group *g = &l->groups[i];
+
+		fprintf(f, "  %-16s %8" PRIu32 " %-3s %8" PRIu64,
+			comm_of(g->comm, comm, sizeof(comm)), g->pid, nsight_msg_dir_name(g->dir),
+			g->count);
+		for (k = 0; k < NSIGHT_LAT_NPCT; k++) {
+			if (g->count)
+				fprintf(f, " %12" PRId64, g->pct[k]);
+			else
+				fprintf(f, " %12s", "-");
+		}
+		if (g->count)
+			fprintf(f, " %12" PRId64 "  %" PRIu64, g->max, g->incomplete);
+		else
+			fprintf(f, " %12s  %" PRIu64, "-", g->incomplete);
+		if (g->incomplete) {
+			fputs(" (", f);
+			print_reasons(f, g->by_reason);
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "  out-of-order records: %" PRIu64 "\n", lt->ooo_records);
+	if (lt->fifo)
+		fprintf(f, "  udp receives matched in socket order (no app_copy): %" PRIu64 "\n", lt->fifo);
+	if (lt->unattributed_pkts)
+		fprintf(f, "  rx data packets of no socket seen: %" PRIu64 "\n", lt->unattributed_pkts);
+	if (lt->hw_used || lt->hw_unused)
+		fprintf(f, "  nic hardware timestamps: %" PRIu64 " used, %" PRIu64 " not convertible or implausible\n",
+			lt->hw_used, lt->hw_unused);
+}
+
+static void print_cpu(FILE *f, const struct nsight_msg_time *t)
+{
+	if (t->valid)
+		fprintf(f, "%" PRIu32, t->cpu);
+	else
+		fputc('?', f);
+}
+
+static void print_msg(FILE *f, const struct nsight_msg *m, enum nsight_clockid clk)
+{
+	unsigned int n = nsight_msg_n_stages(m->dir), st, first = 0;
+	char comm[17], flow[128], proto[8], when[32];
+
+	while (first + 1 < n && !m->t[first].valid)
+		first++;
+	fprintf(f, "  %s %" PRIu64 " %s %s[%" PRIu32 "/%" PRIu32 "] %s", nsight_msg_dir_name(m->dir),
+		m->id, nsight_proto_name(m->protocol, proto, sizeof(proto)),
+		comm_of(m->comm, comm, sizeof(comm)), m->pid, m->tid,
+		nsight_flow_format(&m->flow, flow, sizeof(flow)));
+	if (m->t[first].timed)
+		fprintf(f, " %s@%s", nsight_msg_stage_name(m->dir, first),
+			abs_time(nsight_msg_time_ns(&m->t[first], clk), when, sizeof(when)));
+	else
+		fprintf(f, " %s@tsc:%" PRIu64, nsight_msg_stage_name(m->dir, first), m->t[first].tsc);
+	for (st = 0; st + 1 < n; st++) {
+		fprintf(f, " %s->%s ", nsight_msg_stage_name(m->dir, st), nsight_msg_stage_name(m->dir, st + 1));
+		if (m->t[st].timed && m->t[st + 1].timed)
+			fprintf(f, "%" PRId64, m->seg_ns[st]);
+		else
+			fputc('-', f);
+	}
+	fputs(" cpu ", f);
+	print_cpu(f, &m->t[m->dir == NSIGHT_MSG_RX ? NSIGHT_RX_H : NSIGHT_TX_SEND]);
+	fputs("->", f);
+	print_cpu(f, &m->t[m->dir == NSIGHT_MSG_RX ? NSIGHT_RX_A : NSIGHT_TX_XMIT]);
+	if (m->reason == NSIGHT_MSG_COMPLETE)
+		fprintf(f, " total %" PRId64, m->total_ns);
+	else
+		fprintf(f, " incomplete %s", nsight_msg_reason_name(m->reason));
+	fprintf(f, " pkts %" PRIu32 " bytes %" PRIu64 "%s%s\n", m->packets, m->bytes,
+		m->dir == NSIGHT_MSG_RX && m->t[NSIGHT_RX_N].hw ? " hw" : "",
+		m->fifo ? " fifo" : "");
+}
+
+void nsight_report_messages_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk)
+{
+	const struct nsight_lifetimes *lt = &a->lt;
+	size_t i;
+	int pass;
+
+	fprintf(f, "messages: %zu (%" PRIu64 " complete, %" PRIu64 " incomplete listed last); ids per direction, durations ns, clock %s\n",
+		lt->n, lt->n_complete, lt->n - lt->n_complete, nsight_clock_name(clk));
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < lt->n; i++)
+			if ((lt->msgs[i].reason == NSIGHT_MSG_COMPLETE) == !pass)
+				print_msg(f, &lt->msgs[i], clk);
+}
+
+void nsight_report_tcheck_text(FILE *f, const struct nsight_timeconv *tc,
+			       const struct nsight_tcheck *r)
+{
+	size_t i;
+
+	fprintf(f, "time-check: %" PRIu64 " conversions, %" PRIu64 " inversions, %zu timekeeper records (%" PRIu64
+		" clock-was-set), max |conv - real| %" PRIu64 " ns, params %s, %" PRIu64 " uncovered\n",
+		r->conversions, r->inversions, tc->n_tk, tc->n_clock_was_set, r->max_abs_err,
+		nsight_tc_params_name(tc->params), r->uncovered);
+	for (i = 0; i < r->n_examples; i++) {
+		const struct nsight_tcheck_example *e = &r->ex[i];
+
+		if (e->after_real)
+			fprintf(f, "  pair %" PRIu64 ": conv(tsc %" PRIu64 ") %" PRId64 " > real %" PRId64 " by %" PRIu64 " ns\n",
+				e->pair, e->tsc, e->conv, e->real, (uint64_t)e->conv - (uint64_t)e->real);
+		else
+			fprintf(f, "  pair %" PRIu64 ": real %" PRId64 " of pair %" PRIu64 " > conv(tsc %" PRIu64 ") %" PRId64
+				" by %" PRIu64 " ns\n", e->pair, e->real, e->prev, e->tsc, e->conv,
+				(uint64_t)e->real - (uint64_t)e->conv);
+	}
+	if (r->inversions > r->n_examples)
+		fprintf(f, "  ... and %" PRIu64 " more\n", r->inversions - r->n_examples);
+}
+
+/* ---------------------------------------------------------------------- */
+/* JSON                                                                     */
+
+static void add(struct json_object *o, const char *key, struct json_object *v, int *err)
+{
+	if (!o || !v || json_object_object_add(o, key, v)) {
+		json_object_put(v);
+		*err = -1;
+	}
+}
+
+static void add_null(struct json_object *o, const char *key, int *err)
+{
+	if (!o || json_object_object_add(o, key, NULL))
+		*err = -1;
+}
+
+static void add_u64(struct json_object *o, const char *key, uint64_t v, int *err)
+{
+	add(o, key, json_object_new_uint64(v), err);
+}
+
+static void add_i64(struct json_object *o, const char *key, int64_t v, int *err)
+{
+	add(o, key, json_object_new_int64(v), err);
+}
+
+static void add_str(struct json_object *o, const char *key, const char *v, int *err)
+{
+	add(o, key, json_object_new_string(v), err);
+}
+
+static void push(struct json_object *a, struct json_object *v, int *err)
+{
+	if (!a || !v || json_object_array_add(a, v)) {
+		json_object_put(v);
+		*err = -1;
+	}
+}
+
+static struct json_object *reasons_json(const uint64_t *by_reason, int *err)
+{
+	struct json_object *o = json_object_new_object();
+	unsigned int r;
+
+	for (r = NSIGHT_MSG_COMPLETE + 1; r < __NSIGHT_MSG_REASONS; r++)
+		add_u64(o, nsight_msg_reason_name(r), by_reason[r], err);
+	return o;
+}
+
+static struct json_object *time_json(const struct nsight_analysis *a, enum nsight_clockid clk,
+				     int *err)
+{
+	const struct nsight_timeconv *tc = &a->tc;
+	struct json_object *o = json_object_new_object();
+
+	add_str(o, "clock", nsight_clock_name(clk), err);
+	add_str(o, "quality", nsight_tc_quality_name(tc->quality), err);
+	add_str(o, "params", nsight_tc_params_name(tc->params), err);
+	add_u64(o, "timekeeper_records", tc->n_tk, err);
+	add_u64(o, "clock_was_set", tc->n_clock_was_set, err);
+	add_u64(o, "invalid_timekeeper_records", tc->n_invalid, err);
+	add_u64(o, "clock_sync_records", tc->n_cs, err);
+	add_u64(o, "tsc_hz", tc->tsc_hz, err);
+	return o;
+}
+
+static struct json_object *latency_json(const struct nsight_analysis *a, int *err)
+{
+	const struct nsight_lifetimes *lt = &a->lt;
+	const struct nsight_latency *l = &a->lat;
+	struct json_object *o = json_object_new_object(), *groups = json_object_new_array();
+	size_t i, k;
+
+	add_str(o, "unit", "ns", err);
+	add_str(o, "percentiles", "nearest-rank", err);
+	add_u64(o, "messages", lt->n, err);
+	add_u64(o, "complete", lt->n_complete, err);
+	add_u64(o, "incomplete", lt->n - lt->n_complete, err);
+	add(o, "incomplete_by_reason", reasons_json(lt->by_reason, err), err);
+	add_u64(o, "out_of_order_records", lt->ooo_records, err);
+	add_u64(o, "udp_fifo_matched", lt->fifo, err);
+	add_u64(o, "unattributed_packets", lt->unattributed_pkts, err);
+	add_u64(o, "hw_timestamps_used", lt->hw_used, err);
+	add_u64(o, "hw_timestamps_unused", lt->hw_unused, err);
+	for (i = 0; i < l->n; i++) {
+		const struct nsight_lat_group *g = &l->groups[i];
+		struct json_object *go = json_object_new_object();
+		char comm[17];
+
+		add_str(go, "comm", printable(comm, g->comm, sizeof(comm), true), err);
+		add_u64(go, "pid", g->pid, err);
+		add_str(go, "dir", nsight_msg_dir_name(g->dir), err);
+		add_u64(go, "count", g->count, err);
+		for (k = 0; k < NSIGHT_LAT_NPCT; k++) {
+			if (g->count)
+				add_i64(go, nsight_lat_pct_name[k], g->pct[k], err);
+			else
+				add_null(go, nsight_lat_pct_name[k], err);
+		}
+		if (g->count)
+			add_i64(go, "max", g->max, err);
+		else
+			add_null(go, "max", err);
+		add_u64(go, "incomplete", g->incomplete, err);
+		add(go, "incomplete_by_reason", reasons_json(g->by_reason, err), err);
+		push(groups, go, err);
+	}
+	add(o, "groups", groups, err);
+	return o;
+}
+
+static struct json_object *stage_json(const struct nsight_msg_time *t, enum nsight_clockid clk,
+				      int *err)
+{
+	struct json_object *o;
+
+	if (!t->valid)
+		return NULL;
+	o = json_object_new_object();
+	if (t->timed)
+		add_i64(o, "ns", nsight_msg_time_ns(t, clk), err);
+	else
+		add_null(o, "ns", err);
+	add_u64(o, "tsc", t->tsc, err);
+	add_u64(o, "cpu", t->cpu, err);
+	add_str(o, "source", t->hw ? "hw" : "sw", err);
+	return o;
+}
+
+static struct json_object *msg_json(const struct nsight_msg *m, enum nsight_clockid clk, int *err)
+{
+	struct json_object *o = json_object_new_object(), *app = json_object_new_object();
+	struct json_object *flow = json_object_new_object(), *stages = json_object_new_object();
+	struct json_object *segs = json_object_new_object(), *cpus = json_object_new_object();
+	unsigned int n = nsight_msg_n_stages(m->dir), st;
+	const struct nsight_msg_time *from, *to;
+	char buf[128], proto[8];
+
+	add_u64(o, "id", m->id, err);
+	add_str(o, "dir", nsight_msg_dir_name(m->dir), err);
+	add_str(o, "protocol", nsight_proto_name(m->protocol, proto, sizeof(proto)), err);
+	add(o, "complete", json_object_new_boolean(m->reason == NSIGHT_MSG_COMPLETE), err);
+	add_str(o, "reason", nsight_msg_reason_name(m->reason), err);
+
+	add_str(app, "comm", printable(buf, m->comm, 17, true), err);
+	add_u64(app, "pid", m->pid, err);
+	add_u64(app, "tid", m->tid, err);
+	add(o, "app", app, err);
+
+	add_str(flow, "src", nsight_endpoint_format(m->flow.saddr, m->flow.sport, buf, sizeof(buf)),
+		err);
+	add_str(flow, "dst", nsight_endpoint_format(m->flow.daddr, m->flow.dport, buf, sizeof(buf)),
+		err);
+	add(o, "flow", flow, err);
+	add_u64(o, "sock_id", m->sock_id, err);
+
+	for (st = 0; st < n; st++) {
+		struct json_object *s = stage_json(&m->t[st], clk, err);
+
+		if (s)
+			add(stages, nsight_msg_stage_name(m->dir, st), s, err);
+		else
+			add_null(stages, nsight_msg_stage_name(m->dir, st), err);
+	}
+	add(o, "stages", stages, err);
+	for (st = 0; st + 1 < n; st++) {
+		snprintf(buf, sizeof(buf), "%s_%s", nsight_msg_stage_name(m->dir, st),
+			 nsight_msg_stage_name(m->dir, st + 1));
+		if (m->t[st].timed && m->t[st + 1].timed)
+			add_i64(segs, buf, m->seg_ns[st], err);
+		else
+			add_null(segs, buf, err);
+	}
+	add(o, "segments_ns", segs, err);
+
+	from = &m->t[m->dir == NSIGHT_MSG_RX ? NSIGHT_RX_H : NSIGHT_TX_SEND];
+	to = &m->t[m->dir == NSIGHT_MSG_RX ? NSIGHT_RX_A : NSIGHT_TX_XMIT];
+	if (from->valid)
+		add_u64(cpus, "from", from->cpu, err);
+	else
+		add_null(cpus, "from", err);
+	if (to->valid)
+		add_u64(cpus, "to", to->cpu, err);
+	else
+		add_null(cpus, "to", err);
+	add(o, "cpus", cpus, err);
+
+	if (m->reason == NSIGHT_MSG_COMPLETE)
+		add_i64(o, "total_ns", m->total_ns, err);
+	else
+		add_null(o, "total_ns", err);
+	add_u64(o, "packets", m->packets, err);
+	add_u64(o, "bytes", m->bytes, err);
+	add(o, "fifo", json_object_new_boolean(m->fifo), err);
+	return o;
+}
+
+int nsight_report_add_json(struct json_object *o, const struct nsight_analysis *a,
+			   enum nsight_clockid clk, bool messages)
+{
+	int err = 0;
+
+	add(o, "time", time_json(a, clk, &err), &err);
+	add(o, "latency", latency_json(a, &err), &err);
+	if (messages) {
+		struct json_object *arr = json_object_new_array();
+		size_t i;
+		int pass;
+
+		for (pass = 0; pass < 2; pass++)
+			for (i = 0; i < a->lt.n; i++)
+				if ((a->lt.msgs[i].reason == NSIGHT_MSG_COMPLETE) == !pass)
+					push(arr, msg_json(&a->lt.msgs[i], clk, &err), &err);
+		add(o, "messages", arr, &err);
+	}
+	return err;
+}
+
+struct json_object *nsight_report_tcheck_json(const char *pairs_name, const char *name,
+					      const struct nsight_timeconv *tc,
+					      const struct nsight_tcheck *r)
+{
+	struct json_object *top = json_object_new_object(), *o = json_object_new_object();
+	struct json_object *ex = json_object_new_array();
+	size_t i;
+	int err = 0;
+
+	add_str(o, "stream", name, &err);
+	add_str(o, "pairs_file", pairs_name, &err);
+	add_u64(o, "pairs", r->pairs, &err);
+	add_u64(o, "conversions", r->conversions, &err);
+	add_u64(o, "inversions", r->inversions, &err);
+	add_u64(o, "uncovered", r->uncovered, &err);
+	add_u64(o, "timekeeper_records", tc->n_tk, &err);
+	add_u64(o, "clock_was_set", tc->n_clock_was_set, &err);
+	add_u64(o, "max_abs_err_ns", r->max_abs_err, &err);
+	add_str(o, "params", nsight_tc_params_name(tc->params), &err);
+	for (i = 0; i < r->n_examples; i++) {
+		const struct nsight_tcheck_example *e = &r->ex[i];
+		struct json_object *eo = json_object_new_object();
+
+		add_u64(eo, "pair", e->pair, &err);
+		add_str(eo, "kind", e->after_real ? "conv_after_real" : "real_after_next_conv", &err);
+		if (!e->after_real)
+			add_u64(eo, "prev_pair", e->prev, &err);
+		add_u64(eo, "tsc", e->tsc, &err);
+		add_i64(eo, "conv_ns", e->conv, &err);
+		add_i64(eo, "real_ns", e->real, &err);
+		push(ex, eo, &err);
+	}
+	add(o, "examples", ex, &err);
+	add(top, "time_check", o, &err);
+	if (err) {
+		json_object_put(top);
+		return NULL;
+	}
+	return top;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Text and JSON of what nsight-analyze adds after the stream summary: the
+ * time conversion ("time:"), the latency figures ("latency:"), the
+ * message lifetimes ("messages:", with --messages) and the time check
+ * ("time-check:", with --time-check).
+ */
+#ifndef NSIGHT_REPORT_H
+#define NSIGHT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "analysis.h"
+#include "timecheck.h"
+
+void nsight_report_time_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk);
+void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a);
+/* Complete messages by direction and id, then the incomplete ones. */
+void nsight_report_messages_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk);
+
+/*
+ * Add "time", "latency" and, with @messages, "messages" to @o. Returns 0,
+ * or -1 when out of memory.
+ */
+int nsight_report_add_json(struct json_object *o, const struct nsight_analysis *a,
+			   enum nsight_clockid clk, bool messages);
+
+void nsight_report_tcheck_text(FILE *f, const struct nsight_timeconv *tc,
+			       const struct nsight_tcheck *r);
+/* A new object (the caller puts it), NULL if out of memory. */
+struct json_object *nsight_report_tcheck_json(const char *pairs_name, const char *name,
+					      const struct nsight_timeconv *tc,
+					      const struct nsight_tcheck *r);
+
+#endif /* NSIGHT_REPORT_H */

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Message lifetimes (DESIGN "Message lifetimes", seeds/001 §4.1):
+ *
+ *   RX: NIC n -> hand-off h (CPU X -> CPU Y) -> application receive a
+ *   TX: application send -> qdisc (TX_QUEUE) -> driver (TX_XMIT)
+ *       -> TX completion (TX_TSTAMP, when there is one)
+ *
+ * rebuilt from a capture's packet, hand-off and application records:
+ *
+ * - A packet is its records at the RX stages with one pkt_id, from the first
+ *   stage until a stage repeats or protocol input was seen (then the same id
+ *   is the next packet: FIFO). n is its earliest record, or its hardware
+ *   stamp when a PHC sample converts it. It belongs to the most specific
+ *   socket it was addressed to (connected, then bound address, then
+ *   wildcard); sockets are known from hand-off and app_recv records.
+ * - UDP: a hand-off names the datagram made readable; the app_copy records
+ *   of a thread since its last receive name the one a receive returned,
+ *   and without them the oldest waiting one is taken (the queue is FIFO;
+ *   such messages are marked "fifo").
+ * - TCP: a receive returns [tcp_seq - ret, tcp_seq); n is the earliest
+ *   packet holding its first byte, h the first hand-off whose rcv_nxt is
+ *   past it; segments inside an aggregate (NSIGHT_PKT_F_GSO) are not
+ *   counted as packets of their own.
+ * - TX: a UDP send's datagram is the next unclaimed TX_QUEUE packet of its
+ *   flow before the thread's next send on the socket, from the send's CPU
+ *   if any; a TCP send covers [tcp_seq, tcp_seq + ret) (cut at the socket's
+ *   next send), from the first queued packet holding its bytes to the xmit
+ *   (and completion) of the one holding its last byte. A TX_TSTAMP taken
+ *   before the xmit record (a software stamp) is no completion.
+ *
+ * Nothing is invented: a message that lacks a stage, holds a record that
+ * is out of TSC order, falls where one of its CPUs lost records, or cannot
+ * be put on the clock is kept as incomplete with the reason, and is left
+ * out of the latency figures. A datagram delivered to several sockets
+ * (multicast) gets its packet in the first socket's message only.
+ */
+#ifndef NSIGHT_LIFETIME_H
+#define NSIGHT_LIFETIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/nsight.h>
+
+#include "capture.h"
+#include "diag.h"
+#include "timeconv.h"
+
+enum nsight_msg_dir {
+	NSIGHT_MSG_RX,
+	NSIGHT_MSG_TX,
+};
+
+/* Why a message is incomplete; the first that applies is given. */
+enum nsight_msg_reason {
+	NSIGHT_MSG_COMPLETE,
+	NSIGHT_MSG_DROPS,		/* a CPU of the message lost records in its window */
+	NSIGHT_MSG_OUT_OF_ORDER,	/* one of its records is out of TSC order */
+	NSIGHT_MSG_NO_NIC,		/* RX: no packet record */
+	NSIGHT_MSG_NO_HANDOFF,		/* RX: no hand-off made it readable */
+	NSIGHT_MSG_NO_APP_RECV,		/* RX: no application receive returned it */
+	NSIGHT_MSG_NO_QUEUE,		/* TX: no packet entered the qdisc layer */
+	NSIGHT_MSG_NO_XMIT,		/* TX: the driver never took it */
+	NSIGHT_MSG_NO_CLOCK,		/* no clock records to time it with */
+	__NSIGHT_MSG_REASONS
+};
+
+/* Stages: RX n, h, a; TX send, queue, xmit, done. */
+enum {
+	NSIGHT_RX_N,
+	NSIGHT_RX_H,
+	NSIGHT_RX_A,
+	NSIGHT_TX_SEND = 0,
+	NSIGHT_TX_QUEUE,
+	NSIGHT_TX_XMIT,
+	NSIGHT_TX_DONE,
+	NSIGHT_MSG_STAGES = 4
+};
+
+struct nsight_msg_time {
+	bool valid;		/* the stage was found */
+	bool timed;		/* real_ns and mono_ns are set */
+	bool hw;		/* from the NIC's hardware timestamp (PHC) */
+	uint32_t cpu;
+	uint64_t tsc;		/* of the record (for hw: still its record's) */
+	int64_t real_ns;
+	int64_t mono_ns;
+};
+
+struct nsight_msg {
+	uint64_t id;			/* 1.., per direction */
+	uint8_t dir;			/* enum nsight_msg_dir */
+	uint8_t protocol;		/* IPPROTO_UDP or IPPROTO_TCP */
+	uint8_t reason;			/* enum nsight_msg_reason */
+	bool fifo;			/* UDP receive matched by queue order:
+					 * no app_copy named the datagram
+					 */
+	struct nsight_flow flow;	/* sender -> receiver of the data */
+	uint64_t sock_id;
+	char comm[16];			/* NUL-terminated; "" if unknown */
+	uint32_t pid, tid;
+	struct nsight_msg_time t[NSIGHT_MSG_STAGES];
+	uint32_t packets;
+	uint64_t bytes;
+	int64_t seg_ns[NSIGHT_MSG_STAGES - 1];	/* stage i -> i + 1, when both timed */
+	int64_t total_ns;		/* complete messages: n -> a, send -> xmit/done */
+
+	/* For the checks: where the message's records lie. */
+	uint64_t tsc_lo, tsc_hi;
+	uint32_t cpus[8];
+	uint8_t n_cpus;
+	bool ooo;
+};
+
+struct nsight_lifetimes {
+	struct nsight_msg *msgs;	/* RX by id, then TX by id */
+	size_t n, cap;
+	size_t n_rx, n_tx;
+	uint64_t n_complete;
+	uint64_t by_reason[__NSIGHT_MSG_REASONS];
+	uint64_t ooo_records;		/* records out of TSC order, all CPUs */
+	uint64_t fifo;			/* UDP receives matched by socket order */
+	uint64_t hw_used;		/* NIC times from hardware timestamps */
+	uint64_t hw_unused;		/* hw timestamps not convertible or implausible */
+	uint64_t unattributed_pkts;	/* RX data packets of no socket seen */
+	enum nsight_tc_quality quality;
+};
+
+/*
+ * Rebuild the lifetimes of @cap (finished) timed with @tc. Returns 0 or
+ * -NSIGHT_E_NOMEM; nsight_lifetimes_fini() either way.
+ */
+int nsight_lifetimes_build(struct nsight_lifetimes *lt, const struct nsight_capture *cap,
+			   const struct nsight_timeconv *tc, struct nsight_diag *d);
+void nsight_lifetimes_fini(struct nsight_lifetimes *lt);
+
+const char *nsight_msg_reason_name(enum nsight_msg_reason r);
+const char *nsight_msg_dir_name(enum nsight_msg_dir dir);
+/* "udp", "tcp" or the number. */
+const char *nsight_proto_name(uint8_t proto, char *buf, size_t len);
+/* The stage names of a direction: "n", "h", "a" / "send", "queue", ... */
+const char *nsight_msg_stage_name(enum nsight_msg_dir dir, unsigned int stage);
+
+/* Absolute time of a stage in @clk. */
+static inline int64_t nsight_msg_time_ns(const struct nsight_msg_time *t, enum nsight_clockid clk)
+{
+	return clk == NSIGHT_CLOCK_MONOTONIC ? t->mono_ns : t->real_ns;
+}
+
+/* 1 + the last stage a direction has. */
+static inline unsigned int nsight_msg_n_stages(enum nsight_msg_dir dir)
+{
+	return dir == NSIGHT_MSG_RX ? 3 : 4;
+}
+
+#endif /* NSIGHT_LIFETIME_H */

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Synthetic captures for the lifetime and time tests: per-CPU record
+ * buffers (each starting with a SUBBUF header), record builders, and the
+ * stream written with the library's writer and analysed in memory or
+ * saved to a file.
+ *
+ * The default clock: a TSC of 1 GHz counted by a TSC clocksource with
+ * mult 2^24 and shift 24, so one tick is one nanosecond,
+ *   mono(t) = SYN_MONO0 + (t - SYN_TK_TSC), real(t) = mono(t) + SYN_OFFS.
+ */
+#ifndef NSIGHT_TEST_SYNTH_H
+#define NSIGHT_TEST_SYNTH_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "analysis.h"
+#include "test.h"
+
+#define SYN_MAX_CPUS	4
+#define SYN_HZ		1000000000ULL
+#define SYN_TK_TSC	1000ULL
+#define SYN_MONO0	5000000000LL
+#define SYN_OFFS	1700000000000000000LL
+
+struct synth {
+	uint8_t *buf[SYN_MAX_CPUS];
+	size_t len[SYN_MAX_CPUS], cap[SYN_MAX_CPUS];
+	uint64_t subbuf_seq[SYN_MAX_CPUS];
+	uint32_t nr_cpus;
+	uint64_t tsc_hz;
+	struct nsight_phc_sample phc[4];	/* written as a PHC chunk if any */
+	size_t n_phc;
+};
+
+static inline void synth_put(struct synth *s, uint32_t cpu, const void *rec, size_t size)
+{
+	if (cpu >= SYN_MAX_CPUS)
+		abort();
+	while (s->len[cpu] + size > s->cap[cpu]) {
+		s->cap[cpu] = s->cap[cpu] ? s->cap[cpu] * 2 : 4096;
+		s->buf[cpu] = realloc(s->buf[cpu], s->cap[cpu]);
+		if (!s->buf[cpu])
+			abort();
+	}
+	memcpy(s->buf[cpu] + s->len[cpu], rec, size);
+	s->len[cpu] += size;
+}
+
+/* A SUBBUF header on @cpu: the next sequence number, @dropped before it. */
+static inline void synth_subbuf(struct synth *s, uint32_t cpu, uint64_t tsc, uint64_t dropped)
+{
+	struct nsight_rec_subbuf sb;
+
+	rec_hdr(&sb, NSIGHT_REC_SUBBUF, sizeof(sb), cpu, tsc);
+	sb.seq = s->subbuf_seq[cpu]++;
+	sb.dropped = dropped;
+	synth_put(s, cpu, &sb, sizeof(sb));
+}
+
+static inline void synth_init(struct synth *s, uint32_t nr_cpus)
+{
+	uint32_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->nr_cpus = nr_cpus;
+	s->tsc_hz = SYN_HZ;
+	for (i = 0; i < nr_cpus; i++)
+		synth_subbuf(s, i, 1, 0);
+}
+
+static inline void synth_free(struct synth *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < SYN_MAX_CPUS; i++)
+		free(s->buf[i]);
+}
+
+/* The default timekeeper record (see above) at @tsc on @cpu. */
+static inline void synth_tk(struct synth *s, uint32_t cpu, uint64_t tsc)
+{
+	struct nsight_rec_timekeeper tk;
+
+	rec_hdr(&tk, NSIGHT_REC_TIMEKEEPER, sizeof(tk), cpu, tsc);
+	tk.mask = UINT64_MAX;
+	tk.mult = 1U << 24;
+	tk.shift = 24;
+	tk.xtime_nsec = (tsc - SYN_TK_TSC) << 24;	/* as if accumulated */
+	tk.cycle_last = tsc;
+	tk.base_mono = SYN_MONO0;
+	tk.offs_real = SYN_OFFS;
+	tk.flags = NSIGHT_TK_CS_TSC | NSIGHT_TK_CS_NOW;
+	tk.cs_now = tsc;
+	tk.tsc_cs = tsc;
+	snprintf(tk.clocksource, sizeof(tk.clocksource), "tsc");
+	synth_put(s, cpu, &tk, sizeof(tk));
+}
+
+/* A clock_sync consistent with the default clock, bracket [@tsc, @tsc + 20]. */
+static inline void synth_sync(struct synth *s, uint32_t cpu, uint64_t tsc)
+{
+	struct nsight_rec_clock_sync cs;
+
+	rec_hdr(&cs, NSIGHT_REC_CLOCK_SYNC, sizeof(cs), cpu, tsc + 20);
+	cs.tsc_before = tsc;
+	cs.tsc_after = tsc + 20;
+	cs.cs_cycles = tsc + 10;
+	cs.mono_ns = SYN_MONO0 + (int64_t)(tsc + 10 - SYN_TK_TSC);
+	cs.real_ns = cs.mono_ns + SYN_OFFS;
+	cs.tsc_hz = SYN_HZ;
+	synth_put(s, cpu, &cs, sizeof(cs));
+}
+
+static inline int64_t syn_mono(uint64_t tsc)
+{
+	return SYN_MONO0 + (int64_t)tsc - (int64_t)SYN_TK_TSC;
+}
+
+/* An IPv4 flow (addresses IPv4-mapped) "a.b.c.d" strings. */
+static inline struct nsight_flow flow4(const char *saddr, uint16_t sport, const char *daddr,
+				       uint16_t dport, uint8_t proto)
+{
+	struct nsight_flow f;
+
+	memset(&f, 0, sizeof(f));
+	f.saddr[10] = f.saddr[11] = 0xff;
+	f.daddr[10] = f.daddr[11] = 0xff;
+	if (saddr)
+		inet_pton(AF_INET, saddr, f.saddr + 12);
+	if (daddr)
+		inet_pton(AF_INET, daddr, f.daddr + 12);
+	f.sport = sport;
+	f.dport = dport;
+	f.family = AF_INET;
+	f.protocol = proto;
+	return f;
+}
+
+static inline void synth_pkt(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_t stage,
+			     uint64_t pkt_id, struct nsight_flow flow, uint32_t seq, uint32_t len,
+			     uint8_t flags)
+{
+	struct nsight_rec_pkt p;
+
+	rec_hdr(&p, NSIGHT_REC_PKT, sizeof(p), cpu, tsc);
+	p.pkt_id = pkt_id;
+	p.flow = flow;
+	p.seq = seq;
+	p.payload_len = len;
+	p.ifindex = 2;
+	p.stage = stage;
+	p.flags = flags;
+	p.gso_segs = (flags & NSIGHT_PKT_F_GSO) ? 2 : 1;
+	synth_put(s, cpu, &p, sizeof(p));
+}
+
+static inline void synth_handoff(struct synth *s, uint32_t cpu, uint64_t tsc, uint64_t sock_id,
+				 struct nsight_flow sock, uint64_t pkt_id, uint32_t rcv_nxt)
+{
+	struct nsight_rec_handoff h;
+
+	rec_hdr(&h, NSIGHT_REC_HANDOFF, sizeof(h), cpu, tsc);
+	h.sock_id = sock_id;
+	h.flow = sock;
+	h.pkt_id = pkt_id;
+	h.rcvq_len = 1;
+	h.tcp_rcv_nxt = rcv_nxt;
+	synth_put(s, cpu, &h, sizeof(h));
+}
+
+static inline void synth_copy(struct synth *s, uint32_t cpu, uint64_t tsc, uint64_t pkt_id,
+			      uint32_t tid, uint32_t pid, uint32_t len)
+{
+	struct nsight_rec_app_copy c;
+
+	rec_hdr(&c, NSIGHT_REC_APP_COPY, sizeof(c), cpu, tsc);
+	c.pkt_id = pkt_id;
+	c.len = len;
+	c.tid = tid;
+	c.pid = pid;
+	synth_put(s, cpu, &c, sizeof(c));
+}
+
+/* app_recv or app_send (@type) on socket @sock_id with flow @sock. */
+static inline void synth_app(struct synth *s, uint16_t type, uint32_t cpu, uint64_t tsc,
+			     uint64_t sock_id, struct nsight_flow sock, int64_t ret, uint32_t tcp_seq,
+			     uint32_t tid, uint32_t pid, const char *comm)
+{
+	struct nsight_rec_app a;
+
+	rec_hdr(&a, type, sizeof(a), cpu, tsc);
+	a.sock_id = sock_id;
+	a.flow = sock;
+	a.start_tsc = tsc;
+	a.ret = ret;
+	a.tcp_seq = tcp_seq;
+	a.tid = tid;
+	a.pid = pid;
+	snprintf(a.comm, sizeof(a.comm), "%s", comm);
+	synth_put(s, cpu, &a, sizeof(a));
+}
+
+/* The stream of @s in @m (free(m->data) later). */
+static inline void synth_stream(const struct synth *s, struct membuf *m)
+{
+	struct nsight_stream_hdr h = { .tsc_hz = s->tsc_hz, .nr_cpus = s->nr_cpus, .sources = 7 };
+	struct nsight_stream_writer w;
+	uint32_t i;
+
+	snprintf(h.release, sizeof(h.release), "6.12.0-synth");
+	membuf_open(m, &w);
+	nsight_stream_write_header(&w, &h);
+	for (i = 0; i < s->nr_cpus; i++)
+		nsight_stream_write_records(&w, i, s->buf[i], s->len[i]);
+	if (s->n_phc)
+		nsight_stream_write_phc(&w, s->phc, s->n_phc);
+	nsight_stream_write_end(&w);
+	membuf_close(m);
+}
+
+static inline int synth_analyze_opts(const struct synth *s, struct nsight_analysis *a,
+				     enum nsight_tc_params params, struct nsight_diag *d)
+{
+	struct nsight_analysis_opts o = { .params = params, .lifetimes = true };
+	struct membuf m;
+	FILE *f;
+	int ret;
+
+	synth_stream(s, &m);
+	f = mem_reader(m.data, m.len);
+	if (!f)
+		abort();
+	ret = nsight_analysis_run(a, f, &o, d);
+	fclose(f);
+	free(m.data);
+	if (ret)
+		printf("# analysis: %s\n", d->msg);
+	return ret;
+}
+
+static inline int synth_analyze(const struct synth *s, struct nsight_analysis *a)
+{
+	struct nsight_diag d = { 0 };
+
+	return synth_analyze_opts(s, a, NSIGHT_TC_IN_FORCE, &d);
+}
+
+static inline int synth_save(const struct synth *s, const char *path)
+{
+	struct membuf m;
+	FILE *f;
+	int ok;
+
+	synth_stream(s, &m);
+	f = fopen(path, "wb");
+	ok = f && fwrite(m.data, 1, m.len, f) == m.len;
+	if (f && fclose(f))
+		ok = 0;
+	free(m.data);
+	return ok ? 0 : -1;
+}
+
+#endif /* NSIGHT_TEST_SYNTH_H */
