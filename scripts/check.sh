@@ -14,6 +14,7 @@
 # "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
 #
 # Environment: NSIGHT_GUESTS="deb612 deb61 test" (which guests to boot),
+# NSIGHT_TESTS="01-load 05-udp" (which guest tests, default all),
 # NSIGHT_CACHE (test-kernel cache, default /var/cache/nsight).
 set -u
 
@@ -128,9 +129,12 @@ guest() {
 		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
 		--bin "$top/build/selftests/udp_pair" --bin "$top/build/selftests/run_as" \
 		--bin "$top/build/selftests/nl_probe" --bin "$top/build/selftests/write_file" \
+		--bin "$top/build/selftests/msgload" --bin "$top/build/selftests/tsc_pairs" \
+		--bin "$top/build/selftests/clock_churn" \
 		--tests "$top/selftests/nsight" 2>"$out/guest-$tag.err" || return 1
 	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$tag.cpio.gz" \
-		--log "$out/guest-$tag.serial.log" --tests all --timeout 2400 \
+		--log "$out/guest-$tag.serial.log" --tests "${NSIGHT_TESTS:-all}" --timeout 2400 \
+		--append "tsc=reliable" \
 		>"$out/guest-$tag.ktap" 2>>"$out/guest-$tag.err"
 }
 

@@ -176,6 +176,19 @@ _nsight_modname() {
 	echo "${_m%%.ko*}"
 }
 
+# write_fails FILE VALUE ERRTEXT: one write(2) of VALUE to FILE (a sysfs
+# file) must fail with an error whose text contains ERRTEXT, and leave the
+# value read back unchanged. Needs the write_file test program.
+write_fails() {
+	_before=$(cat "$1")
+	_out=$(write_file "$1" "$2" 2>&1) && { echo "accepted '$2'"; return 1; }
+	case $_out in
+	*"$3"*) ;;
+	*) echo "wrong error for '$2': $_out"; return 1 ;;
+	esac
+	[ "$(cat "$1")" = "$_before" ] || { echo "value changed"; return 1; }
+}
+
 # nsight_load [PARAM=VALUE...]: insmod $NSIGHT_KO. Not a result of its own;
 # if it fails, a failed result "load nsight" with insmod's message, then exit 1.
 nsight_load() {

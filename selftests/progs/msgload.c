@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msgload: request/response workloads for nsight's guest tests.
+ *
+ *   msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH]
+ *                  [-t TOUCH_KB]
+ *       Echo every request. -w spins WORK_US per request; -b waits until
+ *       BATCH requests arrived and then handles them one by one (requests
+ *       queue behind each other: head-of-line blocking); -t writes TOUCH_KB
+ *       of freshly mapped memory per request (page faults). Exits after
+ *       COUNT requests (default: never) and prints "served N".
+ *
+ *   msgload client -p udp|tcp -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED]
+ *                  [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US]
+ *       Send COUNT requests of SIZE bytes (default 64) carrying their
+ *       sequence number. Closed loop by default (next request GAP_US after
+ *       the reply, default 0); with -r, open loop: Poisson arrivals at RATE per second
+ *       (seeded, so runs repeat) and a second thread collecting replies.
+ *       Prints "sent N received M" and the latency percentiles in
+ *       microseconds as measured by the client.
+ *
+ * Exit 0 on success, 1 on a runtime error, 2 on a usage error.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SIZE 1400
+
+struct opts {
+	int tcp;
+	const char *addr;
+	int port;
+	unsigned long count;
+	unsigned long work_us;
+	unsigned long batch;
+	unsigned long touch_kb;
+	double rate;
+	unsigned long seed;
+	unsigned long size;
+	unsigned long timeout_ms;
+	unsigned long gap_us;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void spin_us(unsigned long us)
+{
+	uint64_t end = now_ns() + us * 1000ULL;
+
+	while (now_ns() < end)
+		;
+}
+
+/* Fresh anonymous memory, written once: every page faults. */
+static void touch_fresh(unsigned long kb)
+{
+	size_t len = kb * 1024, i;
+	char *p;
+
+	if (!kb)
+		return;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	for (i = 0; i < len; i += 4096)
+		p[i] = 1;
+	munmap(p, len);
+}
+
+static void handle(const struct opts *o)
+{
+	spin_us(o->work_us);
+	touch_fresh(o->touch_kb);
+}
+
+/* Read exactly len bytes from a stream socket. */
+static int read_full(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+
+		if (n <= 0)
+			return n < 0 ? -1 : 1;
+		got += n;
+	}
+	return 0;
+}
+
+static int serve_udp(const struct opts *o, int fd)
+{
+	struct {
+		struct sockaddr_storage from;
+		socklen_t fromlen;
+		char buf[MAX_SIZE];
+		ssize_t len;
+	} *q;
+	unsigned long served = 0, batch = o->batch ? o->batch : 1, i, n;
+
+	q = calloc(batch, sizeof(*q));
+	if (!q)
+		return 1;
+	while (!o->count || served < o->count) {
+		for (n = 0; n < batch; n++) {
+			q[n].fromlen = sizeof(q[n].from);
+			q[n].len = recvfrom(fd, q[n].buf, sizeof(q[n].buf), 0,
+					    (struct sockaddr *)&q[n].from,
+					    &q[n].fromlen);
+			if (q[n].len < 0) {
+				perror("msgload: recvfrom");
+				return 1;
+			}
+			if (o->count && served + n + 1 >= o->count) {
+				n++;
+				break;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			handle(o);
+			sendto(fd, q[i].buf, q[i].len, 0,
+			       (struct sockaddr *)&q[i].from, q[i].fromlen);
+		}
+		served += n;
+	}
+	free(q);
+	printf("served %lu\n", served);
+	return 0;
+}
+
+static int serve_tcp(const struct opts *o, int lfd)
+{
+	unsigned long served = 0;
+	char buf[MAX_SIZE];
+	int fd, one = 1;
+
+	if (listen(lfd, 4)) {
+		perror("msgload: listen");
+		return 1;
+	}
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0) {
+		perror("msgload: accept");
+		return 1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	while (!o->count || served < o->count) {
+		/* A message is what one receive returns. */
+		ssize_t n = read(fd, buf, o->size);
+
+		if (n <= 0)
+			break;
+		if (n < (ssize_t)o->size &&
+		    read_full(fd, buf + n, o->size - n))
+			break;
+		handle(o);
+		if (write(fd, buf, o->size) != (ssize_t)o->size)
+			break;
+		served++;
+	}
+	close(fd);
+	printf("served %lu\n", served);
+	return 0;
+}
+
+static int run_server(const struct opts *o)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(o->port) };
+	int fd, one = 1;
+
+	fd = socket(AF_INET, o->tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				 sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+		perror("msgload: server socket");
+		return 1;
+	}
+	printf("listening %d\n", o->port);
+	fflush(stdout);
+	return o->tcp ? serve_tcp(o, fd) : serve_udp(o, fd);
+}
+
+struct client {
+	const struct opts *o;
+	int fd;
+	uint64_t *sent_at;	/* per sequence number */
+	uint64_t *lat;		/* per sequence number, 0 = no reply */
+	unsigned long received;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Receive one reply and note its latency. Returns its sequence number, or
+ * -1 when none came within the timeout or the connection failed.
+ */
+static long recv_reply(struct client *c)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+	char buf[MAX_SIZE];
+	uint64_t seq;
+	ssize_t n;
+
+	if (poll(&p, 1, c->o->timeout_ms) <= 0)
+		return -1;
+	if (c->o->tcp)
+		n = read_full(c->fd, buf, c->o->size) ? -1 : (ssize_t)c->o->size;
+	else
+		n = recv(c->fd, buf, sizeof(buf), 0);
+	if (n < (ssize_t)sizeof(seq))
+		return -1;
+	memcpy(&seq, buf, sizeof(seq));
+	if (seq >= c->o->count)
+		return -1;
+	if (!c->lat[seq]) {
+		c->lat[seq] = now_ns() - c->sent_at[seq];
+		c->received++;
+	}
+	return seq;
+}
+
+/* Open loop: collect replies until all came or the timeout passed. */
+static void *collect(void *arg)
+{
+	struct client *c = arg;
+
+	while (c->received < c->o->count && recv_reply(c) >= 0)
+		;
+	return NULL;
+}
+
+static int send_req(struct client *c, uint64_t seq)
+{
+	char buf[MAX_SIZE];
+
+	memset(buf, 0, c->o->size);
+	memcpy(buf, &seq, sizeof(seq));
+	c->sent_at[seq] = now_ns();
+	return send(c->fd, buf, c->o->size, 0) == (ssize_t)c->o->size ? 0 : -1;
+}
+
+/* Exponential gaps from a seeded generator: Poisson arrivals. */
+static uint64_t next_gap_ns(double rate, unsigned short xsubi[3])
+{
+	double u = erand48(xsubi);
+
+	return (uint64_t)(-log(1.0 - u) / rate * 1e9);
+}
+
+static int run_client(const struct opts *o)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(o->port) };
+	struct client c = { .o = o };
+	unsigned short xsubi[3] = { o->seed, o->seed >> 16, 0x330e };
+	unsigned long i, n = 0;
+	uint64_t *sorted;
+	int one = 1;
+
+	if (inet_pton(AF_INET, o->addr, &sin.sin_addr) != 1) {
+		fprintf(stderr, "msgload: bad address %s\n", o->addr);
+		return 2;
+	}
+	c.fd = socket(AF_INET, o->tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+	if (c.fd < 0 || connect(c.fd, (struct sockaddr *)&sin, sizeof(sin))) {
+		perror("msgload: connect");
+		return 1;
+	}
+	if (o->tcp)
+		setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c.sent_at = calloc(o->count, sizeof(*c.sent_at));
+	c.lat = calloc(o->count, sizeof(*c.lat));
+	sorted = calloc(o->count, sizeof(*sorted));
+	if (!c.sent_at || !c.lat || !sorted)
+		return 1;
+
+	if (o->rate > 0) {
+		pthread_t t;
+		uint64_t next = now_ns();
+
+		if (pthread_create(&t, NULL, collect, &c))
+			return 1;
+		for (i = 0; i < o->count; i++) {
+			next += next_gap_ns(o->rate, xsubi);
+			while (now_ns() < next)
+				;
+			if (send_req(&c, i))
+				perror("msgload: send");
+		}
+		pthread_join(t, NULL);
+	} else {
+		for (i = 0; i < o->count; i++) {
+			long r;
+
+			if (send_req(&c, i)) {
+				perror("msgload: send");
+				break;
+			}
+			/* Closed loop: until this reply (or a timeout). */
+			do
+				r = recv_reply(&c);
+			while (r >= 0 && (unsigned long)r != i);
+			if (o->gap_us)
+				usleep(o->gap_us);
+		}
+	}
+	for (i = 0; i < o->count; i++)
+		if (c.lat[i])
+			sorted[n++] = c.lat[i];
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	printf("sent %lu received %lu", o->count, n);
+	if (n) {
+		/* Nearest rank. */
+		static const double q[] = { 50, 90, 99, 99.9 };
+		static const char *const name[] = { "p50", "p90", "p99", "p999" };
+
+		for (i = 0; i < 4; i++) {
+			unsigned long r = (unsigned long)ceil(q[i] / 100 * n);
+
+			printf(" %s_us %.1f", name[i],
+			       sorted[(r ? r : 1) - 1] / 1000.0);
+		}
+		printf(" max_us %.1f", sorted[n - 1] / 1000.0);
+	}
+	printf("\n");
+	free(c.sent_at);
+	free(c.lat);
+	free(sorted);
+	close(c.fd);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH] [-t TOUCH_KB]\n"
+		"       msgload client -p udp|tcp -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US]\n");
+	return 2;
+}
+
+static int num(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return errno || end == s || *end || *v > max ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .size = 64, .seed = 1, .timeout_ms = 5000 };
+	unsigned long v;
+	int server, c;
+
+	if (argc < 2)
+		return usage();
+	if (!strcmp(argv[1], "server"))
+		server = 1;
+	else if (!strcmp(argv[1], "client"))
+		server = 0;
+	else
+		return usage();
+	optind = 2;
+	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:r:s:S:T:g:")) != -1) {
+		switch (c) {
+		case 'p':
+			if (strcmp(optarg, "udp") && strcmp(optarg, "tcp"))
+				return usage();
+			o.tcp = !strcmp(optarg, "tcp");
+			break;
+		case 'a':
+			o.addr = optarg;
+			break;
+		case 'P':
+			if (num(optarg, 65535, &v) || !v)
+				return usage();
+			o.port = v;
+			break;
+		case 'n':
+			if (num(optarg, 100000000, &o.count))
+				return usage();
+			break;
+		case 'w':
+			if (num(optarg, 10000000, &o.work_us))
+				return usage();
+			break;
+		case 'b':
+			if (num(optarg, 4096, &o.batch))
+				return usage();
+			break;
+		case 't':
+			if (num(optarg, 1 << 20, &o.touch_kb))
+				return usage();
+			break;
+		case 'r':
+			if (num(optarg, 10000000, &v) || !v)
+				return usage();
+			o.rate = v;
+			break;
+		case 's':
+			if (num(optarg, 0xffffffff, &o.seed))
+				return usage();
+			break;
+		case 'S':
+			if (num(optarg, MAX_SIZE, &o.size) || o.size < 8)
+				return usage();
+			break;
+		case 'T':
+			if (num(optarg, 3600000, &o.timeout_ms))
+				return usage();
+			break;
+		case 'g':
+			if (num(optarg, 10000000, &o.gap_us))
+				return usage();
+			break;
+		default:
+			return usage();
+		}
+	}
+	if (optind != argc || !o.port)
+		return usage();
+	if (server)
+		return run_server(&o);
+	if (!o.addr || !o.count)
+		return usage();
+	return run_client(&o);
+}
