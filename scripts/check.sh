@@ -125,7 +125,7 @@ guest() {
 	esac
 	[ -n "$ko" ] && [ -r "$kernel" ] || return 1
 	"$harness/mkinitramfs.sh" --out "$out/guest-$tag.cpio.gz" --kver "$kver" \
-		--kmods veth --file "$ko:/lib/nsight/nsight.ko" \
+		--kmods "veth e1000e" --file "$ko:/lib/nsight/nsight.ko" \
 		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
 		--bin "$top/build/selftests/udp_pair" --bin "$top/build/selftests/run_as" \
 		--bin "$top/build/selftests/nl_probe" --bin "$top/build/selftests/write_file" \
@@ -135,6 +135,7 @@ guest() {
 	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$tag.cpio.gz" \
 		--log "$out/guest-$tag.serial.log" --tests "${NSIGHT_TESTS:-all}" --timeout 2400 \
 		--append "tsc=reliable" \
+		--qemu-args "-netdev user,id=n0 -device e1000e,netdev=n0" \
 		>"$out/guest-$tag.ktap" 2>>"$out/guest-$tag.err"
 }
 

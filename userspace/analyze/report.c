@@ -64,6 +64,68 @@ void nsight_report_time_text(FILE *f, const struct nsight_analysis *a, enum nsig
 	if (tc->n_invalid)
 		fprintf(f, "; %" PRIu64 " timekeeper records ignored (invalid parameters)", tc->n_invalid);
 	fputc('\n', f);
+	nsight_report_phc_text(f, a);
+}
+
+/*
+ * The distinct (clock, interface) pairs of the PHC readings, each with its
+ * narrowest-bracket reading: how hardware timestamps map to realtime.
+ */
+static bool phc_first_of_kind(const struct nsight_capture *cap, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (cap->phc[j].phc_index == cap->phc[i].phc_index &&
+		    cap->phc[j].ifindex == cap->phc[i].ifindex)
+			return false;
+	return true;
+}
+
+static size_t phc_readings(const struct nsight_capture *cap, size_t i)
+{
+	size_t j, n = 0;
+
+	for (j = 0; j < cap->n_phc; j++)
+		n += cap->phc[j].phc_index == cap->phc[i].phc_index &&
+		     cap->phc[j].ifindex == cap->phc[i].ifindex;
+	return n;
+}
+
+static const char *phc_method(const struct nsight_phc_sample *s)
+{
+	const char *name = nsight_phc_method_name(s->method);
+
+	return name ? name : "unknown";
+}
+
+/* The interface name, terminated even if the stream's was not. */
+static const char *phc_ifname(const struct nsight_phc_sample *s, char buf[sizeof(s->ifname) + 1])
+{
+	memcpy(buf, s->ifname, sizeof(s->ifname));
+	buf[sizeof(s->ifname)] = '\0';
+	return buf[0] ? buf : "-";
+}
+
+void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a)
+{
+	const struct nsight_capture *cap = &a->cap;
+	char name[sizeof(cap->phc->ifname) + 1];
+	size_t i;
+
+	for (i = 0; i < cap->n_phc; i++) {
+		const struct nsight_phc_sample *s;
+		ssize_t b;
+
+		if (!phc_first_of_kind(cap, i))
+			continue;
+		b = nsight_phc_best(cap->phc, cap->n_phc, cap->phc[i].ifindex);
+		s = &cap->phc[b >= 0 ? (size_t)b : i];
+		fprintf(f, "phc: ptp%" PRIu32 " %s (ifindex %" PRIu32 ") %s, %zu readings, offset %" PRId64
+			" ns, window %" PRId64 " ns\n", s->phc_index, phc_ifname(s, name),
+			s->ifindex, phc_method(s), phc_readings(cap, i),
+			nsight_phc_offset_ns(s), nsight_phc_window_ns(s));
+	}
 }
 
 static void print_reasons(FILE *f, const uint64_t *by_reason)
@@ -269,6 +331,35 @@ static struct json_object *reasons_json(const uint64_t *by_reason, int *err)
 	return o;
 }
 
+static struct json_object *phc_json(const struct nsight_analysis *a, int *err)
+{
+	const struct nsight_capture *cap = &a->cap;
+	struct json_object *arr = json_object_new_array();
+	char name[sizeof(cap->phc->ifname) + 1];
+	size_t i;
+
+	for (i = 0; i < cap->n_phc; i++) {
+		const struct nsight_phc_sample *s;
+		struct json_object *o;
+		ssize_t b;
+
+		if (!phc_first_of_kind(cap, i))
+			continue;
+		b = nsight_phc_best(cap->phc, cap->n_phc, cap->phc[i].ifindex);
+		s = &cap->phc[b >= 0 ? (size_t)b : i];
+		o = json_object_new_object();
+		add_u64(o, "phc_index", s->phc_index, err);
+		add_str(o, "ifname", phc_ifname(s, name), err);
+		add_u64(o, "ifindex", s->ifindex, err);
+		add_str(o, "method", phc_method(s), err);
+		add_u64(o, "readings", phc_readings(cap, i), err);
+		add_i64(o, "offset_ns", nsight_phc_offset_ns(s), err);
+		add_i64(o, "window_ns", nsight_phc_window_ns(s), err);
+		push(arr, o, err);
+	}
+	return arr;
+}
+
 static struct json_object *time_json(const struct nsight_analysis *a, enum nsight_clockid clk,
 				     int *err)
 {
@@ -283,6 +374,7 @@ static struct json_object *time_json(const struct nsight_analysis *a, enum nsigh
 	add_u64(o, "invalid_timekeeper_records", tc->n_invalid, err);
 	add_u64(o, "clock_sync_records", tc->n_cs, err);
 	add_u64(o, "tsc_hz", tc->tsc_hz, err);
+	add(o, "phc", phc_json(a, err), err);
 	return o;
 }
 

@@ -15,6 +15,7 @@
 #include "analysis.h"
 #include "timecheck.h"
 
+void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a);
 void nsight_report_time_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk);
 void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a);
 /* Complete messages by direction and id, then the incomplete ones. */
