@@ -257,7 +257,8 @@ void nsight_get_status(struct nsight_status *st)
 	st->subbuf_size = nsight_buf.chan ? nsight_buf.subbuf_size : 0;
 	st->n_subbufs = nsight_buf.chan ? nsight_buf.n_subbufs : 0;
 	st->clock_hz = nsight_clock_hz();
-	st->probes_missed = nsight_net_missed() + nsight_app_missed();
+	st->probes_missed = nsight_net_missed() + nsight_app_missed() +
+			    nsight_ctx_missed();
 	st->filter = nsight_filter;
 	mutex_unlock(&nsight_control_lock);
 }

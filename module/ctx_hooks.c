@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Context records. sched_switch is not exported on Debian kernels, so it is
- * found by name (tracepoint.c).
+ * Context records: what every CPU runs, so that the time of a message can
+ * be attributed to the tasks, interrupts, softirqs, page faults, work items
+ * and idle periods that shared its cores. These tracepoints are not
+ * exported on Debian kernels; they are found by name (tracepoint.c). Page
+ * faults are timed with a kretprobe on handle_mm_fault(), which has no
+ * tracepoint pair.
  */
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/interrupt.h>
+#include <linux/workqueue.h>
+#include <linux/netdevice.h>
+#include <linux/mm.h>
+#include <linux/kernel.h>
 #include "ctx_hooks.h"
 #include "tracepoint.h"
+#include "kprobe.h"
 #include "buffer.h"
 #include "compat.h"
 
@@ -33,18 +43,224 @@ static void nsight_sched_switch(void *data, bool preempt,
 	nsight_emit(&r.hdr);
 }
 
-enum { NSIGHT_TP_SCHED_SWITCH, NSIGHT_CTX_NR_TP };
+static void nsight_sched_waking(void *data, struct task_struct *p)
+{
+	struct nsight_rec_waking r;
+
+	nsight_rec_init(&r.hdr, NSIGHT_REC_WAKING, sizeof(r));
+	r.tid = p->pid;
+	r.pid = p->tgid;
+	r.prio = p->prio;
+	r.target_cpu = task_cpu(p);
+	r.waker_tid = in_task() ? current->pid : 0;
+	r.pad = 0;
+	memcpy(r.comm, p->comm, sizeof(r.comm));
+	nsight_emit(&r.hdr);
+}
+
+static void nsight_irq_record(int irq, const struct irqaction *action,
+			      u32 flags)
+{
+	struct nsight_rec_irq r;
+
+	nsight_rec_init(&r.hdr, NSIGHT_REC_IRQ, sizeof(r));
+	r.irq = irq;
+	r.flags = flags;
+	memset(r.name, 0, sizeof(r.name));
+	if ((flags & NSIGHT_CTX_ENTRY) && action && action->name)
+		strscpy(r.name, action->name, sizeof(r.name));
+	nsight_emit(&r.hdr);
+}
+
+static void nsight_irq_entry(void *data, int irq, struct irqaction *action)
+{
+	nsight_irq_record(irq, action, NSIGHT_CTX_ENTRY);
+}
+
+static void nsight_irq_exit(void *data, int irq, struct irqaction *action,
+			    int ret)
+{
+	nsight_irq_record(irq, action,
+			  ret == IRQ_HANDLED ? NSIGHT_IRQ_HANDLED : 0);
+}
+
+static void nsight_softirq_record(unsigned int vec, u32 flags)
+{
+	struct nsight_rec_softirq r;
+
+	nsight_rec_init(&r.hdr, NSIGHT_REC_SOFTIRQ, sizeof(r));
+	r.vec = vec;
+	r.flags = flags;
+	nsight_emit(&r.hdr);
+}
+
+static void nsight_softirq_entry(void *data, unsigned int vec)
+{
+	nsight_softirq_record(vec, NSIGHT_CTX_ENTRY);
+}
+
+static void nsight_softirq_exit(void *data, unsigned int vec)
+{
+	nsight_softirq_record(vec, 0);
+}
+
+/* cpu_idle: a state, or PWR_EVENT_EXIT (all ones) when leaving idle. */
+static void nsight_cpu_idle(void *data, unsigned int state,
+			    unsigned int cpu)
+{
+	struct nsight_rec_idle r;
+
+	nsight_rec_init(&r.hdr, NSIGHT_REC_IDLE, sizeof(r));
+	r.state = state;
+	r.flags = state == (unsigned int)-1 ? 0 : NSIGHT_CTX_ENTRY;
+	nsight_emit(&r.hdr);
+}
+
+static void nsight_work_record(work_func_t fn, u32 flags)
+{
+	struct nsight_rec_work r;
+
+	nsight_rec_init(&r.hdr, NSIGHT_REC_WORK, sizeof(r));
+	r.flags = flags;
+	r.pad = 0;
+	memset(r.func, 0, sizeof(r.func));
+	/* The symbol, never the address. */
+	if (flags & NSIGHT_CTX_ENTRY)
+		snprintf(r.func, sizeof(r.func), "%ps", fn);
+	nsight_emit(&r.hdr);
+}
+
+static void nsight_work_start(void *data, struct work_struct *work)
+{
+	nsight_work_record(work->func, NSIGHT_CTX_ENTRY);
+}
+
+/* The work item may be freed by now: only @fn is used. */
+static void nsight_work_end(void *data, struct work_struct *work,
+			    work_func_t fn)
+{
+	nsight_work_record(fn, 0);
+}
+
+static void nsight_napi_poll(void *data, struct napi_struct *napi, int work,
+			     int budget)
+{
+	struct nsight_rec_napi r;
+
+	nsight_rec_init(&r.hdr, NSIGHT_REC_NAPI, sizeof(r));
+	r.work = work;
+	r.budget = budget;
+	memset(r.dev, 0, sizeof(r.dev));
+	if (napi->dev)
+		strscpy(r.dev, napi->dev->name, sizeof(r.dev));
+	nsight_emit(&r.hdr);
+}
+
+enum {
+	NSIGHT_TP_SCHED_SWITCH,
+	NSIGHT_TP_SCHED_WAKING,
+	NSIGHT_TP_IRQ_ENTRY,
+	NSIGHT_TP_IRQ_EXIT,
+	NSIGHT_TP_SOFTIRQ_ENTRY,
+	NSIGHT_TP_SOFTIRQ_EXIT,
+	NSIGHT_TP_CPU_IDLE,
+	NSIGHT_TP_WORK_START,
+	NSIGHT_TP_WORK_END,
+	NSIGHT_TP_NAPI_POLL,
+	NSIGHT_CTX_NR_TP
+};
+
+#define NSIGHT_CTX_TP(_id, _name, _probe) \
+	[_id] = { .name = _name, .probe = _probe }
 
 static struct nsight_tp nsight_ctx_tps[NSIGHT_CTX_NR_TP] = {
-	[NSIGHT_TP_SCHED_SWITCH] = {
-		.name = "sched_switch",
-		.probe = nsight_sched_switch,
-	},
+	NSIGHT_CTX_TP(NSIGHT_TP_SCHED_SWITCH, "sched_switch",
+		      nsight_sched_switch),
+	NSIGHT_CTX_TP(NSIGHT_TP_SCHED_WAKING, "sched_waking",
+		      nsight_sched_waking),
+	NSIGHT_CTX_TP(NSIGHT_TP_IRQ_ENTRY, "irq_handler_entry",
+		      nsight_irq_entry),
+	NSIGHT_CTX_TP(NSIGHT_TP_IRQ_EXIT, "irq_handler_exit", nsight_irq_exit),
+	NSIGHT_CTX_TP(NSIGHT_TP_SOFTIRQ_ENTRY, "softirq_entry",
+		      nsight_softirq_entry),
+	NSIGHT_CTX_TP(NSIGHT_TP_SOFTIRQ_EXIT, "softirq_exit",
+		      nsight_softirq_exit),
+	NSIGHT_CTX_TP(NSIGHT_TP_CPU_IDLE, "cpu_idle", nsight_cpu_idle),
+	NSIGHT_CTX_TP(NSIGHT_TP_WORK_START, "workqueue_execute_start",
+		      nsight_work_start),
+	NSIGHT_CTX_TP(NSIGHT_TP_WORK_END, "workqueue_execute_end",
+		      nsight_work_end),
+	NSIGHT_CTX_TP(NSIGHT_TP_NAPI_POLL, "napi_poll", nsight_napi_poll),
 };
 
 /* Source bit of each tracepoint above. */
 static const u32 nsight_ctx_tp_source[NSIGHT_CTX_NR_TP] = {
 	[NSIGHT_TP_SCHED_SWITCH] = NSIGHT_SRC_SCHED_SWITCH,
+	[NSIGHT_TP_SCHED_WAKING] = NSIGHT_SRC_SCHED_WAKING,
+	[NSIGHT_TP_IRQ_ENTRY] = NSIGHT_SRC_IRQ,
+	[NSIGHT_TP_IRQ_EXIT] = NSIGHT_SRC_IRQ,
+	[NSIGHT_TP_SOFTIRQ_ENTRY] = NSIGHT_SRC_SOFTIRQ,
+	[NSIGHT_TP_SOFTIRQ_EXIT] = NSIGHT_SRC_SOFTIRQ,
+	[NSIGHT_TP_CPU_IDLE] = NSIGHT_SRC_IDLE,
+	[NSIGHT_TP_WORK_START] = NSIGHT_SRC_WORKQUEUE,
+	[NSIGHT_TP_WORK_END] = NSIGHT_SRC_WORKQUEUE,
+	[NSIGHT_TP_NAPI_POLL] = NSIGHT_SRC_NAPI,
+};
+
+struct nsight_fault_call {
+	u64 start;
+	unsigned long address;
+	unsigned int flags;
+};
+
+/*
+ * handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+ *		   unsigned int flags, struct pt_regs *regs)
+ */
+static int nsight_fault_entry(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	struct nsight_fault_call *c = (void *)ri->data;
+
+	c->start = nsight_clock();
+	c->address = nsight_kprobe_arg(regs, 1);
+	c->flags = nsight_kprobe_arg(regs, 2);
+	return 0;
+}
+
+static int nsight_fault_ret(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct nsight_fault_call *c = (void *)ri->data;
+	struct nsight_rec_fault r;
+
+	nsight_rec_init(&r.hdr, NSIGHT_REC_FAULT, sizeof(r));
+	r.start_tsc = c->start;
+	r.flags = 0;
+	if (c->flags & FAULT_FLAG_USER)
+		r.flags |= NSIGHT_FAULT_USER;
+	if (c->flags & FAULT_FLAG_WRITE)
+		r.flags |= NSIGHT_FAULT_WRITE;
+	/* Kernel addresses are not written out. */
+	if (c->address < TASK_SIZE) {
+		r.address = c->address;
+	} else {
+		r.address = 0;
+		r.flags |= NSIGHT_FAULT_KERNEL_ADDR;
+	}
+	r.ret = regs_return_value(regs);
+	r.tid = current->pid;
+	r.pid = current->tgid;
+	nsight_emit(&r.hdr);
+	return 0;
+}
+
+/* A task sleeping in a fault (I/O) holds an instance until it returns. */
+static struct nsight_kretprobe nsight_ctx_kretprobes[] = {
+	{ .symbol = "handle_mm_fault", .entry = nsight_fault_entry,
+	  .ret = nsight_fault_ret,
+	  .data_size = sizeof(struct nsight_fault_call), .maxactive = 256,
+	  .source = NSIGHT_SRC_FAULT },
 };
 
 int nsight_ctx_init(void)
@@ -62,16 +278,33 @@ int nsight_ctx_attach(u32 sources)
 		if (!(sources & BIT(nsight_ctx_tp_source[i])))
 			continue;
 		ret = nsight_tp_attach(&nsight_ctx_tps[i], 1);
-		if (ret) {
-			nsight_ctx_detach();
-			return ret;
-		}
+		if (ret)
+			goto err;
 	}
+	ret = nsight_kretprobes_attach(nsight_ctx_kretprobes,
+				       ARRAY_SIZE(nsight_ctx_kretprobes),
+				       sources);
+	if (ret)
+		goto err;
 	return 0;
+err:
+	nsight_ctx_detach();
+	return ret;
 }
 
-/* Detach all; the caller runs tracepoint_synchronize_unregister(). */
+/*
+ * Detach all; kretprobes are synchronized on return, tracepoint probes after
+ * the caller's tracepoint_synchronize_unregister().
+ */
 void nsight_ctx_detach(void)
 {
+	nsight_kretprobes_detach(nsight_ctx_kretprobes,
+				 ARRAY_SIZE(nsight_ctx_kretprobes));
 	nsight_tp_detach(nsight_ctx_tps, NSIGHT_CTX_NR_TP);
+}
+
+u64 nsight_ctx_missed(void)
+{
+	return nsight_kretprobes_missed(nsight_ctx_kretprobes,
+					ARRAY_SIZE(nsight_ctx_kretprobes));
 }

@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Build nsight.ko against several kernels, each in its own copy of the
-# sources under build/kmod/<tag>/, and fail on any compiler warning.
+# Build nsight.ko (and the selftests' test module) against several kernels,
+# each in its own copy of the sources under build/kmod/<tag>/, and fail on
+# any compiler warning.
 #
 #   scripts/build-modules.sh [TAG=KDIR ...]
 #
 # Without arguments: deb612 and deb61 (the installed Debian headers), and
 # "test" when the test kernel is cached (build-test-kernel.sh --path).
-# Prints "TAG PATH-TO-nsight.ko" per kernel on stdout.
+# Prints "TAG PATH-TO-nsight.ko PATH-TO-nsight_busywork.ko" per kernel.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +30,8 @@ for t in "$@"; do
 	kdir=${t#*=}
 	out=$top/build/kmod/$tag
 	stage_module_tree "$out"
-	if ! make -s -C "$kdir" M="$out" modules >"$out/build.log" 2>&1; then
+	if ! { make -s -C "$kdir" M="$out" modules &&
+	       make -s -C "$kdir" M="$out/testmod" modules; } >"$out/build.log" 2>&1; then
 		echo "build-modules: $tag: build failed:" >&2
 		cat "$out/build.log" >&2
 		fail=1
@@ -41,6 +43,6 @@ for t in "$@"; do
 		fail=1
 		continue
 	fi
-	echo "$tag $out/module/nsight.ko"
+	echo "$tag $out/module/nsight.ko $out/testmod/nsight_busywork.ko"
 done
 exit $fail

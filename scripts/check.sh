@@ -112,6 +112,7 @@ suite build "$out/modules.ktap"
 guest() {
 	tag=$1
 	ko=$(awk -v t="$tag" '$1 == t {print $2}' "$out/modules.list")
+	testko=$(awk -v t="$tag" '$1 == t {print $3}' "$out/modules.list")
 	case $tag in
 	test)
 		[ -n "$tk" ] || return 1
@@ -126,11 +127,13 @@ guest() {
 	[ -n "$ko" ] && [ -r "$kernel" ] || return 1
 	"$harness/mkinitramfs.sh" --out "$out/guest-$tag.cpio.gz" --kver "$kver" \
 		--kmods "veth e1000e" --file "$ko:/lib/nsight/nsight.ko" \
+		--file "$testko:/lib/nsight/nsight_busywork.ko" \
 		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
 		--bin "$top/build/selftests/udp_pair" --bin "$top/build/selftests/run_as" \
 		--bin "$top/build/selftests/nl_probe" --bin "$top/build/selftests/write_file" \
 		--bin "$top/build/selftests/msgload" --bin "$top/build/selftests/tsc_pairs" \
-		--bin "$top/build/selftests/clock_churn" \
+		--bin "$top/build/selftests/clock_churn" --bin "$top/build/selftests/hog" \
+		--bin /usr/bin/memcached \
 		--tests "$top/selftests/nsight" 2>"$out/guest-$tag.err" || return 1
 	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$tag.cpio.gz" \
 		--log "$out/guest-$tag.serial.log" --tests "${NSIGHT_TESTS:-all}" --timeout 2400 \

@@ -45,7 +45,7 @@ if cp=$(checkpatch); then
 	# shellcheck disable=SC2046
 	if perl "$cp" --no-tree --strict --terse --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
-		$(find "$top/module" "$top/uapi" -name '*.[ch]' ! -name '*.mod.c' | sort) >"$log" 2>&1; then
+		$(find "$top/module" "$top/uapi" "$top/selftests/modules" -name '*.[ch]' ! -name '*.mod.c' | sort) >"$log" 2>&1; then
 		result OK "checkpatch"
 	else
 		result FAIL "checkpatch" "$log"
@@ -62,7 +62,8 @@ for tag in deb612 deb61; do
 	if [ -z "$kdir" ]; then
 		echo "# no headers for $tag" >"$log"
 		result FAIL "sparse $tag" "$log"
-	elif make -s -C "$kdir" M="$out" C=2 CHECK="sparse" modules >"$log" 2>&1 &&
+	elif { make -s -C "$kdir" M="$out" C=2 CHECK="sparse" modules &&
+	       make -s -C "$kdir" M="$out/testmod" C=2 CHECK="sparse" modules; } >"$log" 2>&1 &&
 	     ! grep -E "^$out/.*(warning|error):" "$log" >/dev/null; then
 		result OK "sparse $tag"
 	else

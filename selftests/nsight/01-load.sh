@@ -23,7 +23,7 @@ check "relay file per cpu" sh -c "
 check "genl family answers" nsightctl status
 check "defaults" sh -c '
 	[ "$(cat /sys/kernel/nsight/enable)" = 0 ] &&
-	[ "$(cat /sys/kernel/nsight/sources)" = sched_switch,handoff,clock,net_rx,net_tx,app ] &&
+	[ "$(cat /sys/kernel/nsight/sources)" = '$NSIGHT_ALL_SOURCES' ] &&
 	[ "$(cat /sys/kernel/nsight/buffer_size)" = 4194304 ] &&
 	[ "$(cat /sys/kernel/nsight/records_written)" = 0 ]'
 check "tsc_hz is set" sh -c '[ "$(cat /sys/kernel/nsight/tsc_hz)" -gt 0 ]'

@@ -14,7 +14,7 @@ done
 check "sources rejects bogus" write_fails $S/sources bogus "Invalid argument"
 check "sources rejects partly bogus" write_fails $S/sources "handoff,bogus" "Invalid argument"
 check "sources accepts a list" sh -c "echo handoff,clock > $S/sources && [ \"\$(cat $S/sources)\" = handoff,clock ]"
-check "sources accepts all" sh -c "echo all > $S/sources && [ \"\$(cat $S/sources)\" = sched_switch,handoff,clock,net_rx,net_tx,app ]"
+check "sources accepts all" sh -c "echo all > $S/sources && [ \"\$(cat $S/sources)\" = $NSIGHT_ALL_SOURCES ]"
 check "buffer_size rejects too small" write_fails $S/buffer_size 4096 "Invalid argument"
 check "buffer_size rejects too big" write_fails $S/buffer_size 4294967295 "Invalid argument"
 check "buffer_size rejects garbage" write_fails $S/buffer_size 1M "Invalid argument"

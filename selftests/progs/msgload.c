@@ -3,21 +3,23 @@
  * msgload: request/response workloads for nsight's guest tests.
  *
  *   msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH]
- *                  [-t TOUCH_KB]
+ *                  [-t TOUCH_KB [-R]] [-s SEED]
  *       Echo every request. -w spins WORK_US per request; -b waits until
  *       BATCH requests arrived and then handles them one by one (requests
  *       queue behind each other: head-of-line blocking); -t writes TOUCH_KB
- *       of freshly mapped memory per request (page faults). Exits after
- *       COUNT requests (default: never) and prints "served N".
+ *       of freshly mapped memory per request (page faults), -R a random
+ *       amount up to TOUCH_KB instead. Prints "listening PORT pid PID",
+ *       exits after COUNT requests (default: never) and prints "served N".
  *
- *   msgload client -p udp|tcp -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED]
- *                  [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US]
+ *   msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE]
+ *                  [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US]
  *       Send COUNT requests of SIZE bytes (default 64) carrying their
  *       sequence number. Closed loop by default (next request GAP_US after
  *       the reply, default 0); with -r, open loop: Poisson arrivals at RATE per second
  *       (seeded, so runs repeat) and a second thread collecting replies.
  *       Prints "sent N received M" and the latency percentiles in
- *       microseconds as measured by the client.
+ *       microseconds as measured by the client. memcache speaks memcached's
+ *       text protocol over TCP ("get" requests, answered in order).
  *
  * Exit 0 on success, 1 on a runtime error, 2 on a usage error.
  */
@@ -41,8 +43,12 @@
 
 #define MAX_SIZE 1400
 
+enum proto { PROTO_UDP, PROTO_TCP, PROTO_MEMCACHE };
+
 struct opts {
-	int tcp;
+	enum proto proto;
+	int tcp;	/* a stream socket: tcp or memcache */
+	int random_touch;
 	const char *addr;
 	int port;
 	unsigned long count;
@@ -62,6 +68,19 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Sleep, not spin, until @ns (CLOCK_MONOTONIC): in an emulated guest a
+ * spinning vCPU starves the others, which would be a cause of its own.
+ */
+static void sleep_until(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ULL,
+			       .tv_nsec = ns % 1000000000ULL };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }
 
 static void spin_us(unsigned long us)
@@ -91,8 +110,20 @@ static void touch_fresh(unsigned long kb)
 
 static void handle(const struct opts *o)
 {
+	static unsigned short xsubi[3];
+	static int seeded;
+
 	spin_us(o->work_us);
-	touch_fresh(o->touch_kb);
+	if (!o->random_touch) {
+		touch_fresh(o->touch_kb);
+		return;
+	}
+	if (!seeded) {
+		xsubi[0] = o->seed;
+		xsubi[1] = o->seed >> 16;
+		seeded = 1;
+	}
+	touch_fresh((unsigned long)(erand48(xsubi) * (o->touch_kb + 1)));
 }
 
 /* Read exactly len bytes from a stream socket. */
@@ -198,7 +229,7 @@ static int run_server(const struct opts *o)
 		perror("msgload: server socket");
 		return 1;
 	}
-	printf("listening %d\n", o->port);
+	printf("listening %d pid %d\n", o->port, (int)getpid());
 	fflush(stdout);
 	return o->tcp ? serve_tcp(o, fd) : serve_udp(o, fd);
 }
@@ -209,7 +240,37 @@ struct client {
 	uint64_t *sent_at;	/* per sequence number */
 	uint64_t *lat;		/* per sequence number, 0 = no reply */
 	unsigned long received;
+	unsigned long next_reply;	/* memcache: replies come in order */
+	unsigned int matched;		/* memcache: bytes of "END\r\n" seen */
 };
+
+/*
+ * memcache: every reply ends with "END\r\n" (which may straddle two
+ * reads). Note the replies completed in @buf and return the sequence
+ * number of the last one, or -1.
+ */
+static long memcache_replies(struct client *c, const char *buf, size_t n)
+{
+	static const char end[] = "END\r\n";
+	long last = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (buf[i] == end[c->matched])
+			c->matched++;
+		else
+			c->matched = buf[i] == 'E';
+		if (c->matched < sizeof(end) - 1)
+			continue;
+		c->matched = 0;
+		if (c->next_reply < c->o->count) {
+			last = c->next_reply++;
+			c->lat[last] = now_ns() - c->sent_at[last];
+			c->received++;
+		}
+	}
+	return last;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -219,8 +280,9 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
- * Receive one reply and note its latency. Returns its sequence number, or
- * -1 when none came within the timeout or the connection failed.
+ * Receive one reply and note its latency. Returns its sequence number, -2
+ * when what was read completed no reply yet, or -1 when none came within
+ * the timeout or the connection failed.
  */
 static long recv_reply(struct client *c)
 {
@@ -231,6 +293,16 @@ static long recv_reply(struct client *c)
 
 	if (poll(&p, 1, c->o->timeout_ms) <= 0)
 		return -1;
+	if (c->o->proto == PROTO_MEMCACHE) {
+		long last;
+
+		n = recv(c->fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			return -1;
+		last = memcache_replies(c, buf, n);
+		/* No reply complete yet: not a timeout. */
+		return last >= 0 ? last : -2;
+	}
 	if (c->o->tcp)
 		n = read_full(c->fd, buf, c->o->size) ? -1 : (ssize_t)c->o->size;
 	else
@@ -252,7 +324,7 @@ static void *collect(void *arg)
 {
 	struct client *c = arg;
 
-	while (c->received < c->o->count && recv_reply(c) >= 0)
+	while (c->received < c->o->count && recv_reply(c) != -1)
 		;
 	return NULL;
 }
@@ -261,6 +333,13 @@ static int send_req(struct client *c, uint64_t seq)
 {
 	char buf[MAX_SIZE];
 
+	if (c->o->proto == PROTO_MEMCACHE) {
+		int len = snprintf(buf, sizeof(buf), "get key%lu\r\n",
+				   (unsigned long)(seq % 1000));
+
+		c->sent_at[seq] = now_ns();
+		return send(c->fd, buf, len, 0) == len ? 0 : -1;
+	}
 	memset(buf, 0, c->o->size);
 	memcpy(buf, &seq, sizeof(seq));
 	c->sent_at[seq] = now_ns();
@@ -310,8 +389,7 @@ static int run_client(const struct opts *o)
 			return 1;
 		for (i = 0; i < o->count; i++) {
 			next += next_gap_ns(o->rate, xsubi);
-			while (now_ns() < next)
-				;
+			sleep_until(next);
 			if (send_req(&c, i))
 				perror("msgload: send");
 		}
@@ -327,7 +405,7 @@ static int run_client(const struct opts *o)
 			/* Closed loop: until this reply (or a timeout). */
 			do
 				r = recv_reply(&c);
-			while (r >= 0 && (unsigned long)r != i);
+			while (r != -1 && r != (long)i);
 			if (o->gap_us)
 				usleep(o->gap_us);
 		}
@@ -361,8 +439,8 @@ static int run_client(const struct opts *o)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH] [-t TOUCH_KB]\n"
-		"       msgload client -p udp|tcp -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US]\n");
+		"usage: msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH] [-t TOUCH_KB [-R]] [-s SEED]\n"
+		"       msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US]\n");
 	return 2;
 }
 
@@ -390,12 +468,21 @@ int main(int argc, char **argv)
 	else
 		return usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:r:s:S:T:g:")) != -1) {
+	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:Rr:s:S:T:g:")) != -1) {
 		switch (c) {
 		case 'p':
-			if (strcmp(optarg, "udp") && strcmp(optarg, "tcp"))
+			if (!strcmp(optarg, "udp"))
+				o.proto = PROTO_UDP;
+			else if (!strcmp(optarg, "tcp"))
+				o.proto = PROTO_TCP;
+			else if (!strcmp(optarg, "memcache"))
+				o.proto = PROTO_MEMCACHE;
+			else
 				return usage();
-			o.tcp = !strcmp(optarg, "tcp");
+			o.tcp = o.proto != PROTO_UDP;
+			break;
+		case 'R':
+			o.random_touch = 1;
 			break;
 		case 'a':
 			o.addr = optarg;
@@ -447,6 +534,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || !o.port)
+		return usage();
+	if (server && o.proto == PROTO_MEMCACHE)
 		return usage();
 	if (server)
 		return run_server(&o);

@@ -216,13 +216,22 @@ enum nsight_source {
 					 * __skb_recv_udp and inet{,6}_recvmsg
 					 * returns, inet{,6}_sendmsg entry
 					 */
+	NSIGHT_SRC_SCHED_WAKING,	/* sched_waking tracepoint */
+	NSIGHT_SRC_IRQ,			/* irq_handler_entry/exit */
+	NSIGHT_SRC_SOFTIRQ,		/* softirq_entry/exit */
+	NSIGHT_SRC_IDLE,		/* cpu_idle */
+	NSIGHT_SRC_FAULT,		/* handle_mm_fault entry and return */
+	NSIGHT_SRC_WORKQUEUE,		/* workqueue_execute_start/end */
+	NSIGHT_SRC_NAPI,		/* napi_poll */
 	__NSIGHT_SRC_COUNT
 };
 
 #define NSIGHT_SOURCES_ALL	((1U << __NSIGHT_SRC_COUNT) - 1)
 /* Names used by sysfs "sources" and nsightctl, in bit order. */
 #define NSIGHT_SOURCE_NAMES	{ "sched_switch", "handoff", "clock", \
-				  "net_rx", "net_tx", "app" }
+				  "net_rx", "net_tx", "app", "sched_waking", \
+				  "irq", "softirq", "idle", "fault", \
+				  "workqueue", "napi" }
 
 #define NSIGHT_BUFFER_MIN	(64U << 10)
 #define NSIGHT_BUFFER_MAX	(256U << 20)
@@ -244,6 +253,13 @@ enum nsight_rec_type {
 	NSIGHT_REC_APP_COPY,
 	NSIGHT_REC_APP_RECV,
 	NSIGHT_REC_APP_SEND,
+	NSIGHT_REC_WAKING,
+	NSIGHT_REC_IRQ,
+	NSIGHT_REC_SOFTIRQ,
+	NSIGHT_REC_IDLE,
+	NSIGHT_REC_FAULT,
+	NSIGHT_REC_WORK,
+	NSIGHT_REC_NAPI,
 	__NSIGHT_REC_MAX
 };
 
@@ -422,6 +438,87 @@ struct nsight_rec_app {
 	__u32 pid;
 	__u32 flags;
 	char comm[16];
+};
+
+/* Context records: what a CPU runs besides tasks (sched_switch). */
+
+/*
+ * waking: a task is being woken (sched_waking, on the waker's CPU).
+ * @target_cpu: the CPU it will run on
+ */
+struct nsight_rec_waking {
+	struct nsight_rec_hdr hdr;
+	__u32 tid;
+	__u32 pid;
+	__s32 prio;
+	__u32 target_cpu;
+	__u32 waker_tid;	/* 0 in interrupt context */
+	__u32 pad;
+	char comm[16];
+};
+
+#define NSIGHT_CTX_ENTRY	0x1	/* an interval starts (else it ends) */
+
+/* irq: a hard interrupt handler runs (irq_handler_entry/exit). */
+struct nsight_rec_irq {
+	struct nsight_rec_hdr hdr;
+	__u32 irq;
+	__u32 flags;		/* NSIGHT_CTX_ENTRY; on exit, bit 1: handled */
+	char name[16];		/* the handler's name, at entry */
+};
+
+#define NSIGHT_IRQ_HANDLED	0x2
+
+/* softirq: a softirq vector runs (softirq_entry/exit); vec as in the kernel
+ * (0 HI, 1 TIMER, 2 NET_TX, 3 NET_RX, 4 BLOCK, 5 IRQ_POLL, 6 TASKLET,
+ * 7 SCHED, 8 HRTIMER, 9 RCU).
+ */
+struct nsight_rec_softirq {
+	struct nsight_rec_hdr hdr;
+	__u32 vec;
+	__u32 flags;		/* NSIGHT_CTX_ENTRY */
+};
+
+/* idle: the CPU enters (state) or leaves (NSIGHT_CTX_ENTRY clear) idle. */
+struct nsight_rec_idle {
+	struct nsight_rec_hdr hdr;
+	__u32 state;		/* the idle state entered */
+	__u32 flags;		/* NSIGHT_CTX_ENTRY */
+};
+
+#define NSIGHT_FAULT_USER	0x1	/* the faulting access was a user one */
+#define NSIGHT_FAULT_WRITE	0x2
+#define NSIGHT_FAULT_KERNEL_ADDR 0x4	/* address not recorded */
+
+/*
+ * fault: a page fault was handled (handle_mm_fault), from @start_tsc to
+ * hdr.tsc, in task @tid. @address is recorded for user addresses only.
+ * @ret is the vm_fault_t result.
+ */
+struct nsight_rec_fault {
+	struct nsight_rec_hdr hdr;
+	__u64 start_tsc;
+	__u64 address;
+	__u32 flags;		/* NSIGHT_FAULT_* */
+	__u32 ret;
+	__u32 tid;
+	__u32 pid;
+};
+
+/* work: a workqueue item's function runs (workqueue_execute_start/end). */
+struct nsight_rec_work {
+	struct nsight_rec_hdr hdr;
+	__u32 flags;		/* NSIGHT_CTX_ENTRY */
+	__u32 pad;
+	char func[40];		/* the work function's symbol */
+};
+
+/* napi: a NAPI poll of @dev processed @work of @budget packets. */
+struct nsight_rec_napi {
+	struct nsight_rec_hdr hdr;
+	__u32 work;
+	__u32 budget;
+	char dev[16];
 };
 
 #define NSIGHT_TK_CLOCK_WAS_SET	0x1	/* clock was set (not just advanced) */
