@@ -16,9 +16,30 @@
 #include <linux/pvclock_gtod.h>
 #include <linux/preempt.h>
 #include <linux/string.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
 #include "clock.h"
+#include "kprobe.h"
 #include "buffer.h"
 #include "compat.h"
+
+/*
+ * When the kernel began publishing new parameters to the vDSO, on the CPU
+ * doing the update (under the timekeeper lock, so one update at a time):
+ * between then and the notifier, readers may see either old or new ones.
+ */
+static DEFINE_PER_CPU(u64, nsight_tk_update_tsc);
+
+static int nsight_vsyscall_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	this_cpu_write(nsight_tk_update_tsc, nsight_clock());
+	return 0;
+}
+
+static struct nsight_kprobe nsight_clock_kprobes[] = {
+	{ .symbol = "update_vsyscall", .pre = nsight_vsyscall_pre,
+	  .source = NSIGHT_SRC_CLOCK },
+};
 
 void nsight_timekeeper_fill(struct nsight_rec_timekeeper *r,
 			    const struct timekeeper *tk, bool was_set)
@@ -61,17 +82,20 @@ static int nsight_tk_notify(struct notifier_block *nb, unsigned long was_set,
 			    void *priv)
 {
 	struct nsight_rec_timekeeper r;
+	u64 tsc = nsight_clock();
 	const struct timekeeper *tk = priv;
 	struct clocksource *cs = tk->tkr_mono.clock;
 	u64 cycles;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_TIMEKEEPER, sizeof(r));
 	/*
 	 * The clocksource read right after the TSC makes every record an
 	 * exact (TSC, cycles) pair; the read function needs no lock.
 	 */
-	r.tsc_cs = nsight_clock();
 	cycles = cs->read(cs);
+	nsight_rec_init(&r.hdr, NSIGHT_REC_TIMEKEEPER, sizeof(r));
+	r.tsc_cs = tsc;
+	r.tsc_update = this_cpu_read(nsight_tk_update_tsc);
+	this_cpu_write(nsight_tk_update_tsc, 0);
 	nsight_timekeeper_fill(&r, tk, was_set);
 	r.cs_now = cycles;
 	r.flags |= NSIGHT_TK_CS_NOW;
@@ -92,9 +116,16 @@ int nsight_clock_attach(u32 sources)
 
 	if (!(sources & BIT(NSIGHT_SRC_CLOCK)))
 		return 0;
+	/* Without it (no generic vDSO) records just lack tsc_update. */
+	if (nsight_kprobes_attach(nsight_clock_kprobes,
+				  ARRAY_SIZE(nsight_clock_kprobes), sources))
+		pr_warn("update_vsyscall cannot be probed: no vDSO update times\n");
 	ret = pvclock_gtod_register_notifier(&nsight_tk_nb);
-	if (ret)
+	if (ret) {
+		nsight_kprobes_detach(nsight_clock_kprobes,
+				      ARRAY_SIZE(nsight_clock_kprobes));
 		return ret;
+	}
 	nsight_tk_attached = true;
 	return 0;
 }
@@ -108,6 +139,8 @@ void nsight_clock_detach(void)
 	if (!nsight_tk_attached)
 		return;
 	pvclock_gtod_unregister_notifier(&nsight_tk_nb);
+	nsight_kprobes_detach(nsight_clock_kprobes,
+			      ARRAY_SIZE(nsight_clock_kprobes));
 	nsight_tk_attached = false;
 }
 

@@ -537,8 +537,12 @@ struct nsight_rec_napi {
  * where c is the clocksource's cycle count (the TSC when NSIGHT_TK_CS_TSC).
  * @cs_now is the clocksource read right after the TSC read @tsc_cs, so every
  * record is also an exact (TSC, clocksource) pair, which is what converts
- * TSC stamps when the clocksource is not the TSC. The parameters are in force
- * from hdr.tsc on.
+ * TSC stamps when the clocksource is not the TSC.
+ *
+ * The parameters are in force from @tsc_cs on (the first thing the notifier
+ * reads). @tsc_update is the TSC when the kernel began publishing them to
+ * the vDSO (update_vsyscall(); 0 if unknown): a clock_gettime() between
+ * @tsc_update and @tsc_cs may have used either the old or the new ones.
  */
 struct nsight_rec_timekeeper {
 	struct nsight_rec_hdr hdr;
@@ -562,6 +566,7 @@ struct nsight_rec_timekeeper {
 	char clocksource[16];
 	__u64 cs_now;
 	__u64 tsc_cs;
+	__u64 tsc_update;
 };
 
 /**
@@ -648,13 +653,15 @@ enum nsight_chunk_type {
  * @cpu:   the CPU for NSIGHT_CHUNK_RECORDS, 0xffffffff otherwise
  * @size:  payload bytes following this header (not counting padding to 8)
  * @crc32: zlib crc32() of the payload
+ * @hdr_crc32: zlib crc32() of this header with @hdr_crc32 zero, so that a
+ *         damaged header is caught before its fields are believed
  */
 struct nsight_chunk_hdr {
 	__u32 type;
 	__u32 cpu;
 	__u64 size;
 	__u32 crc32;
-	__u32 reserved;
+	__u32 hdr_crc32;
 };
 
 #define NSIGHT_CHUNK_NO_CPU	0xffffffffU

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Diagnosis scenario 6: nothing injected. No cause of the kinds the other
+# scenarios inject (another process's interference, head-of-line blocking,
+# receive processing or kernel work on the application core, page faults)
+# may be first, or be the largest cause of $MAX_SHARE% or more of the tail.
+# What remains is the platform's own latency, in an emulated guest mostly
+# waiting for the other vCPU to run ("Idle after ..."): reported, with the
+# coverage, but not a false injected cause.
+. /lib/nsight/lib.sh
+. /tests/diag-lib.sh
+
+MAX_SHARE=25
+INJECTED='interference (A)|Head-of-line blocking|Receive processing (A)|OS threads|Page faults'
+
+ktap_plan 3
+diag_setup
+diag_run clean "" ""
+pid=$DIAG_SPID
+# Rows of the server's cause table: "cause|share".
+awk -v pid="$pid" '
+	$1 == "diagnosis:" { on = index($2, "[" pid "]") && $3 == "rx:"; hdr = on; next }
+	on && hdr { hdr = 0; next }
+	on && /^  coverage:/ { on = 0 }
+	on && /^  [^ ]/ {
+		line = $0; sub(/^ +/, "", line); n = split(line, f, / +/)
+		c = f[1]; for (i = 2; i <= n - 5; i++) c = c " " f[i]
+		print c "|" f[n - 2]
+	}' /tmp/clean.txt >/tmp/clean.causes
+bad=$(grep -E "$INJECTED" /tmp/clean.causes | awk -F'|' -v max=$MAX_SHARE '{ s = $2; sub(/%/, "", s); if (s + 0 >= max) print }')
+check "coverage reported" test -n "$DIAG_COVERAGE"
+check "first cause is not an injected kind" sh -c "! echo '$DIAG_TOP' | grep -qE '$INJECTED'"
+check "no injected kind is the largest cause in $MAX_SHARE% of the tail" test -z "$bad"
+ktap_finish

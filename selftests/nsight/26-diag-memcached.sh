@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Diagnosis with a real server: memcached (one worker thread) pinned to the
+# application core, a CPU hog beside it, and msgload's memcache client
+# sending "get" requests with open-loop Poisson arrivals over TCP and
+# measuring each request's latency. "hog interference (A)" must come first.
+. /lib/nsight/lib.sh
+. /tests/diag-lib.sh
+
+ktap_plan 4
+diag_setup
+ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
+hpid=$!
+at_exit "kill $hpid 2>/dev/null"
+nsightctl start
+ip netns exec nsb taskset -c 1 memcached -u root -l 10.16.0.2 -p 11211 -U 0 -t 1 \
+	>/tmp/mc.log 2>&1 &
+at_exit "killall memcached 2>/dev/null"
+i=0
+until ip netns exec nsa sh -c 'printf "version\r\n" | nc -w 1 10.16.0.2 11211' 2>/dev/null |
+	grep -q VERSION || [ $i -ge 50 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+check "memcached answers" test $i -lt 50
+mpid=$(pidof memcached)
+ip netns exec nsa taskset -c 0 msgload client -p memcache -a 10.16.0.2 -P 11211 \
+	-n "$DIAG_N" -r "$DIAG_RATE" -s 7 -T 10000 >/tmp/mc.client 2>&1
+nsightctl stop
+kill $hpid $mpid 2>/dev/null
+nsightctl dump -o /tmp/mc.nsight 2>/dev/null
+nsight-analyze /tmp/mc.nsight >/tmp/mc.txt 2>&1
+t=$(top_cause /tmp/mc.txt "$mpid")
+top=${t%|*}
+ktap_diag "memcached: client: $(cat /tmp/mc.client)"
+ktap_diag "memcached: top cause '$top', share of tail ${t#*|}, median coverage $(coverage /tmp/mc.txt "$mpid")"
+sed -n "/^diagnosis: [^ ]*\[$mpid\] rx:/,/^diagnosis:\|^\$/p" /tmp/mc.txt |
+	head -n 12 | while IFS= read -r l; do ktap_diag "  $l"; done
+grep '^diagnosis:\|^latency:' -A4 /tmp/mc.txt | head -n 30 | while IFS= read -r l; do ktap_diag "  $l"; done
+check "client got every reply" grep -q "received $DIAG_N" /tmp/mc.client
+check "memcached's messages diagnosed" test -n "$top"
+check "first cause: hog interference (A)" test "$top" = "hog interference (A)"
+ktap_finish

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the diagnosis scenarios (2x-diag-*.sh): a UDP echo server in
+# namespace nsb pinned to CPU 1 (the application core), an open-loop client
+# in nsa pinned to CPU 0, one injected cause, and the cause nsight-analyze
+# names first for the server's messages.
+
+DIAG_N=${nsight_diag_count:-1000}
+DIAG_RATE=${nsight_diag_rate:-200}
+DIAG_PORT=9300
+
+diag_setup() {
+	nsight_load
+	nsightctl config --buffer-size 32M
+	netns_pair nsa nsb 10.16.0.1 10.16.0.2
+}
+
+# top_cause FILE PID: the first cause of the diagnosis of PID's received
+# messages, and its share of the tail ("cause|share").
+top_cause() {
+	awk -v pid="$2" '
+	$1 == "diagnosis:" && index($2, "[" pid "]") && $3 == "rx:" { want = 2; next }
+	want == 2 && /^  no cause:/ { print "|0%"; exit }
+	want == 2 { want = 1; next }	# the table header
+	want == 1 {
+		want = 0
+		line = $0
+		sub(/^ +/, "", line)
+		n = split(line, f, / +/)
+		# cause, main, messages, share, median, max
+		cause = f[1]
+		for (i = 2; i <= n - 5; i++)
+			cause = cause " " f[i]
+		print cause "|" f[n - 2]
+		exit
+	}' "$1"
+}
+
+# coverage FILE PID: the median coverage of PID's diagnosis.
+coverage() {
+	awk -v pid="$2" '
+	$1 == "diagnosis:" && index($2, "[" pid "]") && $3 == "rx:" { on = 1; next }
+	on && $1 == "coverage:" { print $3; exit }' "$1" | tr -d ','
+}
+
+# diag_run NAME "SERVER ARGS" "CLIENT ARGS": capture one run of the
+# workload and analyse it into /tmp/NAME.txt. The client runs on CPU 0, or
+# on DIAG_CLIENT_CPU. Sets DIAG_SPID, DIAG_TOP
+# (cause), DIAG_SHARE and DIAG_COVERAGE.
+diag_run() {
+	_n=$1
+	nsightctl start
+	ip netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n "$DIAG_N" $2 \
+		>/tmp/$_n.server 2>&1 &
+	_s=$!
+	_i=0
+	until grep -q listening /tmp/$_n.server || [ $_i -ge 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	DIAG_SPID=$(awk '/^listening/ {print $4}' /tmp/$_n.server)
+	ip netns exec nsa taskset -c "${DIAG_CLIENT_CPU:-0}" msgload client -p udp \
+		-a 10.16.0.2 -P $DIAG_PORT -n "$DIAG_N" -r "$DIAG_RATE" -s 7 -T 10000 $3 \
+		>/tmp/$_n.client 2>&1
+	_i=0
+	while kill -0 $_s 2>/dev/null && [ $_i -lt 50 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	kill $_s 2>/dev/null
+	wait $_s
+	nsightctl stop
+	nsightctl dump -o /tmp/$_n.nsight 2>/tmp/$_n.dump
+	nsight-analyze /tmp/$_n.nsight >/tmp/$_n.txt 2>&1
+	_t=$(top_cause /tmp/$_n.txt "$DIAG_SPID")
+	DIAG_TOP=${_t%|*}
+	DIAG_SHARE=${_t#*|}
+	DIAG_COVERAGE=$(coverage /tmp/$_n.txt "$DIAG_SPID")
+	ktap_diag "$_n: client: $(cat /tmp/$_n.client)"
+	ktap_diag "$_n: top cause '$DIAG_TOP', share of tail ${DIAG_SHARE:-?}, median coverage ${DIAG_COVERAGE:-?}"
+	sed -n "/^diagnosis: [^ ]*\[$DIAG_SPID\] rx:/,/^diagnosis:\|^\$/p" /tmp/$_n.txt |
+		head -n 12 | while IFS= read -r _l; do ktap_diag "  $_l"; done
+}
