@@ -6,30 +6,44 @@
 
 static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag *d)
 {
-	return nsight_capture_add(ctx, rec, d);
+	struct nsight_analysis *a = ctx;
+	int err = nsight_capture_add(&a->cap, rec, d);
+
+	if (!err && a->tl.b)
+		err = nsight_timeline_add(&a->tl, rec, d);
+	return err;
 }
 
 static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
 {
-	return nsight_capture_add_chunk(ctx, ch, d);
+	struct nsight_analysis *a = ctx;
+
+	return nsight_capture_add_chunk(&a->cap, ch, d);
 }
 
 int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 			const struct nsight_analysis_opts *o, struct nsight_diag *d)
 {
-	struct nsight_summary_hook hook = { on_record, on_chunk, &a->cap };
+	struct nsight_summary_hook hook = { on_record, on_chunk, a };
 	struct nsight_stream_reader r;
 	uint64_t *tail = NULL;
 	uint32_t i;
 	int err;
 
 	memset(a, 0, sizeof(*a));
+	a->keys = o->keys ? o->keys : &a->own_keys;
+	if (!o->keys && nsight_keys_init(&a->own_keys)) {
+		nsight_keys_fini(&a->own_keys);
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	}
 	err = nsight_stream_reader_init(&r, in);
 	if (err) {
 		*d = r.diag;
 		goto out;
 	}
 	err = nsight_capture_init(&a->cap, r.hdr.nr_cpus, d);
+	if (!err && o->lifetimes)
+		err = nsight_timeline_init(&a->tl, r.hdr.nr_cpus, a->keys, d);
 	if (!err)
 		err = nsight_summarize_hooked(&r, &a->sum, &hook, d);
 	if (err)
@@ -44,6 +58,8 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 	for (i = 0; i < a->sum.nr_cpus; i++)
 		tail[i] = a->sum.cpus[i].dropped_after;
 	err = nsight_capture_finish(&a->cap, tail, d);
+	if (!err && o->lifetimes)
+		err = nsight_timeline_finish(&a->tl, tail, d);
 	if (!err)
 		err = nsight_tc_init(&a->tc, a->cap.tks, a->cap.n_tks, a->cap.syncs, a->cap.n_syncs,
 				     a->sum.hdr.tsc_hz, o->params, d);
@@ -61,9 +77,41 @@ out:
 
 void nsight_analysis_fini(struct nsight_analysis *a)
 {
+	nsight_timeline_fini(&a->tl);
+	if (a->keys == &a->own_keys)
+		nsight_keys_fini(&a->own_keys);
 	nsight_latency_fini(&a->lat);
 	nsight_lifetimes_fini(&a->lt);
 	nsight_tc_fini(&a->tc);
 	nsight_capture_fini(&a->cap);
 	nsight_summary_fini(&a->sum);
+}
+
+int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
+			     struct nsight_analysis *baseline, const struct nsight_cats *cats,
+			     const struct nsight_dx_opts *o, struct nsight_diag *d)
+{
+	struct nsight_profiler prof, bprof;
+	struct nsight_dx_input in = { &a->lt, &prof, a->tl.n_records };
+	struct nsight_dx_input bin = { NULL, &bprof, 0 };
+	int err;
+
+	memset(dx, 0, sizeof(*dx));
+	memset(&bprof, 0, sizeof(bprof));
+	if (!a->have_lifetimes || !a->tl.finished ||
+	    (baseline && (!baseline->have_lifetimes || !baseline->tl.finished ||
+			  baseline->keys != a->keys)))
+		return nsight_diag_set(d, NSIGHT_E_INVAL, "no lifetimes to diagnose");
+	err = nsight_profiler_init(&prof, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, d);
+	if (!err && baseline) {
+		bin.lt = &baseline->lt;
+		bin.context_records = baseline->tl.n_records;
+		err = nsight_profiler_init(&bprof, &baseline->tl, &baseline->cap, &baseline->tc,
+					   baseline->sum.hdr.tsc_hz, d);
+	}
+	if (!err)
+		err = nsight_dx_run(dx, &in, baseline ? &bin : NULL, a->keys, cats, o, d);
+	nsight_profiler_fini(&prof);
+	nsight_profiler_fini(&bprof);
+	return err;
 }

@@ -2,7 +2,8 @@
 /*
  * One pass of nsight-analyze over a stream: the summary and its check, and
  * beside it the records the time conversion and the message lifetimes
- * need, then the lifetimes and their latency figures.
+ * need, then the lifetimes and their latency figures, and the per-CPU
+ * context timelines the diagnosis profiles messages on.
  */
 #ifndef NSIGHT_ANALYSIS_H
 #define NSIGHT_ANALYSIS_H
@@ -11,15 +12,22 @@
 #include <stdio.h>
 
 #include "capture.h"
+#include "categories.h"
+#include "ctxkey.h"
 #include "diag.h"
+#include "diagnose.h"
 #include "latency.h"
 #include "lifetime.h"
 #include "summary.h"
 #include "timeconv.h"
+#include "timeline.h"
 
 struct nsight_analysis_opts {
 	enum nsight_tc_params params;	/* --time-params */
-	bool lifetimes;			/* rebuild lifetimes (not for --time-check) */
+	bool lifetimes;			/* rebuild lifetimes and timelines
+					 * (not for --time-check) */
+	struct nsight_keys *keys;	/* a key table to share (with a
+					 * baseline), NULL for its own */
 };
 
 struct nsight_analysis {
@@ -28,6 +36,9 @@ struct nsight_analysis {
 	struct nsight_timeconv tc;
 	struct nsight_lifetimes lt;
 	struct nsight_latency lat;
+	struct nsight_keys own_keys;
+	struct nsight_keys *keys;	/* own_keys or the shared one */
+	struct nsight_timeline tl;
 	bool have_lifetimes;
 };
 
@@ -39,5 +50,14 @@ struct nsight_analysis {
 int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 			const struct nsight_analysis_opts *o, struct nsight_diag *d);
 void nsight_analysis_fini(struct nsight_analysis *a);
+
+/*
+ * Diagnose the tail messages of @a (analysed with lifetimes), with the
+ * reference from @baseline when not NULL (analysed with @a's key table).
+ * Returns 0 or a negative enum nsight_errcode; nsight_dx_fini() either way.
+ */
+int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
+			     struct nsight_analysis *baseline, const struct nsight_cats *cats,
+			     const struct nsight_dx_opts *o, struct nsight_diag *d);
 
 #endif /* NSIGHT_ANALYSIS_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* nsight-analyze: validate and summarise an nsight dump stream. */
+/* nsight-analyze: validate, summarise and diagnose an nsight dump stream. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "categories_builtin.h"
+#include "diag_report.h"
 #include "print.h"
 #include "report.h"
 #include "stream.h"
@@ -19,13 +21,25 @@ struct opts {
 	enum nsight_clockid clk;
 	enum nsight_tc_params params;
 	const char *pairs;		/* --time-check */
+	struct nsight_dx_opts dx;	/* the diagnosis */
+	const char *categories;		/* --categories */
+	bool diag_opts;			/* any diagnosis option given */
+};
+
+/* Long options without a short one. */
+enum {
+	OPT_SLICE = 256,
+	OPT_BASELINE,
+	OPT_TAIL,
+	OPT_MIN_DEV,
+	OPT_NESTED,
+	OPT_CATEGORIES,
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: nsight-analyze [--json] [--strict] [--messages] [--clock CLOCK]\n"
-		"                      [--time-params PARAMS] [FILE|-]\n"
+	fputs(		"Usage: nsight-analyze [--json] [--strict] [--messages] [--clock CLOCK]\n"
+		"                      [--time-params PARAMS] [DIAGNOSIS OPTIONS] [FILE|-]\n"
 		"       nsight-analyze --time-check PAIRS [--time-params PARAMS] [--strict]\n"
 		"                      [--json] [FILE|-]\n"
 		"\n"
@@ -45,6 +59,29 @@ static void usage(FILE *f)
 		"          sorted latencies. Incomplete messages (a stage missing, records\n"
 		"          lost on one of their CPUs, a record out of TSC order, no clock)\n"
 		"          are counted by reason and left out of the figures.\n"
+		"diagnosis: why the tail messages were slow, per application and\n"
+		"          direction. Context records (sched_switch, irq, softirq, idle,\n"
+		"          fault, workqueue) give each CPU a timeline; an RX message owns\n"
+		"          the receive core (R) from n to h and the application core (A)\n"
+		"          from h to a, a TX message its send CPU (A) from send to xmit (or\n"
+		"          completion). Its time there is split by context: tasks, the\n"
+		"          application thread itself (app) or busy with other messages\n"
+		"          first (hol: head-of-line blocking), irqs, softirqs, faults,\n"
+		"          work functions, idle (named by the activity before the gap),\n"
+		"          no records. A reference (the fastest 20%, at least 5) gives\n"
+		"          each context's expected time, presence and count; each tail\n"
+		"          message (latency >= p90) deviates from the reference median.\n"
+		"          Anomalies: contexts over their expected time by --min-dev or\n"
+		"          more, in four phases: 1 unexpected contexts (in fewer than half\n"
+		"          the reference), 2 idle gaps and time without records, 3 slower\n"
+		"          or more frequent ones, 4 head-of-line blocking and other\n"
+		"          applications' threads. One whose nested anomalies explain\n"
+		"          --nested-threshold (80%) of its deviation is not reported; else\n"
+		"          it is, less what they explain. Anomalies are named by category\n"
+		"          and core role, '(A)' or '(R)'. Printed: the causes by tail\n"
+		"          messages affected, the share of the tail, the median and max of\n"
+		"          their deviation; coverage (reported deviation over the message's\n"
+		"          deviation, median, p10, p90); the 5 slowest messages.\n"
 		"\n"
 		"  -j, --json            print one JSON object\n"
 		"  -s, --strict          exit 1 if the check finds problems (with\n"
@@ -73,8 +110,30 @@ static void usage(FILE *f)
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
-		"Exit status: 0 ok, 1 error (including a corrupt or truncated stream),\n"
-		"2 usage error.\n");
+		"Diagnosis options:\n"
+		"  --slice pA-pB         the reference is the messages ranked from the A-th\n"
+		"                        to the B-th percentile of latency (e.g. p20-p30)\n"
+		"                        instead of the fastest 20% (p0-p20)\n"
+		"  --baseline FILE       take the reference (the same slice) from the\n"
+		"                        messages of the same comm and direction in another\n"
+		"                        capture FILE\n"
+		"  --tail pN             the tail is the messages at or above the N-th\n"
+		"                        percentile of latency (default p90)\n"
+		"  --min-dev NS          ignore deviations under NS ns, the timing\n"
+		"                        granularity (default 1000)\n"
+		"  --nested-threshold PCT\n"
+		"                        drop an anomaly whose nested anomalies explain\n"
+		"                        PCT% of its deviation (default 80)\n"
+		"  --categories FILE     category rules tried before the built-in ones:\n"
+		"                        lines 'kind,pattern,category' ('#' comments), kind\n"
+		"                        one of task, irq, softirq, work, fault, idle, hol,\n"
+		"                        app, unknown; pattern an fnmatch glob on the name\n"
+		"                        (comm, irq name, softirq vector, work function,\n"
+		"                        user|kernel, the key before an idle gap); '<name>'\n"
+		"                        in the category is the matched name\n"
+		"\n"
+		"Exit status: 0 ok, 1 error (including a corrupt or truncated stream or\n"
+		"an invalid categories file), 2 usage error.\n", f);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -98,14 +157,16 @@ static int put_json(struct json_object *o)
 	return NSIGHT_EXIT_OK;
 }
 
-static int print_report(const struct nsight_analysis *a, const char *name, const struct opts *o)
+static int print_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
+			const char *name, const struct opts *o)
 {
 	int ret = NSIGHT_EXIT_OK;
 
 	if (o->json) {
 		struct json_object *j = nsight_summary_to_json(name, &a->sum);
 
-		if (j && nsight_report_add_json(j, a, o->clk, o->messages)) {
+		if (j && (nsight_report_add_json(j, a, o->clk, o->messages) ||
+			  nsight_diag_report_json(j, dx, a))) {
 			json_object_put(j);
 			j = NULL;
 		}
@@ -116,6 +177,7 @@ static int print_report(const struct nsight_analysis *a, const char *name, const
 		nsight_report_latency_text(stdout, a);
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
+		nsight_diag_report_text(stdout, dx);
 	}
 	if (o->strict && a->sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;
@@ -158,25 +220,147 @@ static int time_check(const struct nsight_analysis *a, const char *name, const s
 	return ret;
 }
 
+/* The user's rules first, then the built-in ones. */
+static int load_categories(struct nsight_cats *cats, const struct opts *o)
+{
+	struct nsight_diag d = { 0 };
+
+	nsight_cats_init(cats);
+	if ((o->categories && nsight_cats_load(cats, o->categories, &d)) ||
+	    nsight_cats_parse(cats, nsight_categories_builtin, strlen(nsight_categories_builtin),
+			      nsight_categories_builtin_name, &d)) {
+		fprintf(stderr, "nsight-analyze: %s\n", d.msg);
+		return NSIGHT_EXIT_FAIL;
+	}
+	return NSIGHT_EXIT_OK;
+}
+
+static int open_input(const char *name, FILE **in)
+{
+	*in = stdin;
+	if (!strcmp(name, "-"))
+		return NSIGHT_EXIT_OK;
+	*in = fopen(name, "rb");
+	if (!*in) {
+		fprintf(stderr, "nsight-analyze: %s: %s\n", name, strerror(errno));
+		return NSIGHT_EXIT_FAIL;
+	}
+	return NSIGHT_EXIT_OK;
+}
+
+/* The baseline capture, with the key table of the capture diagnosed. */
+static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys, const struct opts *o)
+{
+	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true, .keys = keys };
+	struct nsight_diag d = { 0 };
+	FILE *in;
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	if (open_input(o->dx.baseline, &in))
+		return NSIGHT_EXIT_FAIL;
+	err = nsight_analysis_run(b, in, &ao, &d);
+	if (in != stdin)
+		fclose(in);
+	if (err) {
+		fprintf(stderr, "nsight-analyze: %s: %s\n", o->dx.baseline, d.msg);
+		return NSIGHT_EXIT_FAIL;
+	}
+	return NSIGHT_EXIT_OK;
+}
+
 static int analyze(FILE *in, const char *name, const struct opts *o)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = !o->pairs };
-	struct nsight_analysis a;
+	struct nsight_analysis a, b;
 	struct nsight_diag d = { 0 };
+	struct nsight_cats cats;
+	struct nsight_dx dx;
+	bool have_b = false;
 	int ret;
 
-	if (nsight_analysis_run(&a, in, &ao, &d)) {
-		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
-		nsight_analysis_fini(&a);
+	memset(&dx, 0, sizeof(dx));
+	if (!o->pairs && load_categories(&cats, o)) {
+		nsight_cats_fini(&cats);
 		return NSIGHT_EXIT_FAIL;
 	}
-	ret = o->pairs ? time_check(&a, name, o) : print_report(&a, name, o);
+	if (nsight_analysis_run(&a, in, &ao, &d)) {
+		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
+		ret = NSIGHT_EXIT_FAIL;
+		goto out;
+	}
+	if (o->pairs) {
+		ret = time_check(&a, name, o);
+		goto out;
+	}
+	if (o->dx.baseline) {
+		have_b = true;
+		ret = analyze_baseline(&b, a.keys, o);
+		if (ret)
+			goto out;
+	}
+	if (nsight_analysis_diagnose(&dx, &a, have_b ? &b : NULL, &cats, &o->dx, &d)) {
+		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
+		ret = NSIGHT_EXIT_FAIL;
+		goto out;
+	}
+	ret = print_report(&a, &dx, name, o);
+out:
+	nsight_dx_fini(&dx);
+	if (have_b)
+		nsight_analysis_fini(&b);	/* before a: it uses a's keys */
 	nsight_analysis_fini(&a);
+	if (!o->pairs)
+		nsight_cats_fini(&cats);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "nsight-analyze: writing to stdout failed: %s\n", strerror(errno));
 		ret = NSIGHT_EXIT_FAIL;
 	}
 	return ret;
+}
+
+/*
+ * A percentage "pN", "N" or "N%" with up to 3 decimals, 0..100, in
+ * parts per 100000; @end gets the first byte after it. Returns 0 or -1.
+ */
+static int parse_pct(const char *s, bool p_prefix_ok, uint32_t *per100k, const char **end)
+{
+	uint64_t whole = 0, frac = 0;
+	unsigned int digits = 0, fd = 0;
+
+	if (p_prefix_ok && *s == 'p')
+		s++;
+	for (; *s >= '0' && *s <= '9' && digits < 4; s++, digits++)
+		whole = whole * 10 + (uint64_t)(*s - '0');
+	if (!digits)
+		return -1;
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, fd++) {
+			if (fd >= 3)
+				return -1;
+			frac = frac * 10 + (uint64_t)(*s - '0');
+		}
+		if (!fd)
+			return -1;
+	}
+	while (fd++ < 3)
+		frac *= 10;
+	if (whole * 1000 + frac > 100000)
+		return -1;
+	*per100k = (uint32_t)(whole * 1000 + frac);
+	*end = s;
+	return 0;
+}
+
+static int parse_slice(const char *arg, struct nsight_dx_opts *dx)
+{
+	const char *p;
+
+	if (parse_pct(arg, true, &dx->ref_lo, &p) || *p != '-' ||
+	    parse_pct(p + 1, true, &dx->ref_hi, &p) || *p || dx->ref_lo >= dx->ref_hi)
+		return -1;
+	dx->slice = true;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -188,15 +372,22 @@ int main(int argc, char **argv)
 		{ "clock", required_argument, NULL, 'c' },
 		{ "time-check", required_argument, NULL, 't' },
 		{ "time-params", required_argument, NULL, 'p' },
+		{ "slice", required_argument, NULL, OPT_SLICE },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "tail", required_argument, NULL, OPT_TAIL },
+		{ "min-dev", required_argument, NULL, OPT_MIN_DEV },
+		{ "nested-threshold", required_argument, NULL, OPT_NESTED },
+		{ "categories", required_argument, NULL, OPT_CATEGORIES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .clk = NSIGHT_CLOCK_REALTIME, .params = NSIGHT_TC_IN_FORCE };
-	const char *name = "-";
+	const char *name = "-", *end;
 	FILE *in = stdin;
 	int c, ret;
 
+	nsight_dx_opts_default(&o.dx);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":jsmc:t:p:hV", lopts, NULL)) != -1) {
 		switch (c) {
@@ -228,6 +419,43 @@ int main(int argc, char **argv)
 			else
 				return usage_error("bad time params '%s' (in-force or first)", optarg);
 			break;
+		case OPT_SLICE:
+			if (parse_slice(optarg, &o.dx))
+				return usage_error("bad slice '%s' (pA-pB, 0 <= A < B <= 100, e.g. p20-p30)",
+						   optarg);
+			o.diag_opts = true;
+			break;
+		case OPT_BASELINE:
+			o.dx.baseline = optarg;
+			o.diag_opts = true;
+			break;
+		case OPT_TAIL:
+			if (parse_pct(optarg, true, &o.dx.tail, &end) || *end)
+				return usage_error("bad tail '%s' (pN, 0 <= N <= 100, e.g. p99)", optarg);
+			o.diag_opts = true;
+			break;
+		case OPT_MIN_DEV: {
+			char *e;
+			long long v;
+
+			errno = 0;
+			v = strtoll(optarg, &e, 10);
+			if (errno || e == optarg || *e || v < 0)
+				return usage_error("bad --min-dev '%s' (ns, 0 or more)", optarg);
+			o.dx.min_dev = v;
+			o.diag_opts = true;
+			break;
+		}
+		case OPT_NESTED:
+			if (parse_pct(optarg, false, &o.dx.nested, &end) || (*end && strcmp(end, "%")))
+				return usage_error("bad --nested-threshold '%s' (a percentage, 0 to 100)",
+						   optarg);
+			o.diag_opts = true;
+			break;
+		case OPT_CATEGORIES:
+			o.categories = optarg;
+			o.diag_opts = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -245,16 +473,15 @@ int main(int argc, char **argv)
 		return usage_error("more than one input ('%s')", argv[optind + 1]);
 	if (o.pairs && o.messages)
 		return usage_error("%s", "--messages does not go with --time-check");
+	if (o.pairs && o.diag_opts)
+		return usage_error("%s", "diagnosis options do not go with --time-check");
 	if (optind < argc)
 		name = argv[optind];
+	if (o.dx.baseline && !strcmp(o.dx.baseline, "-") && !strcmp(name, "-"))
+		return usage_error("%s", "the capture and the baseline cannot both be stdin");
 
-	if (strcmp(name, "-")) {
-		in = fopen(name, "rb");
-		if (!in) {
-			fprintf(stderr, "nsight-analyze: %s: %s\n", name, strerror(errno));
-			return NSIGHT_EXIT_FAIL;
-		}
-	}
+	if (open_input(name, &in))
+		return NSIGHT_EXIT_FAIL;
 	ret = analyze(in, name, &o);
 	if (in != stdin)
 		fclose(in);

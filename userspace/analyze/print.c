@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "print.h"
+#include "json_out.h"
 #include "records.h"
 #include "sources.h"
 
@@ -101,26 +102,8 @@ void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_su
 /* JSON                                                                     */
 
 /* Adders record failure in *err instead of returning it at each call. */
-static void add(struct json_object *o, const char *key, struct json_object *v, int *err)
-{
-	if (!v || json_object_object_add(o, key, v)) {
-		json_object_put(v);
-		*err = -1;
-	}
-}
 
-static void add_u64(struct json_object *o, const char *key, uint64_t v, int *err)
-{
-	add(o, key, json_object_new_uint64(v), err);
-}
 
-static void push(struct json_object *a, struct json_object *v, int *err)
-{
-	if (!v || json_object_array_add(a, v)) {
-		json_object_put(v);
-		*err = -1;
-	}
-}
 
 static struct json_object *stream_json(const char *name, const struct nsight_summary *s, int *err)
 {
@@ -135,29 +118,29 @@ static struct json_object *stream_json(const char *name, const struct nsight_sum
 		return NULL;
 	}
 	printable(release, s->hdr.release, sizeof(release));
-	add(o, "file", json_object_new_string(name), err);
-	add_u64(o, "format", s->hdr.version, err);
-	add_u64(o, "hdr_size", s->hdr.hdr_size, err);
-	add(o, "kernel", json_object_new_string(release), err);
-	add_u64(o, "cpus", s->hdr.nr_cpus, err);
-	add_u64(o, "tsc_hz", s->hdr.tsc_hz, err);
+	jo_add(o, "file", json_object_new_string(name), err);
+	jo_add_u64(o, "format", s->hdr.version, err);
+	jo_add_u64(o, "hdr_size", s->hdr.hdr_size, err);
+	jo_add(o, "kernel", json_object_new_string(release), err);
+	jo_add_u64(o, "cpus", s->hdr.nr_cpus, err);
+	jo_add_u64(o, "tsc_hz", s->hdr.tsc_hz, err);
 	for (i = 0; i < 32; i++) {
 		char bit[16];
 
 		if (!(s->hdr.sources & (1U << i)))
 			continue;
 		if (i < __NSIGHT_SRC_COUNT) {
-			push(src, json_object_new_string(nsight_source_names[i]), err);
+			jo_push(src, json_object_new_string(nsight_source_names[i]), err);
 		} else {
 			snprintf(bit, sizeof(bit), "bit%u", i);
-			push(src, json_object_new_string(bit), err);
+			jo_push(src, json_object_new_string(bit), err);
 		}
 	}
-	add(o, "sources", src, err);
-	add_u64(o, "dump_realtime_ns", s->hdr.dump_realtime_ns, err);
-	add_u64(o, "bytes", s->stream_bytes, err);
-	add_u64(o, "chunks", s->chunks, err);
-	add_u64(o, "skipped_chunks", s->skipped_chunks, err);
+	jo_add(o, "sources", src, err);
+	jo_add_u64(o, "dump_realtime_ns", s->hdr.dump_realtime_ns, err);
+	jo_add_u64(o, "bytes", s->stream_bytes, err);
+	jo_add_u64(o, "chunks", s->chunks, err);
+	jo_add_u64(o, "skipped_chunks", s->skipped_chunks, err);
 	return o;
 }
 
@@ -178,11 +161,11 @@ static struct json_object *span_json(const struct nsight_summary *s, int *err)
 
 		/* Serialize as printed in text, not with 17 digits. */
 		snprintf(text, sizeof(text), "%.6f", span);
-		add(o, "seconds", json_object_new_double_s(span, text), err);
+		jo_add(o, "seconds", json_object_new_double_s(span, text), err);
 	}
 	if (s->have_tsc) {
-		add_u64(o, "tsc_first", s->tsc_first, err);
-		add_u64(o, "tsc_last", s->tsc_last, err);
+		jo_add_u64(o, "tsc_first", s->tsc_first, err);
+		jo_add_u64(o, "tsc_last", s->tsc_last, err);
 	}
 	return o;
 }
@@ -195,26 +178,26 @@ static struct json_object *cpu_json(const struct nsight_summary_cpu *c, int *err
 		*err = -1;
 		return NULL;
 	}
-	add_u64(o, "cpu", c->cpu, err);
-	add_u64(o, "records", c->records, err);
-	add_u64(o, "record_bytes", c->record_bytes, err);
-	add_u64(o, "dropped", c->dropped, err);
-	add_u64(o, "dropped_in_subbufs", c->subbuf_dropped, err);
-	add_u64(o, "subbufs", c->subbufs, err);
+	jo_add_u64(o, "cpu", c->cpu, err);
+	jo_add_u64(o, "records", c->records, err);
+	jo_add_u64(o, "record_bytes", c->record_bytes, err);
+	jo_add_u64(o, "dropped", c->dropped, err);
+	jo_add_u64(o, "dropped_in_subbufs", c->subbuf_dropped, err);
+	jo_add_u64(o, "subbufs", c->subbufs, err);
 	if (c->subbufs) {
-		add_u64(o, "seq_first", c->seq_first, err);
-		add_u64(o, "seq_last", c->seq_last, err);
+		jo_add_u64(o, "seq_first", c->seq_first, err);
+		jo_add_u64(o, "seq_last", c->seq_last, err);
 	}
 	if (c->have_status) {
 		k = json_object_new_object();
 		if (k) {
-			add(k, "online", json_object_new_boolean(c->status.online), err);
-			add_u64(k, "hook_hits", c->status.hook_hits, err);
-			add_u64(k, "records_written", c->status.records_written, err);
-			add_u64(k, "records_dropped", c->status.records_dropped, err);
-			add_u64(k, "buffer_used", c->status.buffer_used, err);
+			jo_add(k, "online", json_object_new_boolean(c->status.online), err);
+			jo_add_u64(k, "hook_hits", c->status.hook_hits, err);
+			jo_add_u64(k, "records_written", c->status.records_written, err);
+			jo_add_u64(k, "records_dropped", c->status.records_dropped, err);
+			jo_add_u64(k, "buffer_used", c->status.buffer_used, err);
 		}
-		add(o, "kernel", k, err);
+		jo_add(o, "kernel", k, err);
 	}
 	return o;
 }
@@ -231,11 +214,11 @@ static struct json_object *check_json(const struct nsight_summary *s, int *err)
 		*err = -1;
 		return NULL;
 	}
-	add(o, "result", json_object_new_string(s->n_problems ? "problems" :
+	jo_add(o, "result", json_object_new_string(s->n_problems ? "problems" :
 						  s->have_status ? "ok" : "no_kernel_counters"), err);
-	add(o, "kernel_counters", json_object_new_boolean(s->have_status), err);
-	add(o, "ok", json_object_new_boolean(s->have_status && !s->n_problems), err);
-	add_u64(o, "n_problems", s->n_problems, err);
+	jo_add(o, "kernel_counters", json_object_new_boolean(s->have_status), err);
+	jo_add(o, "ok", json_object_new_boolean(s->have_status && !s->n_problems), err);
+	jo_add_u64(o, "n_problems", s->n_problems, err);
 	for (i = 0; i < s->n_kept; i++) {
 		const struct nsight_problem *p = &s->problems[i];
 		struct json_object *po = json_object_new_object();
@@ -245,12 +228,12 @@ static struct json_object *check_json(const struct nsight_summary *s, int *err)
 			break;
 		}
 		nsight_problem_format(p, line, sizeof(line));
-		add_u64(po, "cpu", p->cpu, err);
-		add(po, "kind", json_object_new_string(nsight_problem_kind_name(p->kind)), err);
-		add(po, "message", json_object_new_string(line), err);
-		push(a, po, err);
+		jo_add_u64(po, "cpu", p->cpu, err);
+		jo_add(po, "kind", json_object_new_string(nsight_problem_kind_name(p->kind)), err);
+		jo_add(po, "message", json_object_new_string(line), err);
+		jo_push(a, po, err);
 	}
-	add(o, "problems", a, err);
+	jo_add(o, "problems", a, err);
 	return o;
 }
 
@@ -264,36 +247,36 @@ struct json_object *nsight_summary_to_json(const char *name, const struct nsight
 
 	if (!o)
 		return NULL;
-	add(o, "stream", stream_json(name, s, &err), &err);
-	add(o, "span", span_json(s, &err), &err);
-	add_u64(o, "records", s->records, &err);
-	add_u64(o, "record_bytes", s->record_bytes, &err);
-	add_u64(o, "subbufs", s->subbufs, &err);
+	jo_add(o, "stream", stream_json(name, s, &err), &err);
+	jo_add(o, "span", span_json(s, &err), &err);
+	jo_add_u64(o, "records", s->records, &err);
+	jo_add_u64(o, "record_bytes", s->record_bytes, &err);
+	jo_add_u64(o, "subbufs", s->subbufs, &err);
 
 	drops = json_object_new_object();
 	if (drops) {
-		add_u64(drops, "total", s->dropped, &err);
-		add_u64(drops, "in_subbuf_headers", s->dropped_subbuf, &err);
+		jo_add_u64(drops, "total", s->dropped, &err);
+		jo_add_u64(drops, "in_subbuf_headers", s->dropped_subbuf, &err);
 		if (s->have_status)
-			add_u64(drops, "after_last_subbuf", s->dropped_after, &err);
+			jo_add_u64(drops, "after_last_subbuf", s->dropped_after, &err);
 		else if (json_object_object_add(drops, "after_last_subbuf", NULL))
 			err = -1;
 	}
-	add(o, "dropped", drops, &err);
+	jo_add(o, "dropped", drops, &err);
 
 	cpus = json_object_new_array();
 	for (i = 0; cpus && i < s->nr_cpus; i++)
 		if (s->cpus[i].seen || s->cpus[i].have_status)
-			push(cpus, cpu_json(&s->cpus[i], &err), &err);
-	add(o, "cpus", cpus, &err);
+			jo_push(cpus, cpu_json(&s->cpus[i], &err), &err);
+	jo_add(o, "cpus", cpus, &err);
 
 	types = json_object_new_object();
 	for (t = 0; types && t <= UINT16_MAX; t++)
 		if (t != NSIGHT_REC_SUBBUF && s->type_counts[t])
-			add_u64(types, type_label(t, tbuf, sizeof(tbuf)), s->type_counts[t], &err);
-	add(o, "types", types, &err);
+			jo_add_u64(types, type_label(t, tbuf, sizeof(tbuf)), s->type_counts[t], &err);
+	jo_add(o, "types", types, &err);
 
-	add(o, "check", check_json(s, &err), &err);
+	jo_add(o, "check", check_json(s, &err), &err);
 	if (err) {
 		json_object_put(o);
 		return NULL;

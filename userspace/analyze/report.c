@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "flow.h"
+#include "json_out.h"
 #include "report.h"
 
 /*
@@ -263,9 +264,10 @@ void nsight_report_tcheck_text(FILE *f, const struct nsight_timeconv *tc,
 	size_t i;
 
 	fprintf(f, "time-check: %" PRIu64 " conversions, %" PRIu64 " inversions, %zu timekeeper records (%" PRIu64
-		" clock-was-set), max |conv - real| %" PRIu64 " ns, params %s, %" PRIu64 " uncovered\n",
+		" clock-was-set), max |conv - real| %" PRIu64 " ns, params %s, %" PRIu64 " uncovered, %"
+		PRIu64 " ambiguous\n",
 		r->conversions, r->inversions, tc->n_tk, tc->n_clock_was_set, r->max_abs_err,
-		nsight_tc_params_name(tc->params), r->uncovered);
+		nsight_tc_params_name(tc->params), r->uncovered, r->ambiguous);
 	for (i = 0; i < r->n_examples; i++) {
 		const struct nsight_tcheck_example *e = &r->ex[i];
 
@@ -284,42 +286,11 @@ void nsight_report_tcheck_text(FILE *f, const struct nsight_timeconv *tc,
 /* ---------------------------------------------------------------------- */
 /* JSON                                                                     */
 
-static void add(struct json_object *o, const char *key, struct json_object *v, int *err)
-{
-	if (!o || !v || json_object_object_add(o, key, v)) {
-		json_object_put(v);
-		*err = -1;
-	}
-}
 
-static void add_null(struct json_object *o, const char *key, int *err)
-{
-	if (!o || json_object_object_add(o, key, NULL))
-		*err = -1;
-}
 
-static void add_u64(struct json_object *o, const char *key, uint64_t v, int *err)
-{
-	add(o, key, json_object_new_uint64(v), err);
-}
 
-static void add_i64(struct json_object *o, const char *key, int64_t v, int *err)
-{
-	add(o, key, json_object_new_int64(v), err);
-}
 
-static void add_str(struct json_object *o, const char *key, const char *v, int *err)
-{
-	add(o, key, json_object_new_string(v), err);
-}
 
-static void push(struct json_object *a, struct json_object *v, int *err)
-{
-	if (!a || !v || json_object_array_add(a, v)) {
-		json_object_put(v);
-		*err = -1;
-	}
-}
 
 static struct json_object *reasons_json(const uint64_t *by_reason, int *err)
 {
@@ -327,7 +298,7 @@ static struct json_object *reasons_json(const uint64_t *by_reason, int *err)
 	unsigned int r;
 
 	for (r = NSIGHT_MSG_COMPLETE + 1; r < __NSIGHT_MSG_REASONS; r++)
-		add_u64(o, nsight_msg_reason_name(r), by_reason[r], err);
+		jo_add_u64(o, nsight_msg_reason_name(r), by_reason[r], err);
 	return o;
 }
 
@@ -348,14 +319,14 @@ static struct json_object *phc_json(const struct nsight_analysis *a, int *err)
 		b = nsight_phc_best(cap->phc, cap->n_phc, cap->phc[i].ifindex);
 		s = &cap->phc[b >= 0 ? (size_t)b : i];
 		o = json_object_new_object();
-		add_u64(o, "phc_index", s->phc_index, err);
-		add_str(o, "ifname", phc_ifname(s, name), err);
-		add_u64(o, "ifindex", s->ifindex, err);
-		add_str(o, "method", phc_method(s), err);
-		add_u64(o, "readings", phc_readings(cap, i), err);
-		add_i64(o, "offset_ns", nsight_phc_offset_ns(s), err);
-		add_i64(o, "window_ns", nsight_phc_window_ns(s), err);
-		push(arr, o, err);
+		jo_add_u64(o, "phc_index", s->phc_index, err);
+		jo_add_str(o, "ifname", phc_ifname(s, name), err);
+		jo_add_u64(o, "ifindex", s->ifindex, err);
+		jo_add_str(o, "method", phc_method(s), err);
+		jo_add_u64(o, "readings", phc_readings(cap, i), err);
+		jo_add_i64(o, "offset_ns", nsight_phc_offset_ns(s), err);
+		jo_add_i64(o, "window_ns", nsight_phc_window_ns(s), err);
+		jo_push(arr, o, err);
 	}
 	return arr;
 }
@@ -366,15 +337,15 @@ static struct json_object *time_json(const struct nsight_analysis *a, enum nsigh
 	const struct nsight_timeconv *tc = &a->tc;
 	struct json_object *o = json_object_new_object();
 
-	add_str(o, "clock", nsight_clock_name(clk), err);
-	add_str(o, "quality", nsight_tc_quality_name(tc->quality), err);
-	add_str(o, "params", nsight_tc_params_name(tc->params), err);
-	add_u64(o, "timekeeper_records", tc->n_tk, err);
-	add_u64(o, "clock_was_set", tc->n_clock_was_set, err);
-	add_u64(o, "invalid_timekeeper_records", tc->n_invalid, err);
-	add_u64(o, "clock_sync_records", tc->n_cs, err);
-	add_u64(o, "tsc_hz", tc->tsc_hz, err);
-	add(o, "phc", phc_json(a, err), err);
+	jo_add_str(o, "clock", nsight_clock_name(clk), err);
+	jo_add_str(o, "quality", nsight_tc_quality_name(tc->quality), err);
+	jo_add_str(o, "params", nsight_tc_params_name(tc->params), err);
+	jo_add_u64(o, "timekeeper_records", tc->n_tk, err);
+	jo_add_u64(o, "clock_was_set", tc->n_clock_was_set, err);
+	jo_add_u64(o, "invalid_timekeeper_records", tc->n_invalid, err);
+	jo_add_u64(o, "clock_sync_records", tc->n_cs, err);
+	jo_add_u64(o, "tsc_hz", tc->tsc_hz, err);
+	jo_add(o, "phc", phc_json(a, err), err);
 	return o;
 }
 
@@ -385,41 +356,41 @@ static struct json_object *latency_json(const struct nsight_analysis *a, int *er
 	struct json_object *o = json_object_new_object(), *groups = json_object_new_array();
 	size_t i, k;
 
-	add_str(o, "unit", "ns", err);
-	add_str(o, "percentiles", "nearest-rank", err);
-	add_u64(o, "messages", lt->n, err);
-	add_u64(o, "complete", lt->n_complete, err);
-	add_u64(o, "incomplete", lt->n - lt->n_complete, err);
-	add(o, "incomplete_by_reason", reasons_json(lt->by_reason, err), err);
-	add_u64(o, "out_of_order_records", lt->ooo_records, err);
-	add_u64(o, "udp_fifo_matched", lt->fifo, err);
-	add_u64(o, "unattributed_packets", lt->unattributed_pkts, err);
-	add_u64(o, "hw_timestamps_used", lt->hw_used, err);
-	add_u64(o, "hw_timestamps_unused", lt->hw_unused, err);
+	jo_add_str(o, "unit", "ns", err);
+	jo_add_str(o, "percentiles", "nearest-rank", err);
+	jo_add_u64(o, "messages", lt->n, err);
+	jo_add_u64(o, "complete", lt->n_complete, err);
+	jo_add_u64(o, "incomplete", lt->n - lt->n_complete, err);
+	jo_add(o, "incomplete_by_reason", reasons_json(lt->by_reason, err), err);
+	jo_add_u64(o, "out_of_order_records", lt->ooo_records, err);
+	jo_add_u64(o, "udp_fifo_matched", lt->fifo, err);
+	jo_add_u64(o, "unattributed_packets", lt->unattributed_pkts, err);
+	jo_add_u64(o, "hw_timestamps_used", lt->hw_used, err);
+	jo_add_u64(o, "hw_timestamps_unused", lt->hw_unused, err);
 	for (i = 0; i < l->n; i++) {
 		const struct nsight_lat_group *g = &l->groups[i];
 		struct json_object *go = json_object_new_object();
 		char comm[17];
 
-		add_str(go, "comm", printable(comm, g->comm, sizeof(comm), true), err);
-		add_u64(go, "pid", g->pid, err);
-		add_str(go, "dir", nsight_msg_dir_name(g->dir), err);
-		add_u64(go, "count", g->count, err);
+		jo_add_str(go, "comm", printable(comm, g->comm, sizeof(comm), true), err);
+		jo_add_u64(go, "pid", g->pid, err);
+		jo_add_str(go, "dir", nsight_msg_dir_name(g->dir), err);
+		jo_add_u64(go, "count", g->count, err);
 		for (k = 0; k < NSIGHT_LAT_NPCT; k++) {
 			if (g->count)
-				add_i64(go, nsight_lat_pct_name[k], g->pct[k], err);
+				jo_add_i64(go, nsight_lat_pct_name[k], g->pct[k], err);
 			else
-				add_null(go, nsight_lat_pct_name[k], err);
+				jo_add_null(go, nsight_lat_pct_name[k], err);
 		}
 		if (g->count)
-			add_i64(go, "max", g->max, err);
+			jo_add_i64(go, "max", g->max, err);
 		else
-			add_null(go, "max", err);
-		add_u64(go, "incomplete", g->incomplete, err);
-		add(go, "incomplete_by_reason", reasons_json(g->by_reason, err), err);
-		push(groups, go, err);
+			jo_add_null(go, "max", err);
+		jo_add_u64(go, "incomplete", g->incomplete, err);
+		jo_add(go, "incomplete_by_reason", reasons_json(g->by_reason, err), err);
+		jo_push(groups, go, err);
 	}
-	add(o, "groups", groups, err);
+	jo_add(o, "groups", groups, err);
 	return o;
 }
 
@@ -432,12 +403,12 @@ static struct json_object *stage_json(const struct nsight_msg_time *t, enum nsig
 		return NULL;
 	o = json_object_new_object();
 	if (t->timed)
-		add_i64(o, "ns", nsight_msg_time_ns(t, clk), err);
+		jo_add_i64(o, "ns", nsight_msg_time_ns(t, clk), err);
 	else
-		add_null(o, "ns", err);
-	add_u64(o, "tsc", t->tsc, err);
-	add_u64(o, "cpu", t->cpu, err);
-	add_str(o, "source", t->hw ? "hw" : "sw", err);
+		jo_add_null(o, "ns", err);
+	jo_add_u64(o, "tsc", t->tsc, err);
+	jo_add_u64(o, "cpu", t->cpu, err);
+	jo_add_str(o, "source", t->hw ? "hw" : "sw", err);
 	return o;
 }
 
@@ -450,62 +421,62 @@ static struct json_object *msg_json(const struct nsight_msg *m, enum nsight_cloc
 	const struct nsight_msg_time *from, *to;
 	char buf[128], proto[8];
 
-	add_u64(o, "id", m->id, err);
-	add_str(o, "dir", nsight_msg_dir_name(m->dir), err);
-	add_str(o, "protocol", nsight_proto_name(m->protocol, proto, sizeof(proto)), err);
-	add(o, "complete", json_object_new_boolean(m->reason == NSIGHT_MSG_COMPLETE), err);
-	add_str(o, "reason", nsight_msg_reason_name(m->reason), err);
+	jo_add_u64(o, "id", m->id, err);
+	jo_add_str(o, "dir", nsight_msg_dir_name(m->dir), err);
+	jo_add_str(o, "protocol", nsight_proto_name(m->protocol, proto, sizeof(proto)), err);
+	jo_add(o, "complete", json_object_new_boolean(m->reason == NSIGHT_MSG_COMPLETE), err);
+	jo_add_str(o, "reason", nsight_msg_reason_name(m->reason), err);
 
-	add_str(app, "comm", printable(buf, m->comm, 17, true), err);
-	add_u64(app, "pid", m->pid, err);
-	add_u64(app, "tid", m->tid, err);
-	add(o, "app", app, err);
+	jo_add_str(app, "comm", printable(buf, m->comm, 17, true), err);
+	jo_add_u64(app, "pid", m->pid, err);
+	jo_add_u64(app, "tid", m->tid, err);
+	jo_add(o, "app", app, err);
 
-	add_str(flow, "src", nsight_endpoint_format(m->flow.saddr, m->flow.sport, buf, sizeof(buf)),
+	jo_add_str(flow, "src", nsight_endpoint_format(m->flow.saddr, m->flow.sport, buf, sizeof(buf)),
 		err);
-	add_str(flow, "dst", nsight_endpoint_format(m->flow.daddr, m->flow.dport, buf, sizeof(buf)),
+	jo_add_str(flow, "dst", nsight_endpoint_format(m->flow.daddr, m->flow.dport, buf, sizeof(buf)),
 		err);
-	add(o, "flow", flow, err);
-	add_u64(o, "sock_id", m->sock_id, err);
+	jo_add(o, "flow", flow, err);
+	jo_add_u64(o, "sock_id", m->sock_id, err);
 
 	for (st = 0; st < n; st++) {
 		struct json_object *s = stage_json(&m->t[st], clk, err);
 
 		if (s)
-			add(stages, nsight_msg_stage_name(m->dir, st), s, err);
+			jo_add(stages, nsight_msg_stage_name(m->dir, st), s, err);
 		else
-			add_null(stages, nsight_msg_stage_name(m->dir, st), err);
+			jo_add_null(stages, nsight_msg_stage_name(m->dir, st), err);
 	}
-	add(o, "stages", stages, err);
+	jo_add(o, "stages", stages, err);
 	for (st = 0; st + 1 < n; st++) {
 		snprintf(buf, sizeof(buf), "%s_%s", nsight_msg_stage_name(m->dir, st),
 			 nsight_msg_stage_name(m->dir, st + 1));
 		if (m->t[st].timed && m->t[st + 1].timed)
-			add_i64(segs, buf, m->seg_ns[st], err);
+			jo_add_i64(segs, buf, m->seg_ns[st], err);
 		else
-			add_null(segs, buf, err);
+			jo_add_null(segs, buf, err);
 	}
-	add(o, "segments_ns", segs, err);
+	jo_add(o, "segments_ns", segs, err);
 
 	from = &m->t[m->dir == NSIGHT_MSG_RX ? NSIGHT_RX_H : NSIGHT_TX_SEND];
 	to = &m->t[m->dir == NSIGHT_MSG_RX ? NSIGHT_RX_A : NSIGHT_TX_XMIT];
 	if (from->valid)
-		add_u64(cpus, "from", from->cpu, err);
+		jo_add_u64(cpus, "from", from->cpu, err);
 	else
-		add_null(cpus, "from", err);
+		jo_add_null(cpus, "from", err);
 	if (to->valid)
-		add_u64(cpus, "to", to->cpu, err);
+		jo_add_u64(cpus, "to", to->cpu, err);
 	else
-		add_null(cpus, "to", err);
-	add(o, "cpus", cpus, err);
+		jo_add_null(cpus, "to", err);
+	jo_add(o, "cpus", cpus, err);
 
 	if (m->reason == NSIGHT_MSG_COMPLETE)
-		add_i64(o, "total_ns", m->total_ns, err);
+		jo_add_i64(o, "total_ns", m->total_ns, err);
 	else
-		add_null(o, "total_ns", err);
-	add_u64(o, "packets", m->packets, err);
-	add_u64(o, "bytes", m->bytes, err);
-	add(o, "fifo", json_object_new_boolean(m->fifo), err);
+		jo_add_null(o, "total_ns", err);
+	jo_add_u64(o, "packets", m->packets, err);
+	jo_add_u64(o, "bytes", m->bytes, err);
+	jo_add(o, "fifo", json_object_new_boolean(m->fifo), err);
 	return o;
 }
 
@@ -514,8 +485,8 @@ int nsight_report_add_json(struct json_object *o, const struct nsight_analysis *
 {
 	int err = 0;
 
-	add(o, "time", time_json(a, clk, &err), &err);
-	add(o, "latency", latency_json(a, &err), &err);
+	jo_add(o, "time", time_json(a, clk, &err), &err);
+	jo_add(o, "latency", latency_json(a, &err), &err);
 	if (messages) {
 		struct json_object *arr = json_object_new_array();
 		size_t i;
@@ -524,8 +495,8 @@ int nsight_report_add_json(struct json_object *o, const struct nsight_analysis *
 		for (pass = 0; pass < 2; pass++)
 			for (i = 0; i < a->lt.n; i++)
 				if ((a->lt.msgs[i].reason == NSIGHT_MSG_COMPLETE) == !pass)
-					push(arr, msg_json(&a->lt.msgs[i], clk, &err), &err);
-		add(o, "messages", arr, &err);
+					jo_push(arr, msg_json(&a->lt.msgs[i], clk, &err), &err);
+		jo_add(o, "messages", arr, &err);
 	}
 	return err;
 }
@@ -539,31 +510,32 @@ struct json_object *nsight_report_tcheck_json(const char *pairs_name, const char
 	size_t i;
 	int err = 0;
 
-	add_str(o, "stream", name, &err);
-	add_str(o, "pairs_file", pairs_name, &err);
-	add_u64(o, "pairs", r->pairs, &err);
-	add_u64(o, "conversions", r->conversions, &err);
-	add_u64(o, "inversions", r->inversions, &err);
-	add_u64(o, "uncovered", r->uncovered, &err);
-	add_u64(o, "timekeeper_records", tc->n_tk, &err);
-	add_u64(o, "clock_was_set", tc->n_clock_was_set, &err);
-	add_u64(o, "max_abs_err_ns", r->max_abs_err, &err);
-	add_str(o, "params", nsight_tc_params_name(tc->params), &err);
+	jo_add_str(o, "stream", name, &err);
+	jo_add_str(o, "pairs_file", pairs_name, &err);
+	jo_add_u64(o, "pairs", r->pairs, &err);
+	jo_add_u64(o, "conversions", r->conversions, &err);
+	jo_add_u64(o, "inversions", r->inversions, &err);
+	jo_add_u64(o, "uncovered", r->uncovered, &err);
+	jo_add_u64(o, "ambiguous", r->ambiguous, &err);
+	jo_add_u64(o, "timekeeper_records", tc->n_tk, &err);
+	jo_add_u64(o, "clock_was_set", tc->n_clock_was_set, &err);
+	jo_add_u64(o, "max_abs_err_ns", r->max_abs_err, &err);
+	jo_add_str(o, "params", nsight_tc_params_name(tc->params), &err);
 	for (i = 0; i < r->n_examples; i++) {
 		const struct nsight_tcheck_example *e = &r->ex[i];
 		struct json_object *eo = json_object_new_object();
 
-		add_u64(eo, "pair", e->pair, &err);
-		add_str(eo, "kind", e->after_real ? "conv_after_real" : "real_after_next_conv", &err);
+		jo_add_u64(eo, "pair", e->pair, &err);
+		jo_add_str(eo, "kind", e->after_real ? "conv_after_real" : "real_after_next_conv", &err);
 		if (!e->after_real)
-			add_u64(eo, "prev_pair", e->prev, &err);
-		add_u64(eo, "tsc", e->tsc, &err);
-		add_i64(eo, "conv_ns", e->conv, &err);
-		add_i64(eo, "real_ns", e->real, &err);
-		push(ex, eo, &err);
+			jo_add_u64(eo, "prev_pair", e->prev, &err);
+		jo_add_u64(eo, "tsc", e->tsc, &err);
+		jo_add_i64(eo, "conv_ns", e->conv, &err);
+		jo_add_i64(eo, "real_ns", e->real, &err);
+		jo_push(ex, eo, &err);
 	}
-	add(o, "examples", ex, &err);
-	add(top, "time_check", o, &err);
+	jo_add(o, "examples", ex, &err);
+	jo_add(top, "time_check", o, &err);
 	if (err) {
 		json_object_put(top);
 		return NULL;

@@ -84,17 +84,9 @@ static int64_t sat_sub(int64_t a, int64_t b)
 	return r;
 }
 
-/* The first reason that applies: lost records explain missing stages. */
-static enum nsight_msg_reason reason_of(const struct lt_build *b, const struct nsight_msg *m,
-					bool untimed)
+/* The stage a message lacks, or NSIGHT_MSG_COMPLETE. */
+static enum nsight_msg_reason missing_stage(const struct nsight_msg *m)
 {
-	uint8_t i;
-
-	for (i = 0; i < m->n_cpus; i++)
-		if (nsight_capture_dropped_within(b->cap, m->cpus[i], m->tsc_lo, m->tsc_hi))
-			return NSIGHT_MSG_DROPS;
-	if (m->ooo)
-		return NSIGHT_MSG_OUT_OF_ORDER;
 	if (m->dir == NSIGHT_MSG_RX) {
 		if (!m->t[NSIGHT_RX_N].valid)
 			return NSIGHT_MSG_NO_NIC;
@@ -108,6 +100,37 @@ static enum nsight_msg_reason reason_of(const struct lt_build *b, const struct n
 		if (!m->t[NSIGHT_TX_XMIT].valid)
 			return NSIGHT_MSG_NO_XMIT;
 	}
+	return NSIGHT_MSG_COMPLETE;
+}
+
+/*
+ * The first reason that applies: lost records explain missing stages. A
+ * missing stage may have been on any CPU, and before the message's first
+ * record: then drops on any CPU from 10 ms (or the message's own span)
+ * before it count.
+ */
+static enum nsight_msg_reason reason_of(const struct lt_build *b, const struct nsight_msg *m,
+					bool untimed)
+{
+	enum nsight_msg_reason missing = missing_stage(m);
+	uint64_t margin, from;
+	uint32_t cpu;
+	uint8_t i;
+
+	for (i = 0; i < m->n_cpus; i++)
+		if (nsight_capture_dropped_within(b->cap, m->cpus[i], m->tsc_lo, m->tsc_hi))
+			return NSIGHT_MSG_DROPS;
+	if (missing != NSIGHT_MSG_COMPLETE) {
+		margin = b->tc && b->tc->tsc_hz ? b->tc->tsc_hz / 100 : m->tsc_hi - m->tsc_lo;
+		from = m->tsc_lo > margin ? m->tsc_lo - margin : 0;
+		for (cpu = 0; cpu < b->cap->nr_cpus; cpu++)
+			if (nsight_capture_dropped_within(b->cap, cpu, from, m->tsc_hi))
+				return NSIGHT_MSG_DROPS;
+	}
+	if (m->ooo)
+		return NSIGHT_MSG_OUT_OF_ORDER;
+	if (missing != NSIGHT_MSG_COMPLETE)
+		return missing;
 	return untimed ? NSIGHT_MSG_NO_CLOCK : NSIGHT_MSG_COMPLETE;
 }
 

@@ -17,6 +17,13 @@ static const struct {
 	[NSIGHT_REC_APP_COPY]	  = { "app_copy", sizeof(struct nsight_rec_app_copy) },
 	[NSIGHT_REC_APP_RECV]	  = { "app_recv", sizeof(struct nsight_rec_app) },
 	[NSIGHT_REC_APP_SEND]	  = { "app_send", sizeof(struct nsight_rec_app) },
+	[NSIGHT_REC_WAKING]	  = { "waking", sizeof(struct nsight_rec_waking) },
+	[NSIGHT_REC_IRQ]	  = { "irq", sizeof(struct nsight_rec_irq) },
+	[NSIGHT_REC_SOFTIRQ]	  = { "softirq", sizeof(struct nsight_rec_softirq) },
+	[NSIGHT_REC_IDLE]	  = { "idle", sizeof(struct nsight_rec_idle) },
+	[NSIGHT_REC_FAULT]	  = { "fault", sizeof(struct nsight_rec_fault) },
+	[NSIGHT_REC_WORK]	  = { "work", sizeof(struct nsight_rec_work) },
+	[NSIGHT_REC_NAPI]	  = { "napi", sizeof(struct nsight_rec_napi) },
 };
 
 bool nsight_rec_type_known(unsigned int type)

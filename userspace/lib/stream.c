@@ -50,6 +50,15 @@ static uint32_t crc_init(void)
 	return crc32(0L, Z_NULL, 0);
 }
 
+/* The crc of a chunk header, computed with its hdr_crc32 field zero. */
+uint32_t nsight_chunk_hdr_crc(const struct nsight_chunk_hdr *ch)
+{
+	struct nsight_chunk_hdr h = *ch;
+
+	h.hdr_crc32 = 0;
+	return crc_update(crc_init(), &h, sizeof(h));
+}
+
 /* ---------------------------------------------------------------------- */
 /* Writer                                                                   */
 
@@ -121,6 +130,7 @@ int nsight_stream_write_chunk(struct nsight_stream_writer *w, uint32_t type,
 	};
 	int err;
 
+	ch.hdr_crc32 = nsight_chunk_hdr_crc(&ch);
 	err = write_bytes(w, &ch, sizeof(ch));
 	if (!err)
 		err = write_bytes(w, payload, size);
@@ -451,6 +461,11 @@ int nsight_stream_read_chunk(struct nsight_stream_reader *r, struct nsight_chunk
 					       "truncated at byte %" PRIu64 ": chunk header needs %zu bytes, %zu available",
 					       r->offset, sizeof(ch), got);
 		}
+		if (nsight_chunk_hdr_crc(&ch) != ch.hdr_crc32)
+			return nsight_diag_set(&r->diag, NSIGHT_E_CRC,
+					       "chunk header at byte %" PRIu64 ": crc32 is 0x%08" PRIx32
+					       ", the header says 0x%08" PRIx32,
+					       c->offset, nsight_chunk_hdr_crc(&ch), ch.hdr_crc32);
 		c->type = ch.type;
 		c->cpu = ch.cpu;
 		c->size = ch.size;

@@ -26,6 +26,7 @@
 #define NSIGHT_CHUNK_HDR_SIZE		sizeof(struct nsight_chunk_hdr)
 
 /* Name of a chunk type ("RECORDS", ...), NULL if unknown. */
+uint32_t nsight_chunk_hdr_crc(const struct nsight_chunk_hdr *ch);
 const char *nsight_chunk_type_name(uint32_t type);
 
 /* ---------------------------------------------------------------------- */

@@ -80,10 +80,41 @@ static void example(struct nsight_tcheck *res, const struct nsight_tcheck_exampl
 		res->ex[res->n_examples++] = *ex;
 }
 
+/*
+ * Was the clock read of a pair (between its TSC @from and the next pair's
+ * TSC @to) taken while the kernel published new parameters to the vDSO, in
+ * [tsc_update, tsc_cs] of a record? Then clock_gettime() may have used the
+ * old or the new ones, and no conversion can tell which. The records are
+ * sorted by tsc_cs and their windows are short and disjoint (one update at
+ * a time, under the timekeeper lock).
+ */
+static bool ambiguous(const struct nsight_timeconv *tc, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = tc->n_tk;
+
+	/* The first record whose window ends at or after @from. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (nsight_tk_from(&tc->tk[mid]) < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < tc->n_tk; lo++) {
+		const struct nsight_rec_timekeeper *t = &tc->tk[lo];
+
+		if (!t->tsc_update || t->tsc_update > t->tsc_cs)
+			continue;
+		return t->tsc_update <= to;
+	}
+	return false;
+}
+
 int nsight_tcheck_run(const struct nsight_timeconv *tc, const struct nsight_tpair *pairs,
 		      size_t n, struct nsight_tcheck *res, struct nsight_diag *d)
 {
-	bool have_prev = false;
+	bool have_prev = false, prev_ambiguous = false;
 	int64_t prev_real = 0;
 	uint64_t prev = 0;
 	size_t i;
@@ -98,6 +129,7 @@ int nsight_tcheck_run(const struct nsight_timeconv *tc, const struct nsight_tpai
 		const struct nsight_tpair *p = &pairs[i];
 		__int128 diff;
 		int64_t conv;
+		bool amb;
 
 		if (!nsight_tc_covers(tc, p->tsc) ||
 		    !nsight_tc_convert(tc, p->tsc, NSIGHT_CLOCK_REALTIME, &conv)) {
@@ -105,26 +137,29 @@ int nsight_tcheck_run(const struct nsight_timeconv *tc, const struct nsight_tpai
 			continue;
 		}
 		res->conversions++;
+		amb = ambiguous(tc, p->tsc, i + 1 < n ? pairs[i + 1].tsc : UINT64_MAX);
+		res->ambiguous += amb;
 		diff = (__int128)conv - p->real_ns;
 		if (diff < 0)
 			diff = -diff;
 		if (diff > (__int128)res->max_abs_err)
 			res->max_abs_err = diff > UINT64_MAX ? UINT64_MAX : (uint64_t)diff;
 
-		/* real[prev] <= conv(tsc[i]) <= real[i] */
-		if (have_prev && prev_real > conv) {
+		/* real[prev] <= conv(tsc[i]) <= real[i], unless a read is ambiguous */
+		if (have_prev && !prev_ambiguous && prev_real > conv) {
 			res->inversions++;
 			example(res, &(struct nsight_tcheck_example){
 				.pair = i, .prev = prev, .tsc = p->tsc,
 				.conv = conv, .real = prev_real });
 		}
-		if (conv > p->real_ns) {
+		if (!amb && conv > p->real_ns) {
 			res->inversions++;
 			example(res, &(struct nsight_tcheck_example){
 				.pair = i, .after_real = true, .tsc = p->tsc,
 				.conv = conv, .real = p->real_ns });
 		}
 		have_prev = true;
+		prev_ambiguous = amb;
 		prev_real = p->real_ns;
 		prev = i;
 	}

@@ -43,6 +43,9 @@ struct nsight_tcheck {
 	uint64_t conversions;		/* pairs checked */
 	uint64_t inversions;
 	uint64_t uncovered;		/* outside the clock records' coverage */
+	uint64_t ambiguous;		/* read while the kernel published new
+					 * parameters: either set was right
+					 */
 	uint64_t max_abs_err;		/* max |conv - real|, ns */
 	size_t n_examples;
 	struct nsight_tcheck_example ex[NSIGHT_TCHECK_EXAMPLES];

@@ -63,12 +63,21 @@ int64_t nsight_tk_cycles_to_clock(const struct nsight_rec_timekeeper *tk, uint64
 	return clk == NSIGHT_CLOCK_REALTIME ? sat_add(mono, tk->offs_real) : mono;
 }
 
+/*
+ * When a record's parameters take over: the TSC its notifier read first
+ * (tsc_cs), or the record's stamp when that is missing.
+ */
+uint64_t nsight_tk_from(const struct nsight_rec_timekeeper *tk)
+{
+	return tk->tsc_cs ? tk->tsc_cs : tk->hdr.tsc;
+}
+
 static int cmp_tk(const void *a, const void *b)
 {
 	const struct nsight_rec_timekeeper *x = a, *y = b;
 
-	if (x->hdr.tsc != y->hdr.tsc)
-		return x->hdr.tsc < y->hdr.tsc ? -1 : 1;
+	if (nsight_tk_from(x) != nsight_tk_from(y))
+		return nsight_tk_from(x) < nsight_tk_from(y) ? -1 : 1;
 	if (x->hdr.cpu != y->hdr.cpu)
 		return x->hdr.cpu < y->hdr.cpu ? -1 : 1;
 	if (x->cycle_last != y->cycle_last)
@@ -148,8 +157,9 @@ int nsight_tc_init(struct nsight_timeconv *tc,
 		if (!gaps)
 			return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 		for (i = 1; i < tc->n_tk; i++)
-			if (tc->tk[i].hdr.tsc > tc->tk[i - 1].hdr.tsc)
-				gaps[n++] = tc->tk[i].hdr.tsc - tc->tk[i - 1].hdr.tsc;
+			if (nsight_tk_from(&tc->tk[i]) > nsight_tk_from(&tc->tk[i - 1]))
+				gaps[n++] = nsight_tk_from(&tc->tk[i]) -
+					    nsight_tk_from(&tc->tk[i - 1]);
 		if (n > 1)
 			qsort(gaps, n, sizeof(*gaps), cmp_u64);
 		tc->interval = n ? gaps[n / 2] : 0;
@@ -181,11 +191,11 @@ size_t nsight_tc_find(const struct nsight_timeconv *tc, uint64_t tsc)
 {
 	size_t lo = 0, hi = tc->n_tk;
 
-	/* The last record with hdr.tsc <= tsc: lo ends as their count. */
+	/* The last record in force at tsc: lo ends as their count. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (tc->tk[mid].hdr.tsc <= tsc)
+		if (nsight_tk_from(&tc->tk[mid]) <= tsc)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -199,8 +209,8 @@ bool nsight_tc_covers(const struct nsight_timeconv *tc, uint64_t tsc)
 
 	if (!tc->n_tk)
 		return false;
-	first = tc->tk[0].hdr.tsc;
-	last = tc->tk[tc->n_tk - 1].hdr.tsc;
+	first = nsight_tk_from(&tc->tk[0]);
+	last = nsight_tk_from(&tc->tk[tc->n_tk - 1]);
 	first = first > tc->interval ? first - tc->interval : 0;
 	last = last > UINT64_MAX - tc->interval ? UINT64_MAX : last + tc->interval;
 	return tsc >= first && tsc <= last;
@@ -258,13 +268,13 @@ static enum nsight_tc_quality convert_cs_now(const struct nsight_timeconv *tc, s
 
 	if (tc->params == NSIGHT_TC_IN_FORCE) {
 		/* The segment after the record, else the one before it. */
-		for (j = i + 1; j < tc->n_tk && tc->tk[j].hdr.tsc == r->hdr.tsc; j++)
+		for (j = i + 1; j < tc->n_tk && nsight_tk_from(&tc->tk[j]) == nsight_tk_from(r); j++)
 			;
 		if (j < tc->n_tk && pair_ok(r, &tc->tk[j])) {
 			*ns = nsight_tk_cycles_to_clock(r, interpolate(r, &tc->tk[j], tsc), clk);
 			return NSIGHT_TC_EXACT;
 		}
-		for (j = i; j > 0 && tc->tk[j - 1].hdr.tsc == r->hdr.tsc; j--)
+		for (j = i; j > 0 && nsight_tk_from(&tc->tk[j - 1]) == nsight_tk_from(r); j--)
 			;
 		if (j > 0 && pair_ok(&tc->tk[j - 1], r)) {
 			*ns = nsight_tk_cycles_to_clock(r, interpolate(&tc->tk[j - 1], r, tsc),

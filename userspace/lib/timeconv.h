@@ -82,6 +82,7 @@ enum nsight_tc_quality nsight_tc_convert(const struct nsight_timeconv *tc, uint6
 bool nsight_tc_covers(const struct nsight_timeconv *tc, uint64_t tsc);
 
 /* Index in tc->tk of the record in force at @tsc (0 before the first). */
+uint64_t nsight_tk_from(const struct nsight_rec_timekeeper *tk);
 size_t nsight_tc_find(const struct nsight_timeconv *tc, uint64_t tsc);
 
 /*

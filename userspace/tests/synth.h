@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <sys/socket.h>
 
 #include "analysis.h"
@@ -25,6 +26,15 @@
 #define SYN_MONO0	5000000000LL
 #define SYN_OFFS	1700000000000000000LL
 
+/* A record held back by a queued synth (see synth_queue()). */
+struct synth_qrec {
+	uint32_t cpu;
+	uint32_t size;
+	uint64_t tsc;
+	uint64_t order;
+	uint8_t data[176];
+};
+
 struct synth {
 	uint8_t *buf[SYN_MAX_CPUS];
 	size_t len[SYN_MAX_CPUS], cap[SYN_MAX_CPUS];
@@ -33,12 +43,35 @@ struct synth {
 	uint64_t tsc_hz;
 	struct nsight_phc_sample phc[4];	/* written as a PHC chunk if any */
 	size_t n_phc;
+	bool queued;				/* synth_put() queues records */
+	struct synth_qrec *q;
+	size_t qn, qcap;
 };
 
 static inline void synth_put(struct synth *s, uint32_t cpu, const void *rec, size_t size)
 {
 	if (cpu >= SYN_MAX_CPUS)
 		abort();
+	if (s->queued) {
+		struct synth_qrec *r;
+
+		if (size > sizeof(r->data))
+			abort();
+		if (s->qn == s->qcap) {
+			s->qcap = s->qcap ? s->qcap * 2 : 1024;
+			s->q = realloc(s->q, s->qcap * sizeof(*s->q));
+			if (!s->q)
+				abort();
+		}
+		r = &s->q[s->qn];
+		r->cpu = cpu;
+		r->size = (uint32_t)size;
+		r->order = s->qn++;
+		memcpy(r->data, rec, size);
+		memcpy(&r->tsc, (const uint8_t *)rec + offsetof(struct nsight_rec_hdr, tsc),
+		       sizeof(r->tsc));
+		return;
+	}
 	while (s->len[cpu] + size > s->cap[cpu]) {
 		s->cap[cpu] = s->cap[cpu] ? s->cap[cpu] * 2 : 4096;
 		s->buf[cpu] = realloc(s->buf[cpu], s->cap[cpu]);
@@ -77,6 +110,40 @@ static inline void synth_free(struct synth *s)
 
 	for (i = 0; i < SYN_MAX_CPUS; i++)
 		free(s->buf[i]);
+	free(s->q);
+}
+
+/*
+ * From now on records are queued, so a test can write them in any order;
+ * synth_flush() puts them in each CPU's buffer by TSC (then in the order
+ * they were written).
+ */
+static inline void synth_queue(struct synth *s)
+{
+	s->queued = true;
+}
+
+static inline int synth_qcmp(const void *a, const void *b)
+{
+	const struct synth_qrec *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static inline void synth_flush(struct synth *s)
+{
+	size_t i;
+
+	s->queued = false;
+	if (s->qn > 1)
+		qsort(s->q, s->qn, sizeof(*s->q), synth_qcmp);
+	for (i = 0; i < s->qn; i++)
+		synth_put(s, s->q[i].cpu, s->q[i].data, s->q[i].size);
+	s->qn = 0;
 }
 
 /* The default timekeeper record (see above) at @tsc on @cpu. */

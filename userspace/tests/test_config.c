@@ -91,7 +91,7 @@ static void test_sources_format(void)
 	CHECK(!strcmp(nsight_sources_format(HO | CL, buf, sizeof(buf)), "handoff,clock"));
 	CHECK(!strcmp(nsight_sources_format(NSIGHT_SOURCES_ALL, buf, sizeof(buf)), all_names()));
 	CHECK_STR_HAS(all_names(), "sched_switch,handoff,clock");
-	CHECK(!strcmp(nsight_sources_format(SS | (1U << 9), buf, sizeof(buf)), "sched_switch,bit9"));
+	CHECK(!strcmp(nsight_sources_format(SS | (1U << 20), buf, sizeof(buf)), "sched_switch,bit20"));
 	/* Cut at a name boundary when the buffer is small. */
 	CHECK(!strcmp(nsight_sources_format(NSIGHT_SOURCES_ALL, buf, 16), "sched_switch"));
 }

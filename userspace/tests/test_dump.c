@@ -308,13 +308,14 @@ static void test_dump_small_reads_and_chunks(void)
 
 static void test_dump_odd_chunk_limit(void)
 {
-	/* 200 bytes: at most SUBBUF + 2 sched_switch = 192 per chunk. */
-	dump_and_check(200, 13, 32 + 2 * SS);
+	/* 200 bytes: SUBBUF + a timekeeper (168) fills a chunk exactly. */
+	_Static_assert(32 + sizeof(struct nsight_rec_timekeeper) == 200, "layout");
+	dump_and_check(200, 13, 32 + TK);
 }
 
 static void test_dump_record_larger_than_chunk(void)
 {
-	/* 100 bytes: a timekeeper record (152 bytes) goes alone. */
+	/* 100 bytes: a timekeeper record (168 bytes) goes alone. */
 	dump_and_check(100, 0, TK);
 }
 

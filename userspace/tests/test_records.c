@@ -45,7 +45,7 @@ static void test_type_table(void)
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_SUBBUF), 32);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_SCHED_SWITCH), 80);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_HANDOFF), 88);
-	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_TIMEKEEPER), 160);
+	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_TIMEKEEPER), 168);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_CLOCK_SYNC), 72);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_PKT), 104);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_APP_COPY), 40);
@@ -166,7 +166,7 @@ static void test_walk_known_type_too_small(void)
 
 	put_rec(buf, &pos, NSIGHT_REC_TIMEKEEPER, TK - 8, 0, 2);
 	CHECK_U64(walk(buf, pos, 0, types, 4, &n, msg, sizeof(msg)), -NSIGHT_E_RECORD);
-	CHECK_STR_HAS(msg, "timekeeper record of 152 bytes, needs at least 160");
+	CHECK_STR_HAS(msg, "timekeeper record of 160 bytes, needs at least 168");
 	pos = 0;
 	put_rec(buf, &pos, NSIGHT_REC_HANDOFF, 72, 0, 2);	/* the first version's size */
 	CHECK_U64(walk(buf, pos, 0, types, 4, &n, msg, sizeof(msg)), -NSIGHT_E_RECORD);

@@ -20,6 +20,16 @@ static void patch64(void *buf, size_t off, uint64_t v)
 	memcpy((char *)buf + off, &v, sizeof(v));
 }
 
+/* After patching the chunk header at @off, make its header crc match again. */
+static void reseal(void *buf, size_t off)
+{
+	struct nsight_chunk_hdr h;
+
+	memcpy(&h, (char *)buf + off, sizeof(h));
+	h.hdr_crc32 = nsight_chunk_hdr_crc(&h);
+	memcpy((char *)buf + off, &h, sizeof(h));
+}
+
 static void std_header(struct nsight_stream_hdr *h, uint32_t nr_cpus)
 {
 	memset(h, 0, sizeof(*h));
@@ -341,12 +351,15 @@ static void test_oversized_chunk(void)
 
 	build_small(&m);
 	patch64(m.data, 104 + 8, (1ULL << 30) + 8);
+	reseal(m.data, 104);
 	CHECK_U64(read_all(m.data, m.len, msg, sizeof(msg), NULL), -NSIGHT_E_CHUNK);
 	CHECK_STR_HAS(msg, "RECORDS chunk at byte 104: size 1073741832 exceeds the limit");
 	patch64(m.data, 104 + 8, UINT64_MAX - 7);
+	reseal(m.data, 104);
 	CHECK_U64(read_all(m.data, m.len, msg, sizeof(msg), NULL), -NSIGHT_E_CHUNK);
 	/* Within the limit but the data is not there: truncation, no huge allocation. */
 	patch64(m.data, 104 + 8, 1ULL << 30);
+	reseal(m.data, 104);
 	CHECK_U64(read_all(m.data, m.len, msg, sizeof(msg), NULL), -NSIGHT_E_TRUNCATED);
 	CHECK_STR_HAS(msg, "truncated at byte 544: RECORDS chunk at byte 104 needs 1073741824 payload bytes, 416 available");
 	free(m.data);
@@ -495,24 +508,28 @@ static void test_bad_chunk_headers(void)
 
 	build_small(&m);
 	patch32(m.data, 104, 0);
+	reseal(m.data, 104);
 	CHECK_U64(read_all(m.data, m.len, msg, sizeof(msg), NULL), -NSIGHT_E_CHUNK);
 	CHECK_STR_HAS(msg, "chunk at byte 104: invalid chunk type 0");
 	free(m.data);
 
 	build_small(&m);
 	patch32(m.data, 240 + 4, 2);
+	reseal(m.data, 240);
 	CHECK_U64(read_all(m.data, m.len, msg, sizeof(msg), NULL), -NSIGHT_E_CHUNK);
 	CHECK_STR_HAS(msg, "RECORDS chunk at byte 240: cpu 2 is not below the stream's 2 cpus");
 	free(m.data);
 
 	build_small(&m);
 	patch32(m.data, 400 + 4, 0);
+	reseal(m.data, 400);
 	CHECK_U64(read_all(m.data, m.len, msg, sizeof(msg), NULL), -NSIGHT_E_CHUNK);
 	CHECK_STR_HAS(msg, "STATUS chunk at byte 400: cpu field is 0");
 	free(m.data);
 
 	build_small(&m);
 	patch32(m.data, 504 + 4, 1);
+	reseal(m.data, 504);
 	CHECK_U64(read_all(m.data, m.len, msg, sizeof(msg), NULL), -NSIGHT_E_CHUNK);
 	CHECK_STR_HAS(msg, "END chunk at byte 504: cpu field is 1");
 	free(m.data);
@@ -541,6 +558,13 @@ static void test_bad_chunk_headers(void)
 		CHECK_STR_HAS(msg, "STATUS chunk at byte 104: size 44 is not a multiple of 40");
 		free(m.data);
 	}
+
+	/* Any damage to a header is caught by its crc, before it is believed. */
+	build_small(&m);
+	m.data[240 + 21] ^= 0x10;
+	CHECK_U64(read_all(m.data, m.len, msg, sizeof(msg), NULL), -NSIGHT_E_CRC);
+	CHECK_STR_HAS(msg, "chunk header at byte 240: crc32 is 0x");
+	free(m.data);
 }
 
 static void test_errors_are_sticky(void)

@@ -121,11 +121,9 @@ static void test_in_force_vs_first(void)
 }
 
 /* A step alone (no frequency change) breaks a single-parameter conversion too. */
-static void test_step_only(void)
+/* The model with its frequency change taken out: only the clock step. */
+static void build_step_model(void)
 {
-	struct nsight_timeconv tc;
-	struct nsight_tcheck r;
-	size_t n;
 	int k;
 
 	build_model();
@@ -133,6 +131,15 @@ static void test_step_only(void)
 		model[k].mult = MULT0;
 	for (k = 1; k < N_TK; k++)
 		model[k].xtime_nsec = (model[k].cycle_last - model[0].cycle_last) * MULT0;
+}
+
+static void test_step_only(void)
+{
+	struct nsight_timeconv tc;
+	struct nsight_tcheck r;
+	size_t n;
+
+	build_step_model();
 	n = build_pairs(pairs);
 	REQUIRE(nsight_tc_init(&tc, model, N_TK, NULL, 0, SYN_HZ, NSIGHT_TC_IN_FORCE, NULL) == 0);
 	REQUIRE(nsight_tcheck_run(&tc, pairs, n, &r, NULL) == 0);
@@ -143,6 +150,38 @@ static void test_step_only(void)
 	/* Every pair after the step: real jumps a second past the next conversion. */
 	CHECK(r.inversions > 0);
 	CHECK(r.ex[0].tsc >= TK_T0 + 25 * TK_STEP && r.ex[0].tsc < TK_T0 + 25 * TK_STEP + 200);
+	nsight_tc_fini(&tc);
+}
+
+/*
+ * The vDSO switched to the stepped parameters before the notifier read its
+ * TSC (tsc_cs): readings in between used the new time while the record is
+ * not in force yet. Without tsc_update they are inversions; with the window
+ * [tsc_update, tsc_cs] they are ambiguous, not errors.
+ */
+static void test_vdso_window(void)
+{
+	const uint64_t lag = 3000;	/* notifier after the vDSO update */
+	struct nsight_timeconv tc;
+	struct nsight_tcheck r;
+	size_t n;
+
+	build_step_model();
+	n = build_pairs(pairs);	/* the vDSO switches at hdr.tsc */
+	model[25].tsc_cs = model[25].hdr.tsc + lag;
+
+	REQUIRE(nsight_tc_init(&tc, model, N_TK, NULL, 0, SYN_HZ, NSIGHT_TC_IN_FORCE, NULL) == 0);
+	REQUIRE(nsight_tcheck_run(&tc, pairs, n, &r, NULL) == 0);
+	CHECK(r.inversions > 0);
+	CHECK_U64(r.ambiguous, 0);
+	nsight_tc_fini(&tc);
+
+	model[25].tsc_update = model[25].hdr.tsc - 5;
+	REQUIRE(nsight_tc_init(&tc, model, N_TK, NULL, 0, SYN_HZ, NSIGHT_TC_IN_FORCE, NULL) == 0);
+	REQUIRE(nsight_tcheck_run(&tc, pairs, n, &r, NULL) == 0);
+	CHECK_U64(r.inversions, 0);
+	/* About lag / PAIR_GAP readings fell in the window. */
+	CHECK(r.ambiguous >= lag / PAIR_GAP && r.ambiguous <= lag / PAIR_GAP + 2);
 	nsight_tc_fini(&tc);
 }
 
@@ -241,7 +280,7 @@ static void test_cli(void)
 	snprintf(want, sizeof(want), "time-check: %llu conversions, 0 inversions, 40 timekeeper records (1 clock-was-set), max |conv - real| ",
 		 (unsigned long long)N_COVERED);
 	CHECK(r.out && !strncmp(r.out, want, strlen(want)));
-	snprintf(want, sizeof(want), " ns, params in-force, %d uncovered\n", N_LATE);
+	snprintf(want, sizeof(want), " ns, params in-force, %d uncovered, 0 ambiguous\n", N_LATE);
 	CHECK_STR_HAS(r.out, want);
 	CHECK(r.out && !strstr(r.out, "stream:"));
 	cli_result_free(&r);
@@ -318,6 +357,7 @@ static void test_cli(void)
 KTAP_MAIN(
 	KTAP_TEST(test_in_force_vs_first),
 	KTAP_TEST(test_step_only),
+	KTAP_TEST(test_vdso_window),
 	KTAP_TEST(test_needs_timekeeper),
 	KTAP_TEST(test_read_pairs),
 	KTAP_TEST(test_cli),

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+#include <inttypes.h>
+#include <string.h>
+
+#include "diag_report.h"
+#include "json_out.h"
+
+/* Names come from the traced system: no control bytes on the terminal. */
+static const char *printable(char *dst, const char *src, size_t len, bool blanks)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++) {
+		bool ok = (src[i] > 0x20 || (blanks && src[i] == 0x20)) && src[i] < 0x7f;
+
+		dst[i] = ok ? src[i] : '?';
+	}
+	dst[i] = '\0';
+	return dst;
+}
+
+static const char *comm_of(const char comm[16], char *buf, size_t len)
+{
+	char c[17];
+
+	memcpy(c, comm, 16);
+	c[16] = '\0';
+	return c[0] ? printable(buf, c, len, false) : "?";
+}
+
+const char *nsight_pct_format(uint32_t per100k, char *buf, size_t len)
+{
+	uint32_t whole = per100k / 1000, frac = per100k % 1000;
+
+	if (!frac)
+		snprintf(buf, len, "%" PRIu32, whole);
+	else if (frac % 100 == 0)
+		snprintf(buf, len, "%" PRIu32 ".%" PRIu32, whole, frac / 100);
+	else if (frac % 10 == 0)
+		snprintf(buf, len, "%" PRIu32 ".%02" PRIu32, whole, frac / 10);
+	else
+		snprintf(buf, len, "%" PRIu32 ".%03" PRIu32, whole, frac);
+	return buf;
+}
+
+/* A ratio as a whole percentage, honest beyond 0..100%. */
+static const char *pct(double ratio, char *buf, size_t len)
+{
+	double p = ratio * 100;
+
+	if (p > 1e9 || p < -1e9)
+		snprintf(buf, len, "%s", p > 0 ? ">1e9%" : "<-1e9%");
+	else
+		snprintf(buf, len, "%.0f%%", p);
+	return buf;
+}
+
+/* "fastest 20%", "slice p20-p30", and " of baseline NAME". */
+static const char *reference_desc(const struct nsight_dx_opts *o, char *buf, size_t len)
+{
+	char lo[16], hi[16], base[256];
+
+	base[0] = '\0';
+	if (o->baseline)
+		snprintf(base, sizeof(base), " of baseline %s", o->baseline);
+	if (!o->slice && !o->ref_lo)
+		snprintf(buf, len, "fastest %s%%%s", nsight_pct_format(o->ref_hi, hi, sizeof(hi)), base);
+	else
+		snprintf(buf, len, "slice p%s-p%s%s", nsight_pct_format(o->ref_lo, lo, sizeof(lo)),
+			 nsight_pct_format(o->ref_hi, hi, sizeof(hi)), base);
+	return buf;
+}
+
+static void cause_name(const struct nsight_dx_cause *c, char *buf, size_t len)
+{
+	char cat[160];
+
+	snprintf(buf, len, "%s (%s)", printable(cat, c->category, sizeof(cat), true),
+		 nsight_role_name(c->role));
+}
+
+static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_dx_group *g)
+{
+	const struct nsight_dx_opts *o = &dx->opts;
+	char comm[17], ref[300], tp[16], buf[200], b1[32], b2[32], b3[32];
+	size_t i, k;
+
+	fprintf(f, "diagnosis: %s[%" PRIu32 "] %s: ", comm_of(g->comm, comm, sizeof(comm)), g->pid,
+		nsight_msg_dir_name(g->dir));
+	if (g->no_baseline) {
+		fprintf(f, "no %s messages of %s in the baseline %s\n", nsight_msg_dir_name(g->dir),
+			comm, o->baseline ? o->baseline : "");
+		return;
+	}
+	if (!g->n_ref) {
+		fprintf(f, "no reference: records were lost in the windows of all %zu reference messages\n",
+			g->ref_candidates);
+		return;
+	}
+	fprintf(f, "reference %zu messages (%s, median %" PRId64 " ns), tail %zu messages >= p%s (%" PRId64 " ns)\n",
+		g->n_ref, reference_desc(o, ref, sizeof(ref)), g->ref_median, g->n_msgs,
+		nsight_pct_format(o->tail, tp, sizeof(tp)), g->tail_threshold);
+	if (g->n_causes) {
+		fprintf(f, "  %-44s%6s%9s%7s%16s%15s\n", "cause", "main", "messages", "share",
+			"median_dev_ns", "max_dev_ns");
+		for (k = 0; k < g->n_causes; k++) {
+			const struct nsight_dx_cause *c = &g->causes[k];
+			int w;
+
+			cause_name(c, buf, sizeof(buf));
+			w = strlen(buf) + 2 > 44 ? (int)strlen(buf) + 2 : 44;
+			fprintf(f, "  %-*s%6" PRIu64 "%9" PRIu64 "%7s%16" PRId64 "%15" PRId64 "\n", w,
+				buf, c->main, c->messages,
+				pct((double)c->main / (double)g->n_msgs, b1, sizeof(b1)), c->median,
+				c->max);
+		}
+	} else if (g->n_msgs) {
+		fprintf(f, "  no cause: no anomaly of at least %" PRId64 " ns in the tail\n", o->min_dev);
+	} else {
+		fprintf(f, "  no cause: records were lost in the windows of all %zu tail messages\n",
+			g->tail_candidates);
+	}
+	if (g->n_cov)
+		fprintf(f, "  coverage: median %s, p10 %s, p90 %s\n", pct(g->cov_p50, b1, sizeof(b1)),
+			pct(g->cov_p10, b2, sizeof(b2)), pct(g->cov_p90, b3, sizeof(b3)));
+	else if (g->n_msgs)
+		fprintf(f, "  coverage: - (no tail message is slower than the reference median)\n");
+	if (g->skipped_incomplete || g->skipped_ref || g->skipped_tail)
+		fprintf(f, "  skipped: %" PRIu64 " messages with records lost in their windows (%" PRIu64
+			" incomplete, %" PRIu64 " of the reference, %" PRIu64 " of the tail)\n",
+			g->skipped_incomplete + g->skipped_ref + g->skipped_tail, g->skipped_incomplete,
+			g->skipped_ref, g->skipped_tail);
+	if (!g->n_msgs)
+		return;
+	fputs("  slowest:\n", f);
+	for (i = 0; i < g->n_msgs && i < NSIGHT_DX_SLOWEST; i++) {
+		const struct nsight_dx_msg *m = &g->msgs[i];
+
+		fprintf(f, "    %s %" PRIu64 " latency %" PRId64 " ns, deviation %" PRId64 " ns, coverage %s:",
+			nsight_msg_dir_name(g->dir), m->id, m->latency, m->deviation,
+			m->has_coverage ? pct(m->coverage, b1, sizeof(b1)) : "-");
+		if (!m->n_mc)
+			fputs(" no anomaly", f);
+		for (k = 0; k < m->n_mc; k++) {
+			const struct nsight_dx_mcause *mc = &g->mcs[m->mc + k];
+
+			cause_name(&g->causes[mc->cause], buf, sizeof(buf));
+			fprintf(f, "%s %s +%" PRId64, k ? "," : "", buf, mc->dev);
+		}
+		fputc('\n', f);
+	}
+}
+
+void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx)
+{
+	size_t i;
+
+	if (dx->no_context) {
+		fputs("diagnosis: no context records (sched_switch, irq, softirq, idle, fault, workqueue) in the capture, so no causes\n",
+		      f);
+		return;
+	}
+	if (!dx->n) {
+		fputs("diagnosis: no complete messages\n", f);
+		return;
+	}
+	for (i = 0; i < dx->n; i++)
+		group_text(f, dx, &dx->groups[i]);
+}
+
+/* ---------------------------------------------------------------------- */
+/* JSON                                                                     */
+
+
+
+
+
+
+
+
+
+static double pct_f(uint32_t per100k)
+{
+	return per100k / 1000.0;
+}
+
+static struct json_object *options_json(const struct nsight_dx_opts *o, int *err)
+{
+	struct json_object *j = json_object_new_object();
+
+	jo_add_str(j, "reference", o->slice || o->ref_lo ? "slice" : "fastest", err);
+	jo_add_f(j, "reference_from_pct", pct_f(o->ref_lo), err);
+	jo_add_f(j, "reference_to_pct", pct_f(o->ref_hi), err);
+	jo_add_u64(j, "reference_min_messages", NSIGHT_DX_MIN_REF, err);
+	if (o->baseline)
+		jo_add_str(j, "baseline", o->baseline, err);
+	else
+		jo_add_null(j, "baseline", err);
+	jo_add_f(j, "tail_pct", pct_f(o->tail), err);
+	jo_add_i64(j, "min_dev_ns", o->min_dev, err);
+	jo_add_f(j, "nested_threshold_pct", pct_f(o->nested), err);
+	return j;
+}
+
+static struct json_object *anomaly_json(const struct nsight_dx_group *g,
+					const struct nsight_dx_anomaly *an,
+					const struct nsight_keys *keys, int *err)
+{
+	struct json_object *j = json_object_new_object();
+	char key[NSIGHT_KEY_NAME_MAX + 32], buf[sizeof(key)], cat[160];
+
+	nsight_key_format(keys, an->key, key, sizeof(key));
+	jo_add_str(j, "key", printable(buf, key, sizeof(buf), true), err);
+	jo_add_str(j, "kind", nsight_key_kind_name(nsight_key_kind(keys, an->key)), err);
+	if (an->reported)
+		jo_add_str(j, "category", printable(cat, g->causes[an->cause].category, sizeof(cat), true),
+			err);
+	else
+		jo_add_null(j, "category", err);
+	jo_add_str(j, "role", nsight_role_name(an->role), err);
+	jo_add_u64(j, "phase", an->phase, err);
+	jo_add_str(j, "reason", nsight_dx_reason_name(an->reason), err);
+	jo_add_i64(j, "value_ns", an->value, err);
+	jo_add_i64(j, "expected_ns", an->expected, err);
+	jo_add_i64(j, "deviation_ns", an->dev, err);
+	jo_add_i64(j, "explained_by_nested_ns", an->explained, err);
+	jo_add_bool(j, "reported", an->reported, err);
+	jo_add_i64(j, "reported_ns", an->reported_dev, err);
+	jo_add_u64(j, "count", an->count, err);
+	jo_add_f(j, "expected_count", an->expected_count, err);
+	jo_add_f(j, "presence", an->presence, err);
+	return j;
+}
+
+static struct json_object *msg_json(const struct nsight_dx_group *g, const struct nsight_dx_msg *m,
+				    const struct nsight_keys *keys, int *err)
+{
+	struct json_object *j = json_object_new_object(), *causes = json_object_new_array();
+	struct json_object *anoms = json_object_new_array();
+	char cat[160];
+	size_t k;
+
+	jo_add_u64(j, "id", m->id, err);
+	jo_add_i64(j, "latency_ns", m->latency, err);
+	jo_add_i64(j, "deviation_ns", m->deviation, err);
+	jo_add_i64(j, "explained_ns", m->explained, err);
+	if (m->has_coverage)
+		jo_add_f(j, "coverage", m->coverage, err);
+	else
+		jo_add_null(j, "coverage", err);
+	for (k = 0; k < m->n_mc; k++) {
+		const struct nsight_dx_mcause *mc = &g->mcs[m->mc + k];
+		struct json_object *c = json_object_new_object();
+
+		jo_add_str(c, "category", printable(cat, g->causes[mc->cause].category, sizeof(cat), true),
+			err);
+		jo_add_str(c, "role", nsight_role_name(g->causes[mc->cause].role), err);
+		jo_add_i64(c, "deviation_ns", mc->dev, err);
+		jo_push(causes, c, err);
+	}
+	jo_add(j, "causes", causes, err);
+	for (k = 0; k < m->n_anom; k++)
+		jo_push(anoms, anomaly_json(g, &g->anoms[m->anom + k], keys, err), err);
+	jo_add(j, "anomalies", anoms, err);
+	return j;
+}
+
+static struct json_object *group_json(const struct nsight_dx *dx, const struct nsight_dx_group *g,
+				      const struct nsight_keys *keys, int *err)
+{
+	struct json_object *j = json_object_new_object(), *ref, *tail, *sk, *causes, *cov, *slow;
+	char comm[17], pc[17];
+	size_t k;
+
+	memcpy(comm, g->comm, 16);
+	comm[16] = '\0';
+	jo_add_str(j, "comm", printable(pc, comm, sizeof(pc), true), err);
+	jo_add_u64(j, "pid", g->pid, err);
+	jo_add_str(j, "dir", nsight_msg_dir_name(g->dir), err);
+	jo_add_u64(j, "complete", g->complete, err);
+
+	ref = json_object_new_object();
+	jo_add_str(ref, "source", dx->opts.baseline ? "baseline" : "capture", err);
+	jo_add_bool(ref, "missing", g->no_baseline, err);
+	jo_add_u64(ref, "candidates", g->ref_candidates, err);
+	jo_add_u64(ref, "messages", g->n_ref, err);
+	if (g->n_ref) {
+		jo_add_i64(ref, "median_ns", g->ref_median, err);
+		jo_add_i64(ref, "min_ns", g->ref_min, err);
+		jo_add_i64(ref, "max_ns", g->ref_max, err);
+	} else {
+		jo_add_null(ref, "median_ns", err);
+		jo_add_null(ref, "min_ns", err);
+		jo_add_null(ref, "max_ns", err);
+	}
+	jo_add(j, "reference", ref, err);
+
+	tail = json_object_new_object();
+	jo_add_f(tail, "percentile", pct_f(dx->opts.tail), err);
+	if (g->n_ref)
+		jo_add_i64(tail, "threshold_ns", g->tail_threshold, err);
+	else
+		jo_add_null(tail, "threshold_ns", err);
+	jo_add_u64(tail, "candidates", g->tail_candidates, err);
+	jo_add_u64(tail, "messages", g->n_msgs, err);
+	jo_add(j, "tail", tail, err);
+
+	sk = json_object_new_object();
+	jo_add_u64(sk, "incomplete_drops", g->skipped_incomplete, err);
+	jo_add_u64(sk, "reference", g->skipped_ref, err);
+	jo_add_u64(sk, "tail", g->skipped_tail, err);
+	jo_add(j, "skipped", sk, err);
+
+	causes = json_object_new_array();
+	for (k = 0; k < g->n_causes; k++) {
+		const struct nsight_dx_cause *c = &g->causes[k];
+		struct json_object *co = json_object_new_object();
+		char cat[160];
+
+		jo_add_str(co, "category", printable(cat, c->category, sizeof(cat), true), err);
+		jo_add_str(co, "role", nsight_role_name(c->role), err);
+		jo_add_u64(co, "main", c->main, err);
+		jo_add_u64(co, "messages", c->messages, err);
+		jo_add_f(co, "share", g->n_msgs ? (double)c->main / (double)g->n_msgs : 0, err);
+		jo_add_i64(co, "median_dev_ns", c->median, err);
+		jo_add_i64(co, "max_dev_ns", c->max, err);
+		jo_add_i64(co, "total_dev_ns", c->total, err);
+		jo_push(causes, co, err);
+	}
+	jo_add(j, "causes", causes, err);
+
+	cov = json_object_new_object();
+	jo_add_u64(cov, "messages", g->n_cov, err);
+	if (g->n_cov) {
+		jo_add_f(cov, "median", g->cov_p50, err);
+		jo_add_f(cov, "p10", g->cov_p10, err);
+		jo_add_f(cov, "p90", g->cov_p90, err);
+	} else {
+		jo_add_null(cov, "median", err);
+		jo_add_null(cov, "p10", err);
+		jo_add_null(cov, "p90", err);
+	}
+	jo_add(j, "coverage", cov, err);
+
+	slow = json_object_new_array();
+	for (k = 0; k < g->n_msgs && k < NSIGHT_DX_SLOWEST; k++)
+		jo_push(slow, msg_json(g, &g->msgs[k], keys, err), err);
+	jo_add(j, "slowest", slow, err);
+	return j;
+}
+
+int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
+			    const struct nsight_analysis *a)
+{
+	struct json_object *j = json_object_new_object(), *groups = json_object_new_array();
+	int err = 0;
+	size_t i;
+
+	jo_add_str(j, "unit", "ns", &err);
+	jo_add_u64(j, "context_records", a->tl.n_records, &err);
+	jo_add_u64(j, "context_unmatched", a->tl.unmatched, &err);
+	jo_add_u64(j, "context_too_deep", a->tl.too_deep, &err);
+	jo_add(j, "options", options_json(&dx->opts, &err), &err);
+	for (i = 0; i < dx->n; i++)
+		jo_push(groups, group_json(dx, &dx->groups[i], a->keys, &err), &err);
+	jo_add(j, "groups", groups, &err);
+	jo_add(o, "diagnosis", j, &err);
+	return err;
+}

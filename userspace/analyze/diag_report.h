@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Text and JSON of the diagnosis ("diagnosis:" lines, "diagnosis" object),
+ * printed after the other sections.
+ *
+ * Text, per application and direction with complete messages:
+ *
+ *   diagnosis: COMM[PID] DIR: reference N messages (fastest 20%, median M ns), tail T messages >= p90 (X ns)
+ *     cause                                       messages  share   median_dev_ns     max_dev_ns
+ *     CATEGORY (A|R)                                     27    90%          123456         456789
+ *     coverage: median 92%, p10 71%, p90 100%
+ *     skipped: ...                       (only when messages were skipped)
+ *     slowest:
+ *       DIR ID latency L ns, deviation D ns, coverage C%: CATEGORY (A) +DEV, ...
+ *
+ * The first cause row follows the column header directly.
+ */
+#ifndef NSIGHT_DIAG_REPORT_H
+#define NSIGHT_DIAG_REPORT_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "analysis.h"
+#include "diagnose.h"
+
+void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx);
+
+/* Add "diagnosis" to @o. Returns 0, or -1 when out of memory. */
+int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
+			    const struct nsight_analysis *a);
+
+/* "20", "99.9": a per-100000 value as a percentage. */
+const char *nsight_pct_format(uint32_t per100k, char *buf, size_t len);
+
+#endif /* NSIGHT_DIAG_REPORT_H */

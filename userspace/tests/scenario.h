@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Synthetic workloads for the diagnosis tests: UDP requests to "server"
+ * (pid 100, thread 101) on the application core Y = CPU 1, received on
+ * X = CPU 0, one every 200 us, with a cause injected into some of them.
+ *
+ * Every message: on X (idle), the NIC irq "eth0" and then a NET_RX
+ * softirq with the packet at n (GRO), protocol input at n + 200 and the
+ * hand-off at h = n + 700. On Y the server sleeps in recv (the CPU idle
+ * after it): it is switched in at h + 1000, copies at h + 1500 and returns
+ * at a = h + 2000 (latency 2700 ns), processes for 3000 ns, enters its next
+ * recv and sleeps again. The kinds change what happens on Y between h and
+ * a (see enum scen_kind).
+ */
+#ifndef NSIGHT_TEST_SCENARIO_H
+#define NSIGHT_TEST_SCENARIO_H
+
+#include "synth_ctx.h"
+
+#define SC_X		0
+#define SC_Y		1
+#define SC_GAP		200000ULL	/* between messages */
+#define SC_BASE		100000ULL
+
+enum scen_kind {
+	SC_NORMAL,
+	SC_HOG,		/* "stress" runs on Y from before h; the server waits 50 us */
+	SC_NETRX,	/* a 40 us NET_RX softirq inside the server on Y */
+	SC_NETRX_APP,	/* the same, and the server itself 8 us slower */
+	SC_KWORKER,	/* kworker/1:1 runs vmstat_update for 30 us first */
+	SC_FAULT,	/* a 30 us user page fault in the server */
+	SC_IDLE_IRQ,	/* irq "mlx5_comp0" on the idle Y, then 40 us idle */
+	SC_SMALL,	/* the server 500 ns slower */
+	SC_DROP,	/* SC_HOG, and Y loses records within [h, a] */
+};
+
+static const struct syn_task sc_server = { 101, 100, "server" };
+static const struct syn_task sc_stress = { 500, 500, "stress" };
+static const struct syn_task sc_kworker = { 50, 50, "kworker/1:1" };
+static const struct syn_task sc_swapper0 = { 0, 0, "swapper/0" };
+static const struct syn_task sc_swapper1 = { 0, 0, "swapper/1" };
+
+struct scen {
+	struct synth s;
+	uint64_t t;		/* n of the next message */
+	uint64_t entry;		/* the server's pending recv entry */
+	uint64_t pkt;
+	uint64_t last;
+	struct nsight_flow sock, flow;
+	const char *comm;	/* the server's comm */
+	uint64_t jitter;	/* ns more the server takes in SC_NORMAL */
+};
+
+static inline void scen_init(struct scen *sc, const char *comm)
+{
+	synth_init(&sc->s, 2);
+	synth_queue(&sc->s);
+	synth_tk(&sc->s, SC_X, SYN_TK_TSC);
+	sc->t = SC_BASE;
+	sc->pkt = 0x1000;
+	sc->comm = comm;
+	sc->jitter = 0;
+	sc->sock = flow4(NULL, 9000, NULL, 0, IPPROTO_UDP);
+	sc->flow = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, IPPROTO_UDP);
+	/* X idles; Y too, after the server went to sleep in recv at 90. */
+	synth_switch(&sc->s, SC_X, 100, (struct syn_task){ 900, 900, "bash" }, sc_swapper0);
+	synth_idle(&sc->s, SC_X, 150, true);
+	sc->entry = 90;
+	synth_switch(&sc->s, SC_Y, 100, (struct syn_task){ 101, 100, comm }, sc_swapper1);
+	synth_idle(&sc->s, SC_Y, 150, true);
+}
+
+/* The packets of @n_pkts datagrams arriving together on X; their h. */
+static inline void scen_rx(struct scen *sc, uint64_t n, size_t n_pkts, uint64_t *h, uint64_t *ids)
+{
+	size_t i;
+
+	synth_irq(&sc->s, SC_X, n - 1500, 30, "eth0", true);
+	synth_irq(&sc->s, SC_X, n - 1200, 30, NULL, false);
+	synth_softirq(&sc->s, SC_X, n - 1000, SYN_NET_RX, true);
+	for (i = 0; i < n_pkts; i++) {
+		uint64_t t = n + i * 1000;
+
+		ids[i] = ++sc->pkt;
+		synth_pkt(&sc->s, SC_X, t, NSIGHT_PKT_RX_GRO, ids[i], sc->flow, 0, 64, 0);
+		synth_pkt(&sc->s, SC_X, t + 200, NSIGHT_PKT_RX_RECEIVE, ids[i], sc->flow, 0, 64, 0);
+		synth_handoff(&sc->s, SC_X, t + 700, 0x51, sc->sock, ids[i], 0);
+		h[i] = t + 700;
+	}
+	synth_softirq(&sc->s, SC_X, h[n_pkts - 1] + 300, SYN_NET_RX, false);
+}
+
+/* The server receives @pkt: copy at @a - 500, return at @a; then works @work ns. */
+static inline void scen_recv(struct scen *sc, uint64_t a, uint64_t pkt, uint64_t work)
+{
+	struct syn_task me = { 101, 100, sc->comm };
+
+	synth_copy(&sc->s, SC_Y, a - 500, pkt, me.tid, me.pid, 64);
+	synth_recv(&sc->s, SC_Y, sc->entry, a, 0x51, sc->sock, 64, me.tid, me.pid, me.comm);
+	sc->entry = a + work;
+}
+
+/* The server goes back to sleep after its pending recv entry. */
+static inline void scen_sleep(struct scen *sc)
+{
+	struct syn_task me = { 101, 100, sc->comm };
+
+	synth_switch(&sc->s, SC_Y, sc->entry + 100, me, sc_swapper1);
+	synth_idle(&sc->s, SC_Y, sc->entry + 200, true);
+	sc->last = sc->entry + 200;
+}
+
+/* One message of @kind. */
+static inline void scen_msg(struct scen *sc, enum scen_kind kind)
+{
+	struct syn_task me = { 101, 100, sc->comm };
+	uint64_t n = sc->t, h, id, wake = 0, a = 0, work = 3000;
+
+	scen_rx(sc, n, 1, &h, &id);
+	switch (kind) {
+	case SC_NORMAL:
+	case SC_SMALL:
+		wake = h + 1000;
+		a = kind == SC_SMALL ? h + 2500 : h + 2000 + sc->jitter;
+		synth_idle(&sc->s, SC_Y, wake - 100, false);
+		synth_switch(&sc->s, SC_Y, wake, sc_swapper1, me);
+		break;
+	case SC_HOG:
+	case SC_DROP:
+		synth_idle(&sc->s, SC_Y, h - 3100, false);
+		synth_switch(&sc->s, SC_Y, h - 3000, sc_swapper1, sc_stress);
+		wake = h + 50000;
+		synth_switch(&sc->s, SC_Y, wake, sc_stress, me);
+		a = wake + 1000;
+		if (kind == SC_DROP)
+			synth_subbuf(&sc->s, SC_Y, h + 20000, 3);
+		break;
+	case SC_NETRX:
+	case SC_NETRX_APP:
+		wake = h + 1000;
+		synth_idle(&sc->s, SC_Y, wake - 100, false);
+		synth_switch(&sc->s, SC_Y, wake, sc_swapper1, me);
+		synth_softirq(&sc->s, SC_Y, wake + 200, SYN_NET_RX, true);
+		synth_softirq(&sc->s, SC_Y, wake + 40200, SYN_NET_RX, false);
+		a = h + 42000 + (kind == SC_NETRX_APP ? 8000 : 0);
+		break;
+	case SC_KWORKER:
+		synth_idle(&sc->s, SC_Y, h + 400, false);
+		synth_switch(&sc->s, SC_Y, h + 500, sc_swapper1, sc_kworker);
+		synth_work(&sc->s, SC_Y, h + 600, "vmstat_update", true);
+		synth_work(&sc->s, SC_Y, h + 30600, NULL, false);
+		wake = h + 31000;
+		synth_switch(&sc->s, SC_Y, wake, sc_kworker, me);
+		a = wake + 1000;
+		break;
+	case SC_FAULT:
+		wake = h + 1000;
+		synth_idle(&sc->s, SC_Y, wake - 100, false);
+		synth_switch(&sc->s, SC_Y, wake, sc_swapper1, me);
+		synth_fault(&sc->s, SC_Y, wake + 200, wake + 30200, me.tid, me.pid, true);
+		a = h + 32000;
+		break;
+	case SC_IDLE_IRQ:
+		synth_irq(&sc->s, SC_Y, h + 200, 40, "mlx5_comp0", true);
+		synth_irq(&sc->s, SC_Y, h + 700, 40, NULL, false);
+		wake = h + 40000;
+		synth_idle(&sc->s, SC_Y, wake - 100, false);
+		synth_switch(&sc->s, SC_Y, wake, sc_swapper1, me);
+		a = wake + 1000;
+		break;
+	}
+	scen_recv(sc, a, id, work);
+	scen_sleep(sc);
+	sc->t += SC_GAP;
+}
+
+/*
+ * @k datagrams arriving together: the server takes them one after the
+ * other, 20 us each; the i-th waits for the i - 1 before it.
+ */
+static inline void scen_batch(struct scen *sc, size_t k)
+{
+	struct syn_task me = { 101, 100, sc->comm };
+	uint64_t h[8], ids[8], a;
+	size_t i;
+
+	if (k > 8)
+		abort();
+	scen_rx(sc, sc->t, k, h, ids);
+	synth_idle(&sc->s, SC_Y, h[0] + 900, false);
+	synth_switch(&sc->s, SC_Y, h[0] + 1000, sc_swapper1, me);
+	a = h[0] + 2000;
+	for (i = 0; i < k; i++) {
+		scen_recv(sc, a, ids[i], 20000);
+		a = sc->entry + 1000;
+	}
+	scen_sleep(sc);
+	sc->t += SC_GAP;
+}
+
+/* Every message @kind but each @every-th (from @first), @slow. */
+static inline void scen_run(struct scen *sc, size_t n, enum scen_kind slow, size_t every,
+			    size_t first)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		scen_msg(sc, every && i % every == first ? slow : SC_NORMAL);
+}
+
+static inline int scen_save(struct scen *sc, const char *path)
+{
+	int ret;
+
+	synth_flush(&sc->s);
+	ret = synth_save(&sc->s, path);
+	synth_free(&sc->s);
+	return ret;
+}
+
+#endif /* NSIGHT_TEST_SCENARIO_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Context records for synthetic captures: sched_switch, irq, softirq,
+ * idle, fault, workqueue, and an app_recv with its entry time.
+ */
+#ifndef NSIGHT_TEST_SYNTH_CTX_H
+#define NSIGHT_TEST_SYNTH_CTX_H
+
+#include "synth.h"
+
+#define SYN_NET_RX	3
+#define SYN_TIMER	1
+
+/* A task: thread @tid of process @pid named @comm (pid 0: the swapper). */
+struct syn_task {
+	uint32_t tid, pid;
+	const char *comm;
+};
+
+static inline void synth_switch(struct synth *s, uint32_t cpu, uint64_t tsc, struct syn_task prev,
+				struct syn_task next)
+{
+	struct nsight_rec_sched_switch r;
+
+	rec_hdr(&r, NSIGHT_REC_SCHED_SWITCH, sizeof(r), cpu, tsc);
+	r.prev_tid = prev.tid;
+	r.prev_pid = prev.pid;
+	r.next_tid = next.tid;
+	r.next_pid = next.pid;
+	r.prev_prio = r.next_prio = 120;
+	snprintf(r.prev_comm, sizeof(r.prev_comm), "%s", prev.comm);
+	snprintf(r.next_comm, sizeof(r.next_comm), "%s", next.comm);
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
+static inline void synth_irq(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t irq,
+			     const char *name, bool entry)
+{
+	struct nsight_rec_irq r;
+
+	rec_hdr(&r, NSIGHT_REC_IRQ, sizeof(r), cpu, tsc);
+	r.irq = irq;
+	r.flags = entry ? NSIGHT_CTX_ENTRY : NSIGHT_IRQ_HANDLED;
+	if (entry && name)
+		memcpy(r.name, name, strnlen(name, sizeof(r.name)));
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
+static inline void synth_softirq(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t vec,
+				 bool entry)
+{
+	struct nsight_rec_softirq r;
+
+	rec_hdr(&r, NSIGHT_REC_SOFTIRQ, sizeof(r), cpu, tsc);
+	r.vec = vec;
+	r.flags = entry ? NSIGHT_CTX_ENTRY : 0;
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
+static inline void synth_idle(struct synth *s, uint32_t cpu, uint64_t tsc, bool entry)
+{
+	struct nsight_rec_idle r;
+
+	rec_hdr(&r, NSIGHT_REC_IDLE, sizeof(r), cpu, tsc);
+	r.state = entry ? 1 : UINT32_MAX;
+	r.flags = entry ? NSIGHT_CTX_ENTRY : 0;
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
+/* A page fault of thread @tid from @start to @end, recorded on @cpu at @end. */
+static inline void synth_fault(struct synth *s, uint32_t cpu, uint64_t start, uint64_t end,
+			       uint32_t tid, uint32_t pid, bool user)
+{
+	struct nsight_rec_fault r;
+
+	rec_hdr(&r, NSIGHT_REC_FAULT, sizeof(r), cpu, end);
+	r.start_tsc = start;
+	r.address = user ? 0x7f0000001000ULL : 0;
+	r.flags = user ? NSIGHT_FAULT_USER : NSIGHT_FAULT_KERNEL_ADDR;
+	r.tid = tid;
+	r.pid = pid;
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
+/* A work function starts (@func named) or ends (@func may be NULL). */
+static inline void synth_work(struct synth *s, uint32_t cpu, uint64_t tsc, const char *func,
+			      bool entry)
+{
+	struct nsight_rec_work r;
+
+	rec_hdr(&r, NSIGHT_REC_WORK, sizeof(r), cpu, tsc);
+	r.flags = entry ? NSIGHT_CTX_ENTRY : 0;
+	if (func)
+		memcpy(r.func, func, strnlen(func, sizeof(r.func)));
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
+/* An app_recv returning at @tsc what a call entered at @entry got. */
+static inline void synth_recv(struct synth *s, uint32_t cpu, uint64_t entry, uint64_t tsc,
+			      uint64_t sock_id, struct nsight_flow sock, int64_t ret, uint32_t tid,
+			      uint32_t pid, const char *comm)
+{
+	struct nsight_rec_app a;
+
+	rec_hdr(&a, NSIGHT_REC_APP_RECV, sizeof(a), cpu, tsc);
+	a.sock_id = sock_id;
+	a.flow = sock;
+	a.start_tsc = entry;
+	a.ret = ret;
+	a.tid = tid;
+	a.pid = pid;
+	snprintf(a.comm, sizeof(a.comm), "%s", comm);
+	synth_put(s, cpu, &a, sizeof(a));
+}
+
+#endif /* NSIGHT_TEST_SYNTH_CTX_H */

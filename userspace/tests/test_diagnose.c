@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The diagnosis end to end: nsight-analyze on synthetic workloads, each
+ * with one injected cause (scenario.h), must name that cause first, in
+ * text and in JSON; the reference, tail, threshold and category options.
+ */
+#include <json-c/json.h>
+
+#include "clirun.h"
+#include "scenario.h"
+
+static struct cli c;
+
+/* The files made in the temporary directory. */
+static const char *const files[] = {
+	"hog", "netrx", "netrx_app", "kworker", "fault", "idleirq", "small", "hol", "clean",
+	"allhog", "drop", "client", "tx", "nocontext", "cats.csv", "bad.csv", NULL,
+};
+
+static const char *path(const char *name)
+{
+	static char buf[8][192];
+	static int k;
+
+	k = (k + 1) % 8;
+	return cli_path(&c, name, buf[k], sizeof(buf[k]));
+}
+
+static void save_run(const char *name, const char *comm, size_t n, enum scen_kind kind,
+		     size_t every, size_t first)
+{
+	struct scen sc;
+
+	scen_init(&sc, comm);
+	scen_run(&sc, n, kind, every, first);
+	CHECK(scen_save(&sc, path(name)) == 0);
+}
+
+/*
+ * TX: "client" (pid 200) sends a datagram on CPU 1 every 100 us; in every
+ * 8th, "stress" preempts it for 30 us between the send and the xmit.
+ */
+static void save_tx(void)
+{
+	struct syn_task client = { 201, 200, "client" };
+	struct nsight_flow f = flow4("10.0.0.2", 6000, "10.0.0.9", 7000, IPPROTO_UDP);
+	struct synth s;
+	uint64_t t = 100000;
+	int i;
+
+	synth_init(&s, 2);
+	synth_queue(&s);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_switch(&s, 1, 100, sc_swapper1, client);
+	for (i = 0; i < 40; i++, t += 100000) {
+		uint64_t xmit = t + 900;
+
+		synth_app(&s, NSIGHT_REC_APP_SEND, 1, t, 0x81, f, 64, 0, client.tid, client.pid,
+			  "client");
+		synth_pkt(&s, 1, t + 400, NSIGHT_PKT_TX_QUEUE, 0x9000 + i, f, 0, 64, 0);
+		if (i % 8 == 7) {
+			synth_switch(&s, 1, t + 500, client, sc_stress);
+			synth_switch(&s, 1, t + 30500, sc_stress, client);
+			xmit = t + 30900;
+		}
+		synth_pkt(&s, 1, xmit, NSIGHT_PKT_TX_XMIT, 0x9000 + i, f, 0, 64, 0);
+	}
+	synth_flush(&s);
+	CHECK(synth_save(&s, path("tx")) == 0);
+	synth_free(&s);
+}
+
+/* Lifetimes but no context records at all. */
+static void save_nocontext(void)
+{
+	struct nsight_flow sock = flow4(NULL, 9000, NULL, 0, IPPROTO_UDP);
+	struct nsight_flow pkt = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, IPPROTO_UDP);
+	struct synth s;
+
+	synth_init(&s, 2);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_pkt(&s, 1, 10000, NSIGHT_PKT_RX_GRO, 0xa1, pkt, 0, 64, 0);
+	synth_handoff(&s, 1, 11000, 0x51, sock, 0xa1, 0);
+	synth_copy(&s, 0, 12000, 0xa1, 101, 100, 64);
+	synth_app(&s, NSIGHT_REC_APP_RECV, 0, 12500, 0x51, sock, 64, 0, 101, 100, "server");
+	CHECK(synth_save(&s, path("nocontext")) == 0);
+	synth_free(&s);
+}
+
+static int write_file(const char *p, const char *text)
+{
+	FILE *f = fopen(p, "w");
+	int ok = f && fputs(text, f) >= 0;
+
+	if (f && fclose(f))
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+static void setup(void)
+{
+	struct scen sc;
+	int i;
+
+	REQUIRE(cli_init(&c) == 0);
+	/* 40 messages, every 8th slow: 5 of 40, the tail at p90. */
+	save_run("hog", "server", 40, SC_HOG, 8, 7);
+	save_run("netrx", "server", 40, SC_NETRX, 8, 7);
+	save_run("netrx_app", "server", 40, SC_NETRX_APP, 8, 7);
+	save_run("kworker", "server", 40, SC_KWORKER, 8, 7);
+	save_run("fault", "server", 40, SC_FAULT, 8, 7);
+	save_run("idleirq", "server", 40, SC_IDLE_IRQ, 8, 7);
+	save_run("small", "server", 40, SC_SMALL, 8, 7);
+	/* Clean: the server's time jitters by 0 to 810 ns, under the granularity. */
+	scen_init(&sc, "server");
+	for (i = 0; i < 40; i++) {
+		sc.jitter = (i * 37 % 10) * 90;
+		scen_msg(&sc, SC_NORMAL);
+	}
+	CHECK(scen_save(&sc, path("clean")) == 0);
+	save_run("allhog", "server", 40, SC_HOG, 1, 0);
+	save_run("client", "client", 40, SC_NORMAL, 0, 0);
+	/* 30 alone, then two batches of 5. */
+	scen_init(&sc, "server");
+	scen_run(&sc, 30, SC_NORMAL, 0, 0);
+	scen_batch(&sc, 5);
+	scen_batch(&sc, 5);
+	CHECK(scen_save(&sc, path("hol")) == 0);
+	/* The hog capture and one more hogged message that loses records. */
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	scen_msg(&sc, SC_DROP);
+	CHECK(scen_save(&sc, path("drop")) == 0);
+	save_tx();
+	save_nocontext();
+	CHECK(write_file(path("cats.csv"), "# mine\ntask,stress,CPU hog\nidle,irq:*,Woken late after <name>\n") == 0);
+	CHECK(write_file(path("bad.csv"), "task,stress,CPU hog\n\nbogus,x,y\n") == 0);
+}
+
+/* The lines from "diagnosis: @group" to the next "diagnosis:" or the end. */
+static char *section(const char *out, const char *group)
+{
+	static char buf[8192];
+	char head[128];
+	const char *s, *e;
+
+	snprintf(head, sizeof(head), "diagnosis: %s", group);
+	s = out ? strstr(out, head) : NULL;
+	if (!s)
+		return "(no section)";
+	e = strstr(s + 1, "\ndiagnosis: ");
+	e = e ? e + 1 : s + strlen(s);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(e - s), s);
+	return buf;
+}
+
+/* The first cause's name: the row after the column header, up to the counts. */
+static const char *first_cause(const char *sec)
+{
+	static char buf[160];
+	const char *p = strstr(sec, "\n  cause ");
+	size_t n = 0;
+
+	if (!p || !(p = strchr(p + 1, '\n')))
+		return "(none)";
+	p += 3;	/* "\n  " */
+	while (p[n] && p[n] != '\n' && !(p[n] == ' ' && p[n + 1] == ' '))
+		n++;
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+	return buf;
+}
+
+#define CHECK_FIRST(sec, want) do {						\
+	const char *_f = first_cause(sec);					\
+	if (strcmp(_f, (want)))							\
+		KTAP_FAIL("first cause \"%s\", expected \"%s\"", _f, (want));	\
+} while (0)
+
+static void run(struct cli_result *r, const char *const *args)
+{
+	cli_run(&c, r, NULL, args);
+}
+
+static void test_hog(void)
+{
+	struct cli_result r;
+	const char *sec;
+
+	run(&r, (const char *[]){ path("hog"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_STR_HAS(sec,
+		"diagnosis: server[100] rx: reference 8 messages (fastest 20%, median 2700 ns), tail 5 messages >= p90 (51700 ns)\n"
+		"  cause                                         main messages  share   median_dev_ns     max_dev_ns\n"
+		"  stress interference (A)                          5        5   100%           50000          50000\n"
+		"  coverage: median 102%, p10 102%, p90 102%\n"
+		"  slowest:\n"
+		"    rx 8 latency 51700 ns, deviation 49000 ns, coverage 102%: stress interference (A) +50000\n"
+		"    rx 16 latency 51700 ns, deviation 49000 ns, coverage 102%: stress interference (A) +50000\n");
+	CHECK_FIRST(sec, "stress interference (A)");
+	/* Printed after the existing sections. */
+	CHECK(r.out && strstr(r.out, "\nlatency: ") < strstr(r.out, "\ndiagnosis: "));
+	CHECK(r.err && !r.err[0]);
+	cli_result_free(&r);
+}
+
+static void test_receive_processing(void)
+{
+	struct cli_result r;
+	const char *sec;
+
+	run(&r, (const char *[]){ path("netrx"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	/* The server's time grew, but NET_RX inside it explains all of it. */
+	CHECK_FIRST(sec, "Receive processing (A)");
+	CHECK_STR_HAS(sec, "\n  Receive processing (A)                           5        5   100%           40000          40000\n"
+		      "  coverage: median 100%, p10 100%, p90 100%\n");
+	CHECK(!strstr(sec, "Application processing"));
+	cli_result_free(&r);
+}
+
+static void test_nested_threshold(void)
+{
+	struct cli_result r;
+	const char *sec;
+
+	/* NET_RX explains 40000 of the server's 48000 (83%): dropped at 80%. */
+	run(&r, (const char *[]){ path("netrx_app"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_FIRST(sec, "Receive processing (A)");
+	CHECK(!strstr(sec, "Application processing"));
+	CHECK_STR_HAS(sec, "\n  coverage: median 83%, p10 83%, p90 83%\n");
+	cli_result_free(&r);
+
+	/* At 90% it stays, with what NET_RX leaves: 8000. */
+	run(&r, (const char *[]){ "--nested-threshold", "90", path("netrx_app"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_FIRST(sec, "Receive processing (A)");
+	CHECK_STR_HAS(sec, "\n  Application processing (A)                       0        5     0%            8000           8000\n"
+		      "  coverage: median 100%, p10 100%, p90 100%\n");
+	CHECK_STR_HAS(sec, "coverage 100%: Receive processing (A) +40000, Application processing (A) +8000\n");
+	cli_result_free(&r);
+
+	run(&r, (const char *[]){ "--nested-threshold", "83.4%", path("netrx_app"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "Application processing (A)");
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--nested-threshold", "83.3", path("netrx_app"), NULL });
+	CHECK(r.out && !strstr(r.out, "Application processing (A)"));
+	cli_result_free(&r);
+
+	run(&r, (const char *[]){ "--nested-threshold", "101", path("netrx_app"), NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "bad --nested-threshold '101' (a percentage, 0 to 100)");
+	cli_result_free(&r);
+}
+
+static void test_kworker_fault_idle(void)
+{
+	struct cli_result r;
+	const char *sec;
+
+	run(&r, (const char *[]){ path("kworker"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	/* The work function, not the kworker that ran it. */
+	CHECK_FIRST(sec, "OS threads: vmstat_update (A)");
+	CHECK(!strstr(sec, "OS threads (A)"));
+	CHECK_STR_HAS(sec, "  OS threads: vmstat_update (A)                    5        5   100%           30000          30000\n");
+	cli_result_free(&r);
+
+	run(&r, (const char *[]){ path("fault"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_FIRST(sec, "Page faults (A)");
+	CHECK(!strstr(sec, "Application processing"));
+	cli_result_free(&r);
+
+	/* 39300 ns idle after the irq; the irq itself (500 ns) is under 1000. */
+	run(&r, (const char *[]){ path("idleirq"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_FIRST(sec, "Idle after irq:mlx5_comp0 (A)");
+	CHECK_STR_HAS(sec, "  Idle after irq:mlx5_comp0 (A)                    5        5   100%           39300          39300\n");
+	CHECK(!strstr(sec, "Interrupts"));
+	cli_result_free(&r);
+}
+
+static void test_hol(void)
+{
+	struct cli_result r;
+	const char *sec;
+
+	run(&r, (const char *[]){ path("hol"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	/* Latencies 22700, 42700, 62700, 82700 after the first of a batch. */
+	CHECK_STR_HAS(sec, "tail 6 messages >= p90 (42700 ns)\n");
+	CHECK_FIRST(sec, "Head-of-line blocking (A)");
+	CHECK_STR_HAS(sec, "  Head-of-line blocking (A)                        6        6   100%           61000          81000\n");
+	CHECK_STR_HAS(sec, "    rx 35 latency 82700 ns, deviation 80000 ns, coverage 101%: Head-of-line blocking (A) +81000\n");
+	cli_result_free(&r);
+}
+
+static void test_clean_and_min_dev(void)
+{
+	struct cli_result r;
+	const char *sec;
+
+	/* Only jitter: nothing to blame. */
+	run(&r, (const char *[]){ path("clean"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_STR_HAS(sec, "reference 8 messages (fastest 20%, median 2700 ns), tail 8 messages >= p90 (3420 ns)\n"
+		      "  no cause: no anomaly of at least 1000 ns in the tail\n"
+		      "  coverage: median 0%, p10 0%, p90 0%\n"
+		      "  slowest:\n"
+		      "    rx 8 latency 3510 ns, deviation 810 ns, coverage 0%: no anomaly\n");
+	CHECK(!strstr(sec, "  cause "));
+	cli_result_free(&r);
+
+	/* Identical messages: no deviation at all. */
+	run(&r, (const char *[]){ "--tail", "p0", path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(section(r.out, "server[100] rx"), "tail 40 messages >= p0 (51700 ns)\n"
+		      "  no cause: no anomaly of at least 1000 ns in the tail\n"
+		      "  coverage: - (no tail message is slower than the reference median)\n");
+	cli_result_free(&r);
+
+	/* 500 ns slower: under the granularity, then over a finer one. */
+	run(&r, (const char *[]){ path("small"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_STR_HAS(sec, "  no cause: no anomaly of at least 1000 ns in the tail\n"
+		      "  coverage: median 0%, p10 0%, p90 0%\n");
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--min-dev", "100", path("small"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_FIRST(sec, "Application processing (A)");
+	CHECK_STR_HAS(sec, "  Application processing (A)                       5        5   100%             500            500\n");
+	cli_result_free(&r);
+
+	run(&r, (const char *[]){ "--min-dev", "-5", path("small"), NULL });
+	CHECK_U64(r.status, 2);
+	cli_result_free(&r);
+}
+
+static void test_slice_and_tail(void)
+{
+	struct cli_result r;
+	const char *sec;
+
+	/* p20-p30 of 40: ranks 9-12, widened to 5 messages. */
+	run(&r, (const char *[]){ "--slice", "p20-p30", path("hog"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_STR_HAS(sec, "reference 5 messages (slice p20-p30, median 2700 ns), tail 5 messages >= p90 (51700 ns)\n");
+	CHECK_FIRST(sec, "stress interference (A)");
+	cli_result_free(&r);
+
+	/* The slow ones as the reference: the hog is expected. */
+	run(&r, (const char *[]){ "--slice", "p90-p100", path("hog"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_STR_HAS(sec, "reference 5 messages (slice p90-p100, median 51700 ns)");
+	CHECK(!strstr(sec, "stress interference"));
+	cli_result_free(&r);
+
+	/* A lower tail takes in messages without a cause. */
+	run(&r, (const char *[]){ "--tail", "p50", path("hol"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_STR_HAS(sec, "tail 40 messages >= p50 (2700 ns)\n");
+	CHECK_STR_HAS(sec, "  Head-of-line blocking (A)                        8        8    20%");
+	cli_result_free(&r);
+
+	run(&r, (const char *[]){ "--tail", "p99.9", path("hol"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "tail 2 messages >= p99.9 (82700 ns)\n");
+	cli_result_free(&r);
+
+	run(&r, (const char *[]){ "--slice", "p30-p20", path("hog"), NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "bad slice 'p30-p20'");
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--tail", "p101", path("hog"), NULL });
+	CHECK_U64(r.status, 2);
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--time-check", path("hog"), "--slice", "p0-p10", path("hog"), NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "diagnosis options do not go with --time-check");
+	cli_result_free(&r);
+}
+
+static void test_baseline(void)
+{
+	struct cli_result r;
+	char want[512];
+	const char *sec;
+
+	/* Every message hogged: its own fastest look the same ... */
+	run(&r, (const char *[]){ path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(section(r.out, "server[100] rx"), "  no cause: ");
+	cli_result_free(&r);
+
+	/* ... but not against a clean baseline. */
+	run(&r, (const char *[]){ "--baseline", path("clean"), path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	snprintf(want, sizeof(want),
+		 "reference 8 messages (fastest 20%% of baseline %s, median 2700 ns), tail 40 messages >= p90 (51700 ns)\n",
+		 path("clean"));
+	CHECK_STR_HAS(sec, want);
+	CHECK_FIRST(sec, "stress interference (A)");
+	CHECK_STR_HAS(sec, "  stress interference (A)                         40       40   100%           50000          50000\n");
+	cli_result_free(&r);
+
+	/* A slice of the baseline: ranks 17-24 of its 40, 360 and 450 ns of jitter. */
+	run(&r, (const char *[]){ "--baseline", path("clean"), "--slice", "p40-p60", path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	snprintf(want, sizeof(want), "reference 8 messages (slice p40-p60 of baseline %s, median 3060 ns)",
+		 path("clean"));
+	CHECK_STR_HAS(r.out, want);
+	cli_result_free(&r);
+
+	/* Another application's capture has no reference for this one. */
+	run(&r, (const char *[]){ "--baseline", path("client"), path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	snprintf(want, sizeof(want), "diagnosis: server[100] rx: no rx messages of server in the baseline %s\n",
+		 path("client"));
+	CHECK_STR_HAS(r.out, want);
+	cli_result_free(&r);
+
+	run(&r, (const char *[]){ "--baseline", "/nonexistent.nsight", path("allhog"), NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "nsight-analyze: /nonexistent.nsight: ");
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--baseline", path("cats.csv"), path("allhog"), NULL });
+	CHECK_U64(r.status, 1);
+	cli_result_free(&r);
+}
+
+static void test_categories(void)
+{
+	struct cli_result r;
+	char want[256];
+
+	run(&r, (const char *[]){ "--categories", path("cats.csv"), path("hog"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_FIRST(section(r.out, "server[100] rx"), "CPU hog (A)");
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--categories", path("cats.csv"), path("idleirq"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_FIRST(section(r.out, "server[100] rx"), "Woken late after irq:mlx5_comp0 (A)");
+	cli_result_free(&r);
+	/* The built-in rules still apply after the user's. */
+	run(&r, (const char *[]){ "--categories", path("cats.csv"), path("kworker"), NULL });
+	CHECK_FIRST(section(r.out, "server[100] rx"), "OS threads: vmstat_update (A)");
+	cli_result_free(&r);
+
+	run(&r, (const char *[]){ "--categories", path("bad.csv"), path("hog"), NULL });
+	CHECK_U64(r.status, 1);
+	snprintf(want, sizeof(want), "nsight-analyze: %s:3: unknown kind 'bogus'", path("bad.csv"));
+	CHECK_STR_HAS(r.err, want);
+	CHECK(r.out && !r.out[0]);
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--categories", "/nonexistent.csv", path("hog"), NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "nsight-analyze: /nonexistent.csv: No such file or directory");
+	cli_result_free(&r);
+}
+
+static void test_drops(void)
+{
+	struct cli_result r;
+	const char *sec;
+
+	run(&r, (const char *[]){ path("drop"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_FIRST(sec, "stress interference (A)");
+	CHECK_STR_HAS(sec, "tail 5 messages >= p90 (51700 ns)\n");
+	CHECK_STR_HAS(sec, "\n  skipped: 1 messages with records lost in their windows (1 incomplete, 0 of the reference, 0 of the tail)\n");
+	cli_result_free(&r);
+}
+
+static void test_tx_and_groups(void)
+{
+	struct cli_result r;
+	const char *sec;
+
+	run(&r, (const char *[]){ path("tx"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "client[200] tx");
+	CHECK_STR_HAS(sec, "diagnosis: client[200] tx: reference 8 messages (fastest 20%, median 900 ns), tail 5 messages >= p90 (30900 ns)\n");
+	CHECK_FIRST(sec, "stress interference (A)");
+	CHECK_STR_HAS(sec, "    tx 8 latency 30900 ns, deviation 30000 ns, coverage 100%: stress interference (A) +30000\n");
+	cli_result_free(&r);
+
+	run(&r, (const char *[]){ path("nocontext"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "\ndiagnosis: no context records (sched_switch, irq, softirq, idle, fault, workqueue) in the capture, so no causes\n");
+	cli_result_free(&r);
+}
+
+/* Follow a dotted path ("a.b.0.c") through objects and arrays. */
+static struct json_object *jget(struct json_object *o, const char *p)
+{
+	char buf[160], *key, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", p);
+	for (key = strtok_r(buf, ".", &save); key && o; key = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, (size_t)atoi(key));
+		else if (!json_object_object_get_ex(o, key, &o))
+			return NULL;
+	}
+	return o;
+}
+
+static int64_t ji(struct json_object *o, const char *p)
+{
+	struct json_object *v = jget(o, p);
+
+	return v ? json_object_get_int64(v) : INT64_MIN;
+}
+
+static double jd(struct json_object *o, const char *p)
+{
+	struct json_object *v = jget(o, p);
+
+	return v ? json_object_get_double(v) : -1e300;
+}
+
+static const char *js(struct json_object *o, const char *p)
+{
+	struct json_object *v = jget(o, p);
+
+	return v ? json_object_get_string(v) : "(none)";
+}
+
+static void test_json(void)
+{
+	struct json_object *o, *g, *an;
+	struct cli_result r;
+	size_t i, n;
+	bool seen = false;
+
+	run(&r, (const char *[]){ "--json", path("hog"), NULL });
+	CHECK_U64(r.status, 0);
+	o = r.out ? json_tokener_parse(r.out) : NULL;
+	REQUIRE(o);
+	CHECK(ji(o, "diagnosis.context_records") > 0);
+	CHECK(!strcmp(js(o, "diagnosis.options.reference"), "fastest"));
+	CHECK(jd(o, "diagnosis.options.reference_to_pct") == 20.0);
+	CHECK(jd(o, "diagnosis.options.tail_pct") == 90.0);
+	CHECK_U64(ji(o, "diagnosis.options.min_dev_ns"), 1000);
+	CHECK(jd(o, "diagnosis.options.nested_threshold_pct") == 80.0);
+	CHECK(jget(o, "diagnosis.options") &&
+	      json_object_object_get_ex(jget(o, "diagnosis.options"), "baseline", NULL));
+	g = jget(o, "diagnosis.groups.0");
+	REQUIRE(g);
+	CHECK(!strcmp(js(g, "comm"), "server"));
+	CHECK_U64(ji(g, "pid"), 100);
+	CHECK(!strcmp(js(g, "dir"), "rx"));
+	CHECK_U64(ji(g, "complete"), 40);
+	CHECK_U64(ji(g, "reference.messages"), 8);
+	CHECK_U64(ji(g, "reference.median_ns"), 2700);
+	CHECK(!strcmp(js(g, "reference.source"), "capture"));
+	CHECK_U64(ji(g, "tail.messages"), 5);
+	CHECK_U64(ji(g, "tail.threshold_ns"), 51700);
+	CHECK_U64(ji(g, "skipped.tail"), 0);
+	CHECK(json_object_array_length(jget(g, "causes")) == 1);
+	CHECK(!strcmp(js(g, "causes.0.category"), "stress interference"));
+	CHECK(!strcmp(js(g, "causes.0.role"), "A"));
+	CHECK_U64(ji(g, "causes.0.messages"), 5);
+	CHECK(jd(g, "causes.0.share") == 1.0);
+	CHECK_U64(ji(g, "causes.0.median_dev_ns"), 50000);
+	CHECK_U64(ji(g, "causes.0.max_dev_ns"), 50000);
+	CHECK_U64(ji(g, "causes.0.total_dev_ns"), 250000);
+	CHECK_U64(ji(g, "coverage.messages"), 5);
+	CHECK(jd(g, "coverage.median") > 1.02 && jd(g, "coverage.median") < 1.021);
+	CHECK(json_object_array_length(jget(g, "slowest")) == 5);
+	CHECK_U64(ji(g, "slowest.0.id"), 8);
+	CHECK_U64(ji(g, "slowest.0.latency_ns"), 51700);
+	CHECK_U64(ji(g, "slowest.0.deviation_ns"), 49000);
+	CHECK_U64(ji(g, "slowest.0.explained_ns"), 50000);
+	CHECK(!strcmp(js(g, "slowest.0.causes.0.category"), "stress interference"));
+	CHECK_U64(ji(g, "slowest.0.causes.0.deviation_ns"), 50000);
+	an = jget(g, "slowest.0.anomalies");
+	REQUIRE(an);
+	n = json_object_array_length(an);
+	for (i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(an, i);
+
+		if (strcmp(js(a, "key"), "task:stress"))
+			continue;
+		seen = true;
+		CHECK(!strcmp(js(a, "category"), "stress interference"));
+		CHECK(!strcmp(js(a, "role"), "A"));
+		CHECK_U64(ji(a, "phase"), 1);
+		CHECK(!strcmp(js(a, "reason"), "unexpected"));
+		CHECK_U64(ji(a, "deviation_ns"), 50000);
+		CHECK_U64(ji(a, "expected_ns"), 0);
+		CHECK(jd(a, "presence") == 0.0);
+		CHECK(json_object_get_boolean(jget(a, "reported")));
+	}
+	CHECK(seen);
+	json_object_put(o);
+	cli_result_free(&r);
+
+	/* The parent left out by the 80% rule is there, not reported. */
+	run(&r, (const char *[]){ "--json", path("netrx_app"), NULL });
+	CHECK_U64(r.status, 0);
+	o = r.out ? json_tokener_parse(r.out) : NULL;
+	REQUIRE(o);
+	an = jget(o, "diagnosis.groups.0.slowest.0.anomalies");
+	REQUIRE(an);
+	seen = false;
+	n = json_object_array_length(an);
+	for (i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(an, i);
+
+		if (!strcmp(js(a, "key"), "app")) {
+			seen = true;
+			CHECK_U64(ji(a, "phase"), 3);
+			CHECK(!strcmp(js(a, "reason"), "slower"));
+			CHECK_U64(ji(a, "deviation_ns"), 48000);
+			CHECK_U64(ji(a, "explained_by_nested_ns"), 40000);
+			CHECK(!json_object_get_boolean(jget(a, "reported")));
+			CHECK(jget(a, "category") == NULL);
+		} else if (!strcmp(js(a, "key"), "softirq:NET_RX")) {
+			CHECK(!strcmp(js(a, "category"), "Receive processing"));
+			CHECK_U64(ji(a, "phase"), 1);
+		}
+	}
+	CHECK(seen);
+	CHECK(jd(o, "diagnosis.groups.0.coverage.median") > 0.83 &&
+	      jd(o, "diagnosis.groups.0.coverage.median") < 0.834);
+	json_object_put(o);
+	cli_result_free(&r);
+
+	/* HOL is phase 4. */
+	run(&r, (const char *[]){ "--json", path("hol"), NULL });
+	o = r.out ? json_tokener_parse(r.out) : NULL;
+	REQUIRE(o);
+	CHECK(!strcmp(js(o, "diagnosis.groups.0.causes.0.category"), "Head-of-line blocking"));
+	CHECK(!strcmp(js(o, "diagnosis.groups.0.slowest.0.anomalies.0.key"), "hol"));
+	CHECK_U64(ji(o, "diagnosis.groups.0.slowest.0.anomalies.0.phase"), 4);
+	json_object_put(o);
+	cli_result_free(&r);
+
+	/* No context records: the object is there, without groups. */
+	run(&r, (const char *[]){ "--json", path("nocontext"), NULL });
+	o = r.out ? json_tokener_parse(r.out) : NULL;
+	REQUIRE(o);
+	CHECK_U64(ji(o, "diagnosis.context_records"), 0);
+	CHECK(json_object_array_length(jget(o, "diagnosis.groups")) == 0);
+	json_object_put(o);
+	cli_result_free(&r);
+}
+
+static void test_help(void)
+{
+	struct cli_result r;
+
+	run(&r, (const char *[]){ "--help", NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "\ndiagnosis: ");
+	CHECK_STR_HAS(r.out, "  --slice pA-pB ");
+	CHECK_STR_HAS(r.out, "  --baseline FILE ");
+	CHECK_STR_HAS(r.out, "  --tail pN ");
+	CHECK_STR_HAS(r.out, "  --min-dev NS ");
+	CHECK_STR_HAS(r.out, "  --nested-threshold PCT\n");
+	CHECK_STR_HAS(r.out, "  --categories FILE ");
+	cli_result_free(&r);
+}
+
+static void cleanup(void)
+{
+	CHECK(cli_fini(&c, files) == 0);
+}
+
+KTAP_MAIN(
+	KTAP_TEST(setup),
+	KTAP_TEST(test_hog),
+	KTAP_TEST(test_receive_processing),
+	KTAP_TEST(test_nested_threshold),
+	KTAP_TEST(test_kworker_fault_idle),
+	KTAP_TEST(test_hol),
+	KTAP_TEST(test_clean_and_min_dev),
+	KTAP_TEST(test_slice_and_tail),
+	KTAP_TEST(test_baseline),
+	KTAP_TEST(test_categories),
+	KTAP_TEST(test_drops),
+	KTAP_TEST(test_tx_and_groups),
+	KTAP_TEST(test_json),
+	KTAP_TEST(test_help),
+	KTAP_TEST(cleanup),
+)
