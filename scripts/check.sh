@@ -8,12 +8,15 @@
 #               without warnings
 #   guest-*     the selftests in QEMU guests: Debian 6.12, Debian 6.1, and
 #               the test kernel (KUnit, KASAN, lockdep, kmemleak) which also
-#               runs the KUnit suites
+#               runs the KUnit suites; and the diagnosis scenarios
+#               (selftests/nsight/2?-diag-*.sh) in one more Debian 6.12 guest
+#               under -icount, so that their timing does not depend on the
+#               load of the host (guest time follows executed instructions)
 #
 # Logs and KTAP of each suite go to build/check/. The last line is
 # "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
 #
-# Environment: NSIGHT_GUESTS="deb612 deb61 test" (which guests to boot),
+# Environment: NSIGHT_GUESTS="deb612 deb61 test diag" (which guests to boot),
 # NSIGHT_TESTS="01-load 05-udp" (which guest tests, default all),
 # NSIGHT_CACHE (test-kernel cache, default /var/cache/nsight).
 set -u
@@ -22,7 +25,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 harness=$top/selftests/harness
 out=$top/build/check
-guests=${NSIGHT_GUESTS:-deb612 deb61 test}
+guests=${NSIGHT_GUESTS:-deb612 deb61 test diag}
+# Test lists: the diagnosis scenarios run in the "diag" guest only.
+diag_tests=$(cd "$top/selftests/nsight" && ls 2?-diag-*.sh | tr '\n' ' ')
+other_tests=$(cd "$top/selftests/nsight" && ls [0-9]*.sh | grep -v -- '-diag-' | tr '\n' ' ')
 rm -rf "$out"
 mkdir -p "$out"
 
@@ -111,6 +117,15 @@ suite build "$out/modules.ktap"
 # guest TAG: build the initramfs and boot the guest in the background.
 guest() {
 	tag=$1
+	tests=${NSIGHT_TESTS:-$other_tests}
+	icount=
+	if [ "$tag" = diag ]; then
+		# Debian 6.12 under -icount (Debian 6.1 does not boot with it here,
+		# and the debug kernel's RCU stalls under it).
+		tag=deb612
+		tests=${NSIGHT_TESTS:-$diag_tests}
+		icount=--icount
+	fi
 	ko=$(awk -v t="$tag" '$1 == t {print $2}' "$out/modules.list")
 	testko=$(awk -v t="$tag" '$1 == t {print $3}' "$out/modules.list")
 	case $tag in
@@ -125,7 +140,7 @@ guest() {
 		;;
 	esac
 	[ -n "$ko" ] && [ -r "$kernel" ] || return 1
-	"$harness/mkinitramfs.sh" --out "$out/guest-$tag.cpio.gz" --kver "$kver" \
+	"$harness/mkinitramfs.sh" --out "$out/guest-$1.cpio.gz" --kver "$kver" \
 		--kmods "veth e1000e" --file "$ko:/lib/nsight/nsight.ko" \
 		--file "$testko:/lib/nsight/nsight_busywork.ko" \
 		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
@@ -134,12 +149,12 @@ guest() {
 		--bin "$top/build/selftests/msgload" --bin "$top/build/selftests/tsc_pairs" \
 		--bin "$top/build/selftests/clock_churn" --bin "$top/build/selftests/hog" \
 		--bin /usr/bin/memcached \
-		--tests "$top/selftests/nsight" 2>"$out/guest-$tag.err" || return 1
-	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$tag.cpio.gz" \
-		--log "$out/guest-$tag.serial.log" --tests "${NSIGHT_TESTS:-all}" --timeout 2400 \
-		--append "tsc=reliable" \
+		--tests "$top/selftests/nsight" 2>"$out/guest-$1.err" || return 1
+	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$1.cpio.gz" \
+		--log "$out/guest-$1.serial.log" --tests "$tests" --timeout 2400 \
+		--append "tsc=reliable" $icount \
 		--qemu-args "-netdev user,id=n0 -device e1000e,netdev=n0" \
-		>"$out/guest-$tag.ktap" 2>>"$out/guest-$tag.err"
+		>"$out/guest-$1.ktap" 2>>"$out/guest-$1.err"
 }
 
 echo "== guests: $guests (in parallel; serial logs in build/check/)"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# make demo: build everything, boot a Debian 6.12 guest, load nsight,
-# capture UDP traffic between two network namespaces, dump the capture,
-# bring it to the host and print nsight-analyze's summary.
+# make demo: build everything, boot a Debian 6.12 guest, load nsight, run a
+# UDP echo server with a CPU hog ("hog") injected on its core, capture,
+# bring the capture to the host and print nsight-analyze's report, whose
+# diagnosis must name the hog.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,11 +25,13 @@ step "building the guest initramfs"
 "$harness/mkinitramfs.sh" --out "$out/demo.cpio.gz" --kver "$kver" --kmods veth \
 	--file "$ko:/lib/nsight/nsight.ko" \
 	--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
-	--bin "$top/build/selftests/udp_pair" --tests "$top/selftests/demo"
+	--bin "$top/build/selftests/msgload" --bin "$top/build/selftests/hog" \
+	--tests "$top/selftests/demo"
 
-step "booting Linux $kver under QEMU (TCG) and capturing"
+step "booting Linux $kver under QEMU (TCG, -icount) and capturing"
 if ! "$harness/run-guest.sh" --kernel "/boot/vmlinuz-$kver" --initrd "$out/demo.cpio.gz" \
-	--log "$out/serial.log" --tests all --timeout 900 >"$out/guest.ktap"; then
+	--log "$out/serial.log" --tests all --timeout 900 --icount \
+	--append tsc=reliable >"$out/guest.ktap"; then
 	cat "$out/guest.ktap" >&2
 	echo "demo: the guest run failed (serial log: $out/serial.log)" >&2
 	exit 1
@@ -39,4 +42,11 @@ tr -d '\r' <"$out/serial.log" |
 	sed -n '/^NSIGHT-CAPTURE-BEGIN$/,/^NSIGHT-CAPTURE-END$/p' | sed '1d;$d' |
 	base64 -d >"$out/capture.nsight"
 step "capture: $out/capture.nsight ($(wc -c <"$out/capture.nsight") bytes); nsight-analyze:"
-"$top/userspace/nsight-analyze" "$out/capture.nsight"
+"$top/userspace/nsight-analyze" "$out/capture.nsight" >"$out/report.txt"
+cat "$out/report.txt"
+# The server's diagnosis: its requests are the messages the hog delays.
+spid=$(sed -n 's/.*# server pid \([0-9]*\).*/\1/p' "$out/guest.ktap" | head -n 1)
+first=$(awk -v p="[$spid]" '$1 == "diagnosis:" && index($2, p) && $3 == "rx:" {on = 2; next}
+	on == 2 {on = 1; next} on == 1 {sub(/^ +/, ""); sub(/ +[0-9].*$/, ""); print; exit}' \
+	"$out/report.txt")
+step "the server (pid ${spid:-?}): first cause of its slow requests: ${first:-none}"

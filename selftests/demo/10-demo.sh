@@ -1,24 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The demo's guest side: capture UDP traffic between two namespaces with
-# nsight, dump it, and send the capture to the host over the console
-# (base64 between markers) where nsight-analyze reads it.
+# The demo's guest side: a UDP echo server on CPU 1 (the application core)
+# answers an open-loop client on CPU 0 over veth, while a CPU hog named
+# "hog" runs beside the server at a higher priority. nsight captures it;
+# the capture goes to the host over the console (base64 between markers),
+# where nsight-analyze must name the hog.
 . /lib/nsight/lib.sh
 
 N=${nsight_demo_count:-1000}
+RATE=${nsight_demo_rate:-200}
 
 ktap_plan 5
 nsight_load
+nsightctl config --buffer-size 32M
 netns_pair nsa nsb 10.13.0.1 10.13.0.2
-ip netns exec nsb udp_pair recv 9100 "$N" 10000 >/tmp/recv.out 2>&1 &
-rpid=$!
-until grep -q listening /tmp/recv.out; do sleep 0.1; done
+ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
+hog=$!
+at_exit "kill $hog 2>/dev/null"
 
 check "nsightctl start" nsightctl start
-check "send $N datagrams" sh -c "/sbin/ip netns exec nsa udp_pair send 10.13.0.2 9100 $N 8 2000"
-wait $rpid
+ip netns exec nsb taskset -c 1 msgload server -p udp -P 9100 -n "$N" >/tmp/server.out 2>&1 &
+until grep -q listening /tmp/server.out; do sleep 0.1; done
+ktap_diag "server pid $(awk '/^listening/ {print $4}' /tmp/server.out)"
+check "client: $N requests at $RATE/s" sh -c "/sbin/ip netns exec nsa taskset -c 0 msgload client -p udp -a 10.13.0.2 -P 9100 -n $N -r $RATE -s 7 | tee /tmp/client.out | grep -q 'received $N'"
+ktap_diag "client: $(cat /tmp/client.out)"
 check "nsightctl stop" nsightctl stop
-ktap_diag "$(nsightctl status)"
+kill $hog
 check "nsightctl dump" nsightctl dump -o /tmp/demo.nsight
 echo "NSIGHT-CAPTURE-BEGIN"
 base64 /tmp/demo.nsight

@@ -2,9 +2,14 @@
 /*
  * UDP traffic for selftests.
  *
- *   udp_pair recv PORT COUNT TIMEOUT_MS   receive COUNT datagrams (or give up
+ *   udp_pair recv PORT COUNT TIMEOUT_MS [FILTER_INSNS]
+ *                                         receive COUNT datagrams (or give up
  *                                         after TIMEOUT_MS of silence), print
- *                                         "received N"
+ *                                         "received N"; with FILTER_INSNS, a
+ *                                         socket filter of that many
+ *                                         instructions runs on every datagram
+ *                                         in the receive softirq (costly
+ *                                         receive processing on demand)
  *   udp_pair send ADDR PORT COUNT [BURST [GAP_US]]
  *                                         send COUNT datagrams, BURST at a
  *                                         time with GAP_US between bursts
@@ -25,13 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/filter.h>
 #include <time.h>
 #include <unistd.h>
 
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: udp_pair recv PORT COUNT TIMEOUT_MS\n"
+		"usage: udp_pair recv PORT COUNT TIMEOUT_MS [FILTER_INSNS]\n"
 		"       udp_pair send ADDR PORT COUNT [BURST [GAP_US]]\n"
 		"       udp_pair flood ADDR PORT SECONDS\n");
 	return 2;
@@ -46,8 +52,30 @@ static int parse_num(const char *s, unsigned long max, unsigned long *out)
 	return errno || end == s || *end || *out > max ? -1 : 0;
 }
 
+/*
+ * A classic BPF program of @n instructions that accepts every packet: loads
+ * from the packet, which even a JIT turns into helper calls, so the cost
+ * lands in the receive softirq.
+ */
+static int attach_costly_filter(int fd, unsigned long n)
+{
+	struct sock_filter *insns = calloc(n, sizeof(*insns));
+	struct sock_fprog prog = { .len = n, .filter = insns };
+	unsigned long i;
+	int ret;
+
+	if (!insns)
+		return -1;
+	for (i = 0; i + 1 < n; i++)
+		insns[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	insns[n - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffff);
+	ret = setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+	free(insns);
+	return ret;
+}
+
 static int do_recv(unsigned long port, unsigned long count,
-		   unsigned long timeout_ms)
+		   unsigned long timeout_ms, unsigned long filter_insns)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(port) };
@@ -60,6 +88,10 @@ static int do_recv(unsigned long port, unsigned long count,
 				 sizeof(rcvbuf)) ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
 		perror("udp_pair: recv socket");
+		return 1;
+	}
+	if (filter_insns && attach_costly_filter(fd, filter_insns)) {
+		perror("udp_pair: SO_ATTACH_FILTER");
 		return 1;
 	}
 	/* Tell the script we are listening. */
@@ -177,12 +209,13 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return usage();
-	if (!strcmp(argv[1], "recv") && argc == 5) {
+	if (!strcmp(argv[1], "recv") && (argc == 5 || argc == 6)) {
 		if (parse_num(argv[2], 65535, &port) ||
 		    parse_num(argv[3], ~0UL, &count) ||
-		    parse_num(argv[4], 3600000, &a))
+		    parse_num(argv[4], 3600000, &a) ||
+		    (argc == 6 && (parse_num(argv[5], BPF_MAXINSNS, &b) || !b)))
 			return usage();
-		return do_recv(port, count, a);
+		return do_recv(port, count, a, argc == 6 ? b : 0);
 	}
 	if (!strcmp(argv[1], "send") && argc >= 5 && argc <= 7) {
 		if (parse_num(argv[3], 65535, &port) ||
