@@ -63,6 +63,7 @@ struct lt_sock {
 	uint32_t pid, tid;
 	bool have_app;
 	uint32_t next_port;		/* chain of sockets on one local port */
+	uint64_t tsc_lo, tsc_hi;	/* its hand-off and receive records */
 	struct nsight_idx_vec ho, rv, insts;
 };
 

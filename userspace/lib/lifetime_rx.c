@@ -164,6 +164,15 @@ static void sock_set_flow(struct lt_sock *s, const struct nsight_flow *f)
 	s->have_flow = true;
 }
 
+/* Widen @s's span of records to @tsc. */
+static void sock_seen(struct lt_sock *s, uint64_t tsc)
+{
+	if (!s->tsc_hi || tsc < s->tsc_lo)
+		s->tsc_lo = tsc;
+	if (tsc > s->tsc_hi)
+		s->tsc_hi = tsc;
+}
+
 static uint64_t port_key(uint8_t proto, uint16_t port)
 {
 	return (uint64_t)proto << 16 | port;
@@ -181,6 +190,7 @@ static int build_sockets(struct lt_build *b)
 		if (!s || nsight_idx_push(&s->ho, (uint32_t)i))
 			return nsight_lt_nomem(b);
 		sock_set_flow(s, &h->flow);
+		sock_seen(s, h->hdr.tsc);
 	}
 	for (i = 0; i < cap->n_recvs; i++) {
 		const struct nsight_rec_app *a = &cap->recvs[i].r;
@@ -189,6 +199,7 @@ static int build_sockets(struct lt_build *b)
 		if (!s || nsight_idx_push(&s->rv, (uint32_t)i))
 			return nsight_lt_nomem(b);
 		sock_set_flow(s, &a->flow);
+		sock_seen(s, a->hdr.tsc);
 		memcpy(s->comm, a->comm, sizeof(s->comm));
 		s->pid = a->pid;
 		s->tid = a->tid;
@@ -227,19 +238,36 @@ static int build_sockets(struct lt_build *b)
 	return 0;
 }
 
-/* The socket a packet was addressed to: the most specific match. */
-static uint32_t find_sock(struct lt_build *b, const struct nsight_flow *f)
+/* How far @tsc lies outside @s's span of records (0 inside). */
+static uint64_t sock_distance(const struct lt_sock *s, uint64_t tsc)
+{
+	if (tsc < s->tsc_lo)
+		return s->tsc_lo - tsc;
+	return tsc > s->tsc_hi ? tsc - s->tsc_hi : 0;
+}
+
+/*
+ * The socket a packet at @tsc was addressed to: the most specific match;
+ * among equally specific ones (a port reused by a later connection, say)
+ * the one whose records are nearest in time.
+ */
+static uint32_t find_sock(struct lt_build *b, const struct nsight_flow *f, uint64_t tsc)
 {
 	uint32_t *head = nsight_u64map_get(&b->port_head, port_key(f->protocol, f->dport));
 	uint32_t i, best = NONE;
+	uint64_t best_dist = 0;
 	int best_score = 0;
 
 	for (i = head ? *head : NONE; i != NONE; i = b->socks[i].next_port) {
 		int score = nsight_flow_to_socket(f, &b->socks[i].flow);
+		uint64_t dist = sock_distance(&b->socks[i], tsc);
 
-		if (score > best_score || (score && score == best_score && i < best)) {
+		if (!score || score < best_score)
+			continue;
+		if (score > best_score || dist < best_dist || (dist == best_dist && i < best)) {
 			best = i;
 			best_score = score;
+			best_dist = dist;
 		}
 	}
 	return best;
@@ -258,7 +286,7 @@ static int attribute_instances(struct lt_build *b)
 		/* TCP segments without payload (ACKs, SYNs) carry no message. */
 		if (p->flow.protocol == IPPROTO_TCP && !in->len)
 			continue;
-		in->sock = find_sock(b, &p->flow);
+		in->sock = find_sock(b, &p->flow, p->hdr.tsc);
 		if (in->sock == NONE) {
 			b->lt->unattributed_pkts++;
 			continue;

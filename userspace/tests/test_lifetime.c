@@ -593,6 +593,38 @@ static void test_socket_specificity(void)
  * interface (realtime = hw + sample's realtime - PHC time), used when they
  * precede the first software record by less than a second.
  */
+/*
+ * A connection's port reused by a later one: the same flow, two sockets.
+ * Each packet goes to the socket whose records are nearest in time.
+ */
+static void test_port_reuse(void)
+{
+	struct nsight_flow conn = flow4("10.0.0.2", 9000, "10.0.0.1", 5000, UDP);
+	struct nsight_flow p = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, UDP);
+	struct nsight_analysis a;
+	const struct nsight_msg *m;
+	struct synth s;
+
+	synth_init(&s, 1);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_pkt(&s, 0, 2000, NSIGHT_PKT_RX_RECEIVE, 0xa1, p, 0, 64, 0);
+	synth_handoff(&s, 0, 2500, 0x71, conn, 0xa1, 0);
+	synth_pkt(&s, 0, 52000, NSIGHT_PKT_RX_RECEIVE, 0xa2, p, 0, 64, 0);
+	synth_handoff(&s, 0, 52500, 0x72, conn, 0xa2, 0);
+	REQUIRE(synth_analyze(&s, &a) == 0);
+	m = find_msg(&a, RX, 2);
+	REQUIRE(m);
+	CHECK_U64(m->sock_id, 0x72);
+	CHECK(m->t[NSIGHT_RX_N].valid);
+	CHECK_U64(m->t[NSIGHT_RX_N].tsc, 52000);
+	m = find_msg(&a, RX, 1);
+	REQUIRE(m);
+	CHECK_U64(m->sock_id, 0x71);
+	CHECK_U64(m->t[NSIGHT_RX_N].tsc, 2000);
+	nsight_analysis_fini(&a);
+	synth_free(&s);
+}
+
 static void test_hw_timestamps(void)
 {
 	struct nsight_flow sock = flow4(NULL, 9000, NULL, 0, UDP);
@@ -848,6 +880,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_drops),
 	KTAP_TEST(test_clock_sync_only),
 	KTAP_TEST(test_socket_specificity),
+	KTAP_TEST(test_port_reuse),
 	KTAP_TEST(test_hw_timestamps),
 	KTAP_TEST(test_random_records),
 	KTAP_TEST(test_random_damage),
