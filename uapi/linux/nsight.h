@@ -25,6 +25,12 @@
  *                      one of port, addr, ifindex, pid (see enum
  *                      nsight_filter_attr), e.g. "port=9000 addr=10.0.0.2".
  *                      -EBUSY while a capture runs.
+ *   sample_period  rw  ns between two samples of the "sample" source,
+ *                      NSIGHT_SAMPLE_PERIOD_MIN to NSIGHT_SAMPLE_PERIOD_MAX.
+ *                      -EBUSY while a capture runs.
+ *   pt             r   Intel PT: "state: <name>" (see enum nsight_pt_state)
+ *                      and, when there is PT, its capabilities; a reason
+ *                      when it cannot be used.
  *   tsc_hz         r   TSC frequency the record timestamps count in.
  *   hook_hits, records_written, records_dropped
  *                  r   Totals over all CPUs since the capture started.
@@ -90,10 +96,13 @@
  *                             this capture (a kprobe hit inside another
  *                             probe's handler, or every kretprobe instance
  *                             in use): events lost before any record
+ *     NSIGHT_A_SAMPLE_PERIOD  u32  ns between samples of the sample source
+ *     NSIGHT_A_PT_STATE       u32  enum nsight_pt_state
  *
  * NSIGHT_CMD_SET_CONFIG: at least one of
  *     NSIGHT_A_SOURCES        u32  only bits of NSIGHT_SOURCES_ALL
  *     NSIGHT_A_BUFFER_SIZE    u32  NSIGHT_BUFFER_MIN..NSIGHT_BUFFER_MAX
+ *     NSIGHT_A_SAMPLE_PERIOD  u32  NSIGHT_SAMPLE_PERIOD_MIN..MAX ns
  *     NSIGHT_A_FILTER         nested, replaces the whole filter; an empty
  *                             nest removes it. Entries: NSIGHT_FILTER_A_*,
  *                             each kind repeated up to NSIGHT_FILTER_MAX times
@@ -118,6 +127,15 @@
  *     NSIGHT_CHUNK_PHC      array of struct nsight_phc_sample: each NIC
  *                           clock (PHC) against CLOCK_REALTIME, sampled by
  *                           nsightctl when it dumps
+ *     NSIGHT_CHUNK_KSYMS    struct nsight_ksyms_hdr, then the kernel's text
+ *                           symbols (the lines of /proc/kallsyms of type
+ *                           t or T, in its format) at dump time,
+ *                           zlib-compressed (compress2())
+ *     NSIGHT_CHUNK_PT       Intel PT trace bytes of one CPU (@cpu), oldest
+ *                           first; a CPU's chunks concatenate
+ *     NSIGHT_CHUNK_KTEXT    struct nsight_ktext_hdr, then @len bytes of
+ *                           kernel code at @addr, read from /proc/kcore:
+ *                           the code image a PT decoder follows
  *     NSIGHT_CHUNK_END      struct nsight_stream_end; must be last
  * Readers skip chunk types they do not know.
  */
@@ -160,6 +178,8 @@ enum nsight_attr {
 	NSIGHT_A_CPU_ID,
 	NSIGHT_A_FILTER,
 	NSIGHT_A_PROBES_MISSED,
+	NSIGHT_A_SAMPLE_PERIOD,
+	NSIGHT_A_PT_STATE,
 	__NSIGHT_A_MAX
 };
 
@@ -223,15 +243,44 @@ enum nsight_source {
 	NSIGHT_SRC_FAULT,		/* handle_mm_fault entry and return */
 	NSIGHT_SRC_WORKQUEUE,		/* workqueue_execute_start/end */
 	NSIGHT_SRC_NAPI,		/* napi_poll */
+	NSIGHT_SRC_SAMPLE,		/* cpu-clock sampling of kernel stacks */
+	NSIGHT_SRC_PT,			/* Intel PT, where the CPU has it */
 	__NSIGHT_SRC_COUNT
 };
 
 #define NSIGHT_SOURCES_ALL	((1U << __NSIGHT_SRC_COUNT) - 1)
+/* What a capture records after the module loads: all but the function-level
+ * sources, which cost more and are asked for.
+ */
+#define NSIGHT_SOURCES_DEFAULT	(NSIGHT_SOURCES_ALL & \
+				 ~((1U << NSIGHT_SRC_SAMPLE) | \
+				   (1U << NSIGHT_SRC_PT)))
 /* Names used by sysfs "sources" and nsightctl, in bit order. */
 #define NSIGHT_SOURCE_NAMES	{ "sched_switch", "handoff", "clock", \
 				  "net_rx", "net_tx", "app", "sched_waking", \
 				  "irq", "softirq", "idle", "fault", \
-				  "workqueue", "napi" }
+				  "workqueue", "napi", "sample", "pt" }
+
+/*
+ * Intel PT as the module sees it. Selecting the "pt" source where PT is
+ * absent or busy is not an error: the capture runs without it and the
+ * state says why.
+ */
+enum nsight_pt_state {
+	NSIGHT_PT_ABSENT,	/* the CPU has no Intel PT (or no ToPA) */
+	NSIGHT_PT_AVAILABLE,	/* usable, not tracing */
+	NSIGHT_PT_BUSY,		/* another user (perf's intel_pt) owns it */
+	NSIGHT_PT_TRACING,	/* tracing on every online CPU */
+	NSIGHT_PT_FAILED,	/* the last start failed; see the kernel log */
+};
+
+#define NSIGHT_PT_STATE_NAMES	{ "absent", "available", "busy", \
+				  "tracing", "failed" }
+
+/* Sampling period of the "sample" source, ns. */
+#define NSIGHT_SAMPLE_PERIOD_MIN	10000U
+#define NSIGHT_SAMPLE_PERIOD_MAX	1000000000U
+#define NSIGHT_SAMPLE_PERIOD_DEFAULT	1000000U
 
 #define NSIGHT_BUFFER_MIN	(64U << 10)
 #define NSIGHT_BUFFER_MAX	(256U << 20)
@@ -260,6 +309,8 @@ enum nsight_rec_type {
 	NSIGHT_REC_FAULT,
 	NSIGHT_REC_WORK,
 	NSIGHT_REC_NAPI,
+	NSIGHT_REC_SAMPLE,
+	NSIGHT_REC_PT,
 	__NSIGHT_REC_MAX
 };
 
@@ -521,6 +572,70 @@ struct nsight_rec_napi {
 	char dev[16];
 };
 
+#define NSIGHT_SAMPLE_USER	0x1	/* interrupted in user mode */
+#define NSIGHT_SAMPLE_TRUNCATED	0x2	/* the stack had more frames */
+#define NSIGHT_SAMPLE_NO_STACK	0x4	/* only ips[0] (the interrupted IP) is
+					 * known: the unwinder did not reach it
+					 */
+#define NSIGHT_SAMPLE_MAX_DEPTH	32
+
+/*
+ * sample: the "sample" source's cpu-clock timer interrupted this CPU.
+ * @ips: @nr kernel addresses, innermost first: the interrupted IP, then
+ *       the return addresses of its callers. Empty when the CPU ran user
+ *       code (NSIGHT_SAMPLE_USER; @user_ip is then where).
+ * @period_ns: the sampling period, the time each sample stands for
+ * The record is sizeof(struct nsight_rec_sample) + 8 * @nr bytes.
+ */
+struct nsight_rec_sample {
+	struct nsight_rec_hdr hdr;
+	__u64 user_ip;
+	__u32 tid;
+	__u32 pid;
+	__u32 period_ns;
+	__u16 nr;
+	__u16 flags;		/* NSIGHT_SAMPLE_* */
+	__u64 ips[];
+};
+
+#define NSIGHT_PT_START		0x1	/* written when tracing started */
+#define NSIGHT_PT_STOP		0x2	/* written when tracing stopped */
+#define NSIGHT_PT_WRAPPED	0x4	/* the output wrapped: the oldest
+					 * bytes were overwritten
+					 */
+#define NSIGHT_PT_ERROR		0x8	/* RTIT_STATUS.Error was set */
+#define NSIGHT_PT_STOPPED	0x10	/* a ToPA STOP entry was reached */
+
+/*
+ * pt: Intel PT on this CPU, when tracing starts and when it stops: the
+ * parameters a decoder needs. The trace bytes themselves are in
+ * NSIGHT_CHUNK_PT chunks of the dump stream.
+ * @rtit_ctl:    the IA32_RTIT_CTL value programmed
+ * @rtit_status: IA32_RTIT_STATUS (at stop)
+ * @bytes:       trace bytes written since start (at stop)
+ * @tsc_ratio_den, @tsc_ratio_num: CPUID.15H EAX and EBX, the TSC / core
+ *               crystal clock ratio (0 if not enumerated)
+ * @crystal_hz:  CPUID.15H ECX (0 if not enumerated)
+ * @mtc_freq:    RTIT_CTL.MTCFreq: MTC every 2^(mtc_freq) crystal ticks
+ * @cyc_thresh, @psb_freq: RTIT_CTL.CycThresh, RTIT_CTL.PSBFreq
+ * @nom_freq:    CPUID.16H EAX: nominal (base) frequency, MHz (0 if unknown)
+ */
+struct nsight_rec_pt {
+	struct nsight_rec_hdr hdr;
+	__u64 rtit_ctl;
+	__u64 rtit_status;
+	__u64 bytes;
+	__u32 tsc_ratio_den;
+	__u32 tsc_ratio_num;
+	__u32 crystal_hz;
+	__u32 flags;		/* NSIGHT_PT_* */
+	__u8 mtc_freq;
+	__u8 cyc_thresh;
+	__u8 psb_freq;
+	__u8 pad;
+	__u32 nom_freq;
+};
+
 #define NSIGHT_TK_CLOCK_WAS_SET	0x1	/* clock was set (not just advanced) */
 #define NSIGHT_TK_CS_TSC	0x2	/* clocksource counts TSC cycles */
 #define NSIGHT_TK_CS_NOW	0x4	/* cs_now is valid */
@@ -646,6 +761,9 @@ enum nsight_chunk_type {
 	NSIGHT_CHUNK_STATUS,
 	NSIGHT_CHUNK_END,
 	NSIGHT_CHUNK_PHC,
+	NSIGHT_CHUNK_KSYMS,
+	NSIGHT_CHUNK_PT,
+	NSIGHT_CHUNK_KTEXT,
 };
 
 /*
@@ -694,6 +812,20 @@ struct nsight_phc_sample {
 	__s64 sys_after_ns;
 	__u32 method;		/* NSIGHT_PHC_* */
 	__u32 pad;
+};
+
+#define NSIGHT_KSYMS_NO_ADDRS	0x1	/* kallsyms hid the addresses (all 0) */
+
+struct nsight_ksyms_hdr {
+	__u64 raw_size;		/* bytes of the uncompressed text */
+	__u32 lines;
+	__u32 flags;		/* NSIGHT_KSYMS_* */
+};
+
+struct nsight_ktext_hdr {
+	__u64 addr;
+	__u64 len;
+	char name[48];		/* "kernel" or the module's name */
 };
 
 /* NSIGHT_CHUNK_END: totals to check the stream against. */
