@@ -77,6 +77,15 @@ make -s -C "$top/userspace" test >"$out/userspace.ktap" 2>"$out/userspace.err" |
 suite userspace "$out/userspace.ktap"
 echo "   ($(elapsed $t))"
 
+echo "== Intel PT decoder bench, smoke run (2 MB synthesized)"
+if make -s -C "$top/userspace" bench-pt PT_BENCH_ARGS="--size 2" >"$out/pt-bench.log" 2>&1; then
+	one_result "$out/pt-bench.ktap" "pt decoder bench smoke" OK
+else
+	one_result "$out/pt-bench.ktap" "pt decoder bench smoke" FAIL "$out/pt-bench.log"
+fi
+suite pt-bench "$out/pt-bench.ktap"
+tail -n 3 "$out/pt-bench.log" | sed 's/^/   /'
+
 echo "== lint"
 "$top/scripts/lint.sh" >"$out/lint.ktap" 2>&1
 suite lint "$out/lint.ktap"
@@ -143,6 +152,7 @@ guest() {
 	"$harness/mkinitramfs.sh" --out "$out/guest-$1.cpio.gz" --kver "$kver" \
 		--kmods "veth e1000e" --file "$ko:/lib/nsight/nsight.ko" \
 		--file "$testko:/lib/nsight/nsight_busywork.ko" \
+		--file "${testko%/*}/nsight_slowpath.ko:/lib/nsight/nsight_slowpath.ko" \
 		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
 		--bin "$top/build/selftests/udp_pair" --bin "$top/build/selftests/run_as" \
 		--bin "$top/build/selftests/nl_probe" --bin "$top/build/selftests/write_file" \

@@ -23,7 +23,8 @@ check "relay file per cpu" sh -c "
 check "genl family answers" nsightctl status
 check "defaults" sh -c '
 	[ "$(cat /sys/kernel/nsight/enable)" = 0 ] &&
-	[ "$(cat /sys/kernel/nsight/sources)" = '$NSIGHT_ALL_SOURCES' ] &&
+	[ "$(cat /sys/kernel/nsight/sources)" = '$NSIGHT_DEFAULT_SOURCES' ] &&
+	[ "$(cat /sys/kernel/nsight/sample_period)" = 1000000 ] &&
 	[ "$(cat /sys/kernel/nsight/buffer_size)" = 4194304 ] &&
 	[ "$(cat /sys/kernel/nsight/records_written)" = 0 ]'
 check "tsc_hz is set" sh -c '[ "$(cat /sys/kernel/nsight/tsc_hz)" -gt 0 ]'

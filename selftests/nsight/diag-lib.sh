@@ -70,7 +70,7 @@ diag_run() {
 	wait $_s
 	nsightctl stop
 	nsightctl dump -o /tmp/$_n.nsight 2>/tmp/$_n.dump
-	nsight-analyze /tmp/$_n.nsight >/tmp/$_n.txt 2>&1
+	nsight-analyze ${DIAG_ANALYZE_ARGS:-} /tmp/$_n.nsight >/tmp/$_n.txt 2>&1
 	_t=$(top_cause /tmp/$_n.txt "$DIAG_SPID")
 	DIAG_TOP=${_t%|*}
 	DIAG_SHARE=${_t#*|}

@@ -11,6 +11,8 @@ static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag
 
 	if (!err && a->tl.b)
 		err = nsight_timeline_add(&a->tl, rec, d);
+	if (!err && a->tl.b && rec->hdr.type == NSIGHT_REC_SAMPLE)
+		err = nsight_samples_add(&a->samples, rec, d);
 	return err;
 }
 
@@ -18,6 +20,8 @@ static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag
 {
 	struct nsight_analysis *a = ctx;
 
+	if (ch->type == NSIGHT_CHUNK_KSYMS)
+		return nsight_ksyms_load_chunk(&a->ksyms, ch->payload, ch->size, ch->offset, d);
 	return nsight_capture_add_chunk(&a->cap, ch, d);
 }
 
@@ -31,6 +35,8 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 	int err;
 
 	memset(a, 0, sizeof(*a));
+	nsight_ksyms_init(&a->ksyms);
+	nsight_samples_init(&a->samples);
 	a->keys = o->keys ? o->keys : &a->own_keys;
 	if (!o->keys && nsight_keys_init(&a->own_keys)) {
 		nsight_keys_fini(&a->own_keys);
@@ -60,6 +66,10 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 	err = nsight_capture_finish(&a->cap, tail, d);
 	if (!err && o->lifetimes)
 		err = nsight_timeline_finish(&a->tl, tail, d);
+	if (!err && o->lifetimes) {
+		nsight_ksyms_sort(&a->ksyms);
+		err = nsight_samples_apply(&a->samples, &a->ksyms, a->sum.hdr.tsc_hz, &a->tl, d);
+	}
 	if (!err)
 		err = nsight_tc_init(&a->tc, a->cap.tks, a->cap.n_tks, a->cap.syncs, a->cap.n_syncs,
 				     a->sum.hdr.tsc_hz, o->params, d);
@@ -78,6 +88,8 @@ out:
 void nsight_analysis_fini(struct nsight_analysis *a)
 {
 	nsight_timeline_fini(&a->tl);
+	nsight_samples_fini(&a->samples);
+	nsight_ksyms_fini(&a->ksyms);
 	if (a->keys == &a->own_keys)
 		nsight_keys_fini(&a->own_keys);
 	nsight_latency_fini(&a->lat);

@@ -17,7 +17,9 @@
 #include "diag.h"
 #include "diagnose.h"
 #include "latency.h"
+#include "ksyms.h"
 #include "lifetime.h"
+#include "samples.h"
 #include "summary.h"
 #include "timeconv.h"
 #include "timeline.h"
@@ -39,6 +41,8 @@ struct nsight_analysis {
 	struct nsight_keys own_keys;
 	struct nsight_keys *keys;	/* own_keys or the shared one */
 	struct nsight_timeline tl;
+	struct nsight_ksyms ksyms;	/* the capture's kernel symbols */
+	struct nsight_samples samples;	/* the sample source's stacks */
 	bool have_lifetimes;
 };
 

@@ -73,7 +73,7 @@ static const char *reference_desc(const struct nsight_dx_opts *o, char *buf, siz
 
 static void cause_name(const struct nsight_dx_cause *c, char *buf, size_t len)
 {
-	char cat[160];
+	char cat[256];
 
 	snprintf(buf, len, "%s (%s)", printable(cat, c->category, sizeof(cat), true),
 		 nsight_role_name(c->role));
@@ -82,7 +82,7 @@ static void cause_name(const struct nsight_dx_cause *c, char *buf, size_t len)
 static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_dx_group *g)
 {
 	const struct nsight_dx_opts *o = &dx->opts;
-	char comm[17], ref[300], tp[16], buf[200], b1[32], b2[32], b3[32];
+	char comm[17], ref[300], tp[16], buf[300], b1[32], b2[32], b3[32];
 	size_t i, k;
 
 	fprintf(f, "diagnosis: %s[%" PRIu32 "] %s: ", comm_of(g->comm, comm, sizeof(comm)), g->pid,
@@ -151,7 +151,26 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 	}
 }
 
-void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx)
+/* What the function-level phase 3 rests on, and at what resolution. */
+static void evidence_text(FILE *f, const struct nsight_analysis *a)
+{
+	const struct nsight_samples *s = &a->samples;
+
+	if (!s->n) {
+		fputs("evidence: context records; no function-level evidence (no sample or pt records)\n",
+		      f);
+		return;
+	}
+	fprintf(f, "evidence: context records; kernel functions from sampled stacks, resolution %" PRIu32 " us",
+		s->period_min / 1000);
+	if (s->period_max != s->period_min)
+		fprintf(f, " to %" PRIu32 " us", s->period_max / 1000);
+	fprintf(f, " (%zu samples: %" PRIu64 " placed, %" PRIu64 " in user code, %" PRIu64 " outside known contexts; %zu kernel symbols%s)\n",
+		s->n, s->applied, s->user, s->outside, a->ksyms.n,
+		a->ksyms.no_addrs ? ", addresses hidden" : "");
+}
+
+void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a)
 {
 	size_t i;
 
@@ -164,6 +183,8 @@ void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx)
 		fputs("diagnosis: no complete messages\n", f);
 		return;
 	}
+	if (a)
+		evidence_text(f, a);
 	for (i = 0; i < dx->n; i++)
 		group_text(f, dx, &dx->groups[i]);
 }
@@ -207,7 +228,7 @@ static struct json_object *anomaly_json(const struct nsight_dx_group *g,
 					const struct nsight_keys *keys, int *err)
 {
 	struct json_object *j = json_object_new_object();
-	char key[NSIGHT_KEY_NAME_MAX + 32], buf[sizeof(key)], cat[160];
+	char key[NSIGHT_KEY_NAME_MAX + 32], buf[sizeof(key)], cat[256];
 
 	nsight_key_format(keys, an->key, key, sizeof(key));
 	jo_add_str(j, "key", printable(buf, key, sizeof(buf), true), err);
@@ -237,7 +258,7 @@ static struct json_object *msg_json(const struct nsight_dx_group *g, const struc
 {
 	struct json_object *j = json_object_new_object(), *causes = json_object_new_array();
 	struct json_object *anoms = json_object_new_array();
-	char cat[160];
+	char cat[256];
 	size_t k;
 
 	jo_add_u64(j, "id", m->id, err);
@@ -315,7 +336,7 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 	for (k = 0; k < g->n_causes; k++) {
 		const struct nsight_dx_cause *c = &g->causes[k];
 		struct json_object *co = json_object_new_object();
-		char cat[160];
+		char cat[256];
 
 		jo_add_str(co, "category", printable(cat, c->category, sizeof(cat), true), err);
 		jo_add_str(co, "role", nsight_role_name(c->role), err);
@@ -349,6 +370,23 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 	return j;
 }
 
+static struct json_object *evidence_json(const struct nsight_analysis *a, int *err)
+{
+	const struct nsight_samples *s = &a->samples;
+	struct json_object *j = json_object_new_object();
+
+	jo_add_str(j, "functions", s->n ? "sampled stacks" : "none", err);
+	jo_add_u64(j, "samples", s->n, err);
+	jo_add_u64(j, "samples_placed", s->applied, err);
+	jo_add_u64(j, "samples_user", s->user, err);
+	jo_add_u64(j, "samples_outside", s->outside, err);
+	jo_add_u64(j, "frames_unsymbolized", s->unsymbolized, err);
+	jo_add_u64(j, "resolution_ns_min", s->period_min, err);
+	jo_add_u64(j, "resolution_ns_max", s->period_max, err);
+	jo_add_u64(j, "kernel_symbols", a->ksyms.n, err);
+	return j;
+}
+
 int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
 			    const struct nsight_analysis *a)
 {
@@ -361,6 +399,7 @@ int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
 	jo_add_u64(j, "context_unmatched", a->tl.unmatched, &err);
 	jo_add_u64(j, "context_too_deep", a->tl.too_deep, &err);
 	jo_add(j, "options", options_json(&dx->opts, &err), &err);
+	jo_add(j, "evidence", evidence_json(a, &err), &err);
 	for (i = 0; i < dx->n; i++)
 		jo_push(groups, group_json(dx, &dx->groups[i], a->keys, &err), &err);
 	jo_add(j, "groups", groups, &err);

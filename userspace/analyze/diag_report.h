@@ -24,7 +24,8 @@
 #include "analysis.h"
 #include "diagnose.h"
 
-void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx);
+/* @a (may be NULL) adds the line on the function-level evidence. */
+void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a);
 
 /* Add "diagnosis" to @o. Returns 0, or -1 when out of memory. */
 int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,

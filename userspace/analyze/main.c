@@ -130,11 +130,13 @@ static void usage(FILE *f)
 		"                        PCT% of its deviation (default 80)\n"
 		"  --categories FILE     category rules tried before the built-in ones:\n"
 		"                        lines 'kind,pattern,category' ('#' comments), kind\n"
-		"                        one of task, irq, softirq, work, fault, idle, hol,\n"
-		"                        app, unknown; pattern an fnmatch glob on the name\n"
-		"                        (comm, irq name, softirq vector, work function,\n"
-		"                        user|kernel, the key before an idle gap); '<name>'\n"
-		"                        in the category is the matched name\n"
+		"                        one of task, irq, softirq, work, fault, idle, func,\n"
+		"                        hol, app, unknown; pattern an fnmatch glob on the\n"
+		"                        name (comm, irq name, softirq vector, work\n"
+		"                        function, user|kernel, the key before an idle gap,\n"
+		"                        a sampled function's symbol); '<name>' in the\n"
+		"                        category is the matched name, '<outer>' for a\n"
+		"                        function the category of the context it ran in\n"
 		"\n"
 		"Exit status: 0 ok, 1 error (including a corrupt or truncated stream or\n"
 		"an invalid categories file), 2 usage error.\n", f);
@@ -181,7 +183,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		nsight_report_latency_text(stdout, a);
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
-		nsight_diag_report_text(stdout, dx);
+		nsight_diag_report_text(stdout, dx, a);
 	}
 	if (o->strict && a->sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;

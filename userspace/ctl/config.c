@@ -58,6 +58,7 @@ void cmd_config_usage(FILE *f)
 	nsight_sources_format(NSIGHT_SOURCES_ALL, all, sizeof(all));
 	fprintf(f,
 		"Usage: nsightctl config [--sources LIST] [--buffer-size BYTES] [--filter SPEC]\n"
+		"                        [--sample-period TIME]\n"
 		"\n"
 		"Without options, show the configuration. With options, change it;\n"
 		"this fails while a capture runs.\n"
@@ -76,8 +77,40 @@ void cmd_config_usage(FILE *f)
 		"                              pid      process id (application events)\n"
 		"                            with at most %d values each, e.g.\n"
 		"                            --filter 'port=9000,9001 addr=10.0.0.2'\n"
+		"  -p, --sample-period TIME  time between two stack samples of the sample\n"
+		"                            source: a number with ns, us or ms (us\n"
+		"                            without), %uus to %us\n"
 		"  -h, --help                show this help\n",
-		all, NSIGHT_BUFFER_MIN >> 10, NSIGHT_BUFFER_MAX >> 20, NSIGHT_FILTER_MAX);
+		all, NSIGHT_BUFFER_MIN >> 10, NSIGHT_BUFFER_MAX >> 20, NSIGHT_FILTER_MAX,
+		NSIGHT_SAMPLE_PERIOD_MIN / 1000, NSIGHT_SAMPLE_PERIOD_MAX / 1000000000);
+}
+
+int nsight_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mul;
+	} units[] = { { "", 1000 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 } };
+	uint64_t v = 0;
+	const char *p = s;
+	size_t i;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		if (v > UINT64_MAX / units[i].mul)
+			return -1;
+		*ns = v * units[i].mul;
+		return 0;
+	}
+	return -1;
 }
 
 static int show(struct nsight_diag *d)
@@ -99,6 +132,8 @@ static int show(struct nsight_diag *d)
 	printf("sources:      %s\n", nsight_sources_format(st.sources, src, sizeof(src)));
 	printf("filter:       %s\n", filter);
 	printf("buffer size:  %" PRIu32 " bytes per cpu\n", st.buffer_size);
+	if (st.sample_period)
+		printf("sampling:     every %" PRIu32 " ns\n", st.sample_period);
 	printf("sub-buffers:  %" PRIu32 " x %" PRIu32 " bytes\n", st.n_subbufs, st.subbuf_size);
 	nsight_status_free(&st);
 	return cli_finish_stdout();
@@ -106,9 +141,10 @@ static int show(struct nsight_diag *d)
 
 /* What to change; the set_* flags say which fields are given. */
 struct config_change {
-	bool set_sources, set_size, set_filter;
+	bool set_sources, set_size, set_filter, set_period;
 	uint32_t sources;
 	uint32_t size;
+	uint32_t period;
 	struct nsight_filter filter;
 };
 
@@ -124,6 +160,7 @@ static int set(const struct config_change *ch, struct nsight_diag *d)
 	if (!msg ||
 	    (ch->set_sources && nla_put_u32(msg, NSIGHT_A_SOURCES, ch->sources) < 0) ||
 	    (ch->set_size && nla_put_u32(msg, NSIGHT_A_BUFFER_SIZE, ch->size) < 0) ||
+	    (ch->set_period && nla_put_u32(msg, NSIGHT_A_SAMPLE_PERIOD, ch->period) < 0) ||
 	    (ch->set_filter && nsight_filter_put(msg, &ch->filter) < 0)) {
 		nlmsg_free(msg);
 		nsight_nl_close(&nl);
@@ -145,16 +182,17 @@ int cmd_config(int argc, char **argv)
 		{ "sources", required_argument, NULL, 's' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "filter", required_argument, NULL, 'f' },
+		{ "sample-period", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct nsight_diag d = { 0 };
 	struct config_change ch = { 0 };
-	uint64_t size = 0;
+	uint64_t size = 0, period = 0;
 	char err[256];
 	int c;
 
-	while ((c = cli_getopt(argc, argv, "s:b:f:h", opts)) != -1) {
+	while ((c = cli_getopt(argc, argv, "s:b:f:p:h", opts)) != -1) {
 		switch (c) {
 		case 's':
 			if (nsight_sources_parse(optarg, &ch.sources, err, sizeof(err)))
@@ -171,6 +209,17 @@ int cmd_config(int argc, char **argv)
 			ch.size = (uint32_t)size;
 			ch.set_size = true;
 			break;
+		case 'p':
+			if (nsight_parse_duration(optarg, &period))
+				return cli_usage_error(argv[0], "bad sample period '%s' (a number with ns, us or ms)",
+						       optarg);
+			if (period < NSIGHT_SAMPLE_PERIOD_MIN || period > NSIGHT_SAMPLE_PERIOD_MAX)
+				return cli_usage_error(argv[0], "sample period %" PRIu64 " ns out of range %u..%u",
+						       period, NSIGHT_SAMPLE_PERIOD_MIN,
+						       NSIGHT_SAMPLE_PERIOD_MAX);
+			ch.period = (uint32_t)period;
+			ch.set_period = true;
+			break;
 		case 'f':
 			if (nsight_filter_parse(optarg, if_nametoindex, &ch.filter, err, sizeof(err)))
 				return cli_usage_error(argv[0], "bad filter: %s", err);
@@ -186,7 +235,7 @@ int cmd_config(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
 
-	if (!ch.set_sources && !ch.set_size && !ch.set_filter)
+	if (!ch.set_sources && !ch.set_size && !ch.set_filter && !ch.set_period)
 		return show(&d);
 	return set(&ch, &d);
 }

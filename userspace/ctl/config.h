@@ -11,4 +11,10 @@
  */
 int nsight_parse_size(const char *s, uint64_t *out);
 
+/*
+ * Parse a duration into ns: decimal digits with a unit ns, us or ms
+ * (microseconds without one). Returns 0, or -1 for anything else.
+ */
+int nsight_parse_duration(const char *s, uint64_t *ns);
+
 #endif /* NSIGHTCTL_CONFIG_H */

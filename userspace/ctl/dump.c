@@ -231,6 +231,17 @@ int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o
 		cs[i].buffer_used = c->buffer_used;
 	}
 	err = o->phc ? dump_phc(w, o->phc, res, d) : 0;
+	if (!err && o->kallsyms) {
+		struct nsight_diag kd = { 0 };
+		int kret = nsight_dump_ksyms(w, o->kallsyms, &res->ksyms, &kd);
+
+		if (kret < 0)
+			err = nsight_diag_set(d, kd.code, "%s", kd.msg);
+		else if (kret > 0 && o->warn)
+			o->warn(o->warn_ctx, kd.msg);
+		else if (!kret && res->ksyms.no_addrs && o->warn)
+			o->warn(o->warn_ctx, "kallsyms hides kernel addresses (kptr_restrict): functions stay unnamed");
+	}
 	if (err) {
 		free(cs);
 		return err;
@@ -248,7 +259,7 @@ int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o
 void cmd_dump_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: nsightctl dump [-o FILE] [--debugfs DIR] [--no-phc]\n"
+		"Usage: nsightctl dump [-o FILE] [--debugfs DIR] [--no-phc] [--no-ksyms]\n"
 		"\n"
 		"Drain the per-CPU buffers of a stopped capture into a dump stream for\n"
 		"nsight-analyze, on stdout unless -o is given (stdout must not be a\n"
@@ -256,11 +267,14 @@ void cmd_dump_usage(FILE *f)
 		"\n"
 		"The stream also gets readings of every PTP hardware clock (/dev/ptpN,\n"
 		"the NIC clocks of hardware timestamps) against CLOCK_REALTIME; a clock\n"
-		"that cannot be read is skipped with a warning.\n"
+		"that cannot be read is skipped with a warning. And it gets the kernel's\n"
+		"text symbols (/proc/kallsyms, compressed, about 1 MB), which name the\n"
+		"functions of sampled stacks.\n"
 		"\n"
 		"  -o, --output FILE   write the stream to FILE ('-' for stdout)\n"
 		"  -d, --debugfs DIR   where debugfs is mounted (default /sys/kernel/debug)\n"
 		"      --no-phc        do not read the PTP hardware clocks\n"
+		"      --no-ksyms      do not add the kernel symbols\n"
 		"  -h, --help          show this help\n");
 }
 
@@ -292,6 +306,9 @@ static void report(const struct nsight_status *after, const struct nsight_dump_r
 	if (res->phc_clocks)
 		fprintf(stderr, "nsightctl: %zu readings of %" PRIu32 " PTP hardware clocks\n",
 			res->phc_samples, res->phc_clocks);
+	if (res->ksyms.lines)
+		fprintf(stderr, "nsightctl: %zu kernel symbols (%zu bytes compressed)\n",
+			res->ksyms.lines, res->ksyms.packed);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -300,11 +317,13 @@ int cmd_dump(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "debugfs", required_argument, NULL, 'd' },
 		{ "no-phc", no_argument, NULL, 'P' },
+		{ "no-ksyms", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct nsight_phc_opts phc = { .warn = phc_warn };
-	struct nsight_dump_opts o = { .debugfs = "/sys/kernel/debug", .phc = &phc };
+	struct nsight_dump_opts o = { .debugfs = "/sys/kernel/debug", .phc = &phc,
+				      .kallsyms = "/proc/kallsyms", .warn = phc_warn };
 	struct nsight_status before, after = { 0 };
 	struct nsight_dump_result res = { 0 };
 	struct nsight_stream_writer w;
@@ -324,6 +343,9 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'P':
 			o.phc = NULL;
+			break;
+		case 'K':
+			o.kallsyms = NULL;
 			break;
 		case 'h':
 			cmd_dump_usage(stdout);

@@ -14,6 +14,7 @@
 
 #include "diag.h"
 #include "phc.h"
+#include "ksyms_dump.h"
 #include "status.h"
 #include "stream.h"
 
@@ -26,6 +27,11 @@ struct nsight_dump_opts {
 	size_t read_size;	/* bytes asked of each read(); 0: chunk_max */
 	/* Where to find and how to read PHCs; NULL: no PHC chunk. */
 	const struct nsight_phc_opts *phc;
+	/* The kernel's symbols (/proc/kallsyms); NULL: no KSYMS chunk. */
+	const char *kallsyms;
+	/* Called with a message when the symbols cannot be read. */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
 };
 
 struct nsight_dump_cpu {
@@ -44,6 +50,7 @@ struct nsight_dump_result {
 	uint32_t phc_clocks;		/* PHCs in the PHC chunk */
 	uint32_t phc_skipped;		/* PHCs that could not be read */
 	size_t phc_samples;
+	struct nsight_ksyms_result ksyms;	/* lines 0: no KSYMS chunk */
 };
 
 void nsight_dump_result_free(struct nsight_dump_result *res);
@@ -75,6 +82,7 @@ typedef int (*nsight_status_fn)(void *ctx, struct nsight_status *st, struct nsig
  * The whole dump: refuse (-EBUSY) if @before says a capture runs; write the
  * stream header from @before, the buffers, then with o->phc a PHC chunk (if
  * any clock could be read; failures are o->phc->warn()ings, never errors),
+ * with o->kallsyms a KSYMS chunk (an unreadable file is an o->warn()ing),
  * a STATUS chunk from a fresh status that @get_status puts in @after (the
  * caller frees it), and END.
  */

@@ -29,6 +29,8 @@ static struct nla_policy status_policy[NSIGHT_A_MAX + 1] = {
 	[NSIGHT_A_CPUS]			= { .type = NLA_NESTED },
 	[NSIGHT_A_FILTER]		= { .type = NLA_NESTED },
 	[NSIGHT_A_PROBES_MISSED]	= FIXED(NLA_U64, sizeof(uint64_t)),
+	[NSIGHT_A_SAMPLE_PERIOD]	= FIXED(NLA_U32, sizeof(uint32_t)),
+	[NSIGHT_A_PT_STATE]		= FIXED(NLA_U32, sizeof(uint32_t)),
 };
 
 static struct nla_policy cpu_policy[NSIGHT_CPU_A_MAX + 1] = {
@@ -41,6 +43,15 @@ static struct nla_policy cpu_policy[NSIGHT_CPU_A_MAX + 1] = {
 	[NSIGHT_CPU_A_SUBBUFS_PRODUCED] = FIXED(NLA_U64, sizeof(uint64_t)),
 	[NSIGHT_CPU_A_SUBBUFS_CONSUMED] = FIXED(NLA_U64, sizeof(uint64_t)),
 };
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *nsight_pt_state_name(uint32_t state)
+{
+	static const char *const names[] = NSIGHT_PT_STATE_NAMES;
+
+	return state < ARRAY_SIZE(names) ? names[state] : "unknown";
+}
 
 struct attr_name {
 	int type;
@@ -72,7 +83,6 @@ static const struct attr_name cpu_mandatory[] = {
 	{ NSIGHT_CPU_A_SUBBUFS_CONSUMED, "SUBBUFS_CONSUMED" },
 };
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static int check_mandatory(struct nlattr **tb, const struct attr_name *names, size_t n,
 			   const char *where, struct nsight_diag *d)
@@ -155,6 +165,12 @@ int nsight_status_parse(struct nl_msg *msg, struct nsight_status *st, struct nsi
 	if (tb[NSIGHT_A_PROBES_MISSED]) {
 		st->have_probes_missed = true;
 		st->probes_missed = nla_get_u64(tb[NSIGHT_A_PROBES_MISSED]);
+	}
+	if (tb[NSIGHT_A_SAMPLE_PERIOD])
+		st->sample_period = nla_get_u32(tb[NSIGHT_A_SAMPLE_PERIOD]);
+	if (tb[NSIGHT_A_PT_STATE]) {
+		st->have_pt_state = true;
+		st->pt_state = nla_get_u32(tb[NSIGHT_A_PT_STATE]);
 	}
 	if (st->nr_cpus == 0 || st->nr_cpus > NSIGHT_STREAM_MAX_CPUS)
 		return nsight_diag_set(d, EINVAL, "GET_STATUS reply: nr_cpus %" PRIu32 " out of range 1..%d",
@@ -243,6 +259,10 @@ void nsight_status_print_text(FILE *f, const struct nsight_status *st)
 	fprintf(f, "sources:      %s\n", src);
 	fprintf(f, "filter:       %s\n", filter);
 	fprintf(f, "buffer size:  %" PRIu32 " bytes per cpu\n", st->buffer_size);
+	if (st->sample_period)
+		fprintf(f, "sampling:     every %" PRIu32 " ns (source sample)\n", st->sample_period);
+	if (st->have_pt_state)
+		fprintf(f, "intel pt:     %s\n", nsight_pt_state_name(st->pt_state));
 	fprintf(f, "sub-buffers:  %" PRIu32 " x %" PRIu32 " bytes\n", st->n_subbufs, st->subbuf_size);
 	fprintf(f, "tsc:          %" PRIu64 " Hz\n", st->tsc_hz);
 	fprintf(f, "hook hits:    %" PRIu64 "\n", st->hook_hits);
@@ -360,6 +380,10 @@ struct json_object *nsight_status_to_json(const struct nsight_status *st)
 	err |= add(o, "filter", json_object_new_string(filter));
 	err |= add(o, "filter_entries", filter_entries_json(&st->filter));
 	err |= add_u64(o, "buffer_size", st->buffer_size);
+	if (st->sample_period)
+		err |= add_u64(o, "sample_period_ns", st->sample_period);
+	if (st->have_pt_state)
+		err |= add(o, "pt_state", json_object_new_string(nsight_pt_state_name(st->pt_state)));
 	err |= add_u64(o, "subbuf_size", st->subbuf_size);
 	err |= add_u64(o, "n_subbufs", st->n_subbufs);
 	err |= add_u64(o, "tsc_hz", st->tsc_hz);

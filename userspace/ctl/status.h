@@ -38,16 +38,22 @@ struct nsight_status {
 	uint64_t records_dropped;
 	bool have_probes_missed;	/* older modules do not send it */
 	uint64_t probes_missed;
+	uint32_t sample_period;		/* ns; 0 if the module did not say */
+	bool have_pt_state;
+	uint32_t pt_state;		/* enum nsight_pt_state */
 	struct nsight_filter filter;	/* empty if the reply has none */
 	size_t n_cpus;			/* entries in @cpus, sorted by id */
 	struct nsight_status_cpu *cpus;
 };
 
+/* The name of an enum nsight_pt_state, "unknown" for others. */
+const char *nsight_pt_state_name(uint32_t state);
+
 /*
  * Parse a GET_STATUS reply. Pure: no socket involved, so tests feed it
  * messages built with nlmsg_alloc() and nla_put*(). Every attribute the
- * uapi lists is mandatory except NSIGHT_A_FILTER (absent: no filter) and
- * NSIGHT_A_PROBES_MISSED;
+ * uapi lists is mandatory except NSIGHT_A_FILTER (absent: no filter),
+ * NSIGHT_A_SAMPLE_PERIOD, NSIGHT_A_PT_STATE and NSIGHT_A_PROBES_MISSED;
  * wrong lengths, CPU ids not below nr_cpus, duplicate CPU ids and malformed
  * filter entries are rejected; unknown attributes are ignored.
  * Returns 0, or -EINVAL / -ENOMEM with @d filled; @st needs

@@ -186,19 +186,27 @@ int nsight_cats_load(struct nsight_cats *c, const char *path, struct nsight_diag
 }
 
 /* @tmpl with every "<name>" replaced by @name, cut to @len. */
-static void expand(const char *tmpl, const char *name, char *buf, size_t len)
+static void expand(const char *tmpl, const char *name, const char *outer, char *buf, size_t len)
 {
 	size_t o = 0;
 
 	while (*tmpl && o + 1 < len) {
+		const char *put = NULL;
+
 		if (!strncmp(tmpl, "<name>", 6)) {
-			size_t n = strlen(name);
+			put = name;
+			tmpl += 6;
+		} else if (!strncmp(tmpl, "<outer>", 7)) {
+			put = outer ? outer : "";
+			tmpl += 7;
+		}
+		if (put) {
+			size_t n = strlen(put);
 
 			if (n > len - 1 - o)
 				n = len - 1 - o;
-			memcpy(buf + o, name, n);
+			memcpy(buf + o, put, n);
 			o += n;
-			tmpl += 6;
 		} else {
 			buf[o++] = *tmpl++;
 		}
@@ -206,16 +214,53 @@ static void expand(const char *tmpl, const char *name, char *buf, size_t len)
 	buf[o] = '\0';
 }
 
+/*
+ * A function key's name is "<outer key> > <symbol>": split it, and name
+ * the outer key's category into @outer. Returns the symbol part.
+ */
+static const char *func_split(const struct nsight_cats *c, const char *name, char *outer,
+			      size_t len)
+{
+	const char *sep = NULL, *p, *colon;
+	char okey[NSIGHT_KEY_NAME_MAX + 1];
+	size_t n;
+	int kind;
+
+	/* The last separator: an outer task's comm could hold one. */
+	for (p = strstr(name, " > "); p; p = strstr(p + 1, " > "))
+		sep = p;
+	outer[0] = '\0';
+	if (!sep)
+		return name;
+	n = (size_t)(sep - name);
+	if (n >= sizeof(okey))
+		n = sizeof(okey) - 1;
+	memcpy(okey, name, n);
+	okey[n] = '\0';
+	colon = strchr(okey, ':');
+	if (colon)
+		okey[colon - okey] = '\0';
+	kind = nsight_key_kind_parse(okey);
+	if (kind >= 0 && kind != NSIGHT_KEY_FUNC)
+		nsight_cats_name(c, (enum nsight_key_kind)kind, colon ? okey + (colon - okey) + 1 : "",
+				 outer, len);
+	return sep + 3;
+}
+
 const char *nsight_cats_name(const struct nsight_cats *c, enum nsight_key_kind kind,
 			     const char *name, char *buf, size_t len)
 {
+	char outer[256];
 	size_t i;
 
 	if (!len)
 		return buf;
+	if (kind == NSIGHT_KEY_FUNC)
+		name = func_split(c, name, outer, sizeof(outer));
 	for (i = 0; i < c->n; i++) {
 		if (c->v[i].kind == kind && !fnmatch(c->v[i].pattern, name, 0)) {
-			expand(c->v[i].category, name, buf, len);
+			expand(c->v[i].category, name, kind == NSIGHT_KEY_FUNC ? outer : NULL, buf,
+			       len);
 			return buf;
 		}
 	}

@@ -14,6 +14,10 @@
  * there is no quoting. Blank lines and lines starting with '#' are
  * skipped, and so is a first line "kind,pattern,category". The first rule
  * that matches wins.
+ *
+ * A function key (func) is named "<outer key> > <symbol>": its pattern is
+ * matched against the symbol, and "<outer>" in its category stands for the
+ * category of the context it ran in ("Receive processing: ip_rcv").
  */
 #ifndef NSIGHT_CATEGORIES_H
 #define NSIGHT_CATEGORIES_H

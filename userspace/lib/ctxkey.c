@@ -15,6 +15,7 @@ static const char *const kind_names[__NSIGHT_KEY_KINDS] = {
 	[NSIGHT_KEY_FAULT]	= "fault",
 	[NSIGHT_KEY_WORK]	= "work",
 	[NSIGHT_KEY_IDLE]	= "idle",
+	[NSIGHT_KEY_FUNC]	= "func",
 };
 
 const char *nsight_key_kind_name(enum nsight_key_kind kind)
@@ -109,6 +110,7 @@ uint32_t nsight_keys_intern(struct nsight_keys *k, enum nsight_key_kind kind,
 	key->name[n] = '\0';
 	key->kind = (uint8_t)kind;
 	key->idle = NSIGHT_KEY_NONE;
+	key->app = NSIGHT_KEY_NONE;
 	slot = nsight_u64map_put(&k->by_hash, h, (uint32_t)k->n, &added);
 	if (!slot) {
 		free(key->name);
@@ -152,6 +154,31 @@ uint32_t nsight_keys_idle_after(struct nsight_keys *k, uint32_t key)
 	id = nsight_keys_intern(k, NSIGHT_KEY_IDLE, name, sizeof(name));
 	if (id != NSIGHT_KEY_NONE)
 		k->v[key].idle = id;	/* after intern: it may move k->v */
+	return id;
+}
+
+uint32_t nsight_keys_func_in_app(struct nsight_keys *k, uint32_t key)
+{
+	char name[NSIGHT_KEY_NAME_MAX + 1];
+	const char *sep, *p;
+	uint32_t id;
+	int n;
+
+	if (key >= k->n || k->v[key].kind != NSIGHT_KEY_FUNC)
+		return NSIGHT_KEY_NONE;
+	if (k->v[key].app != NSIGHT_KEY_NONE)
+		return k->v[key].app;
+	if (strncmp(k->v[key].name, "task:", 5))
+		return NSIGHT_KEY_NONE;
+	/* The last separator, as categories.c splits. */
+	for (sep = NULL, p = strstr(k->v[key].name, " > "); p; p = strstr(p + 1, " > "))
+		sep = p;
+	if (!sep)
+		return NSIGHT_KEY_NONE;
+	n = snprintf(name, sizeof(name), "app%s", sep);
+	id = nsight_keys_intern(k, NSIGHT_KEY_FUNC, name, n > 0 ? (size_t)n : 0);
+	if (id != NSIGHT_KEY_NONE)
+		k->v[key].app = id;	/* after intern: it may move k->v */
 	return id;
 }
 

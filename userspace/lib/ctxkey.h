@@ -12,6 +12,8 @@
  *   fault:user|kernel  a page fault
  *   work:<func>      a workqueue function
  *   idle:<key>       the CPU idle, after the activity <key> ran last
+ *   func:<key> > <symbol>  a kernel function running in the context <key>
+ *                    (from samples)
  *   unknown          no records cover the time
  *
  * One table can serve several captures (a baseline and the capture
@@ -36,6 +38,7 @@ enum nsight_key_kind {
 	NSIGHT_KEY_FAULT,
 	NSIGHT_KEY_WORK,
 	NSIGHT_KEY_IDLE,
+	NSIGHT_KEY_FUNC,
 	__NSIGHT_KEY_KINDS
 };
 
@@ -46,13 +49,15 @@ enum nsight_key_kind {
 #define NSIGHT_KEY_NONE		UINT32_MAX
 
 /* Longest name kept (a work function symbol is 40 bytes; idle names nest). */
-#define NSIGHT_KEY_NAME_MAX	64
+#define NSIGHT_KEY_NAME_MAX	160
 
 struct nsight_key {
 	char *name;		/* NUL-terminated, "" for app, hol, unknown */
 	uint8_t kind;		/* enum nsight_key_kind */
 	uint32_t next;		/* next key with the same hash, NSIGHT_KEY_NONE */
 	uint32_t idle;		/* the key "idle:<this key>", once made */
+	uint32_t app;		/* a function in a task: the key "func:app > <symbol>"
+				 * it is in that task's own messages, once made */
 };
 
 struct nsight_keys {
@@ -75,6 +80,14 @@ uint32_t nsight_keys_intern(struct nsight_keys *k, enum nsight_key_kind kind,
 
 /* The key "idle:<full name of @key>", NSIGHT_KEY_NONE when out of memory. */
 uint32_t nsight_keys_idle_after(struct nsight_keys *k, uint32_t key);
+
+/*
+ * For a function key "task:<comm> > <symbol>", make and remember the key
+ * "app > <symbol>" it becomes in the messages of that very thread (see
+ * nsight_key.app). Returns it, or NSIGHT_KEY_NONE (not such a key, or out
+ * of memory).
+ */
+uint32_t nsight_keys_func_in_app(struct nsight_keys *k, uint32_t key);
 
 /* The id of (@kind, @name) if it exists, else NSIGHT_KEY_NONE. */
 uint32_t nsight_keys_find(const struct nsight_keys *k, enum nsight_key_kind kind,

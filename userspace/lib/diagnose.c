@@ -396,7 +396,7 @@ static int attribute(struct run *r, struct nsight_dx_group *g, struct nsight_dx_
 
 	for (i = 0; i < n; i++) {
 		struct nsight_dx_anomaly *a = &g->anoms[dm->anom + i];
-		char cat[160];
+		char cat[256];
 		uint32_t c;
 
 		/* Nothing nested explains it: reported whatever the threshold. */

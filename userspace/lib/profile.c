@@ -207,6 +207,10 @@ static int seg_piece(struct walk *w, const struct nsight_seg *seg, uint64_t s, u
 				key = NSIGHT_KEY_ID_APP;
 				app = pc.depth;
 			}
+			/* A function of the message's own thread, under "app". */
+			if (y->kind == NSIGHT_CTX_K_FUNC && y->tid == w->tid &&
+			    tl->keys->v[key].app != NSIGHT_KEY_NONE)
+				key = tl->keys->v[key].app;
 			for (i = 0; i < pc.depth && pc.key[i] != key; i++)
 				;
 			if (i < pc.depth) {

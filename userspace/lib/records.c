@@ -24,6 +24,8 @@ static const struct {
 	[NSIGHT_REC_FAULT]	  = { "fault", sizeof(struct nsight_rec_fault) },
 	[NSIGHT_REC_WORK]	  = { "work", sizeof(struct nsight_rec_work) },
 	[NSIGHT_REC_NAPI]	  = { "napi", sizeof(struct nsight_rec_napi) },
+	[NSIGHT_REC_SAMPLE]	  = { "sample", sizeof(struct nsight_rec_sample) },
+	[NSIGHT_REC_PT]		  = { "pt", sizeof(struct nsight_rec_pt) },
 };
 
 bool nsight_rec_type_known(unsigned int type)

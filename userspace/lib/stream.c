@@ -21,6 +21,9 @@ const char *nsight_chunk_type_name(uint32_t type)
 	case NSIGHT_CHUNK_STATUS:	return "STATUS";
 	case NSIGHT_CHUNK_END:		return "END";
 	case NSIGHT_CHUNK_PHC:		return "PHC";
+	case NSIGHT_CHUNK_KSYMS:	return "KSYMS";
+	case NSIGHT_CHUNK_PT:		return "PT";
+	case NSIGHT_CHUNK_KTEXT:	return "KTEXT";
 	default:			return NULL;
 	}
 }
@@ -352,6 +355,24 @@ static int check_chunk_hdr(struct nsight_stream_reader *r, const struct nsight_c
 				       name, c->offset, c->size, NSIGHT_STREAM_CHUNK_MAX);
 
 	switch (c->type) {
+	case NSIGHT_CHUNK_PT:
+		if (c->cpu >= r->hdr.nr_cpus)
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "PT chunk at byte %" PRIu64 ": cpu %" PRIu32 " is not below the stream's %" PRIu32 " cpus",
+					       c->offset, c->cpu, r->hdr.nr_cpus);
+		break;
+	case NSIGHT_CHUNK_KSYMS:
+	case NSIGHT_CHUNK_KTEXT:
+		if (c->cpu != NSIGHT_CHUNK_NO_CPU)
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "%s chunk at byte %" PRIu64 ": cpu field is %" PRIu32 ", expected 0x%x",
+					       name, c->offset, c->cpu, NSIGHT_CHUNK_NO_CPU);
+		if (c->size < (c->type == NSIGHT_CHUNK_KSYMS ? sizeof(struct nsight_ksyms_hdr)
+							     : sizeof(struct nsight_ktext_hdr)))
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "%s chunk at byte %" PRIu64 ": size %" PRIu64 " is below its header's",
+					       name, c->offset, c->size);
+		break;
 	case NSIGHT_CHUNK_RECORDS:
 		if (c->cpu >= r->hdr.nr_cpus)
 			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,

@@ -1034,3 +1034,11 @@ ssize_t nsight_tl_find(const struct nsight_timeline *tl, uint32_t cpu, uint64_t 
 	}
 	return (ssize_t)lo - 1;
 }
+
+uint32_t nsight_timeline_add_ctx(struct nsight_timeline *tl, uint32_t key, uint32_t parent,
+				 uint32_t occ, uint32_t tid, uint8_t kind)
+{
+	struct desc ds = { .key = key, .occ = occ, .tid = tid, .kind = kind };
+
+	return new_ctx(tl, &ds, parent);
+}

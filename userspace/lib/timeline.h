@@ -55,6 +55,7 @@ enum nsight_ctx_kind {
 	NSIGHT_CTX_K_SOFTIRQ,
 	NSIGHT_CTX_K_FAULT,
 	NSIGHT_CTX_K_WORK,
+	NSIGHT_CTX_K_FUNC,	/* a kernel function (samples.h) */
 };
 
 /* One stretch of a context on one CPU. */
@@ -115,6 +116,15 @@ int nsight_timeline_add(struct nsight_timeline *tl, const struct nsight_rec *rec
  */
 int nsight_timeline_finish(struct nsight_timeline *tl, const uint64_t *tail_drops,
 			   struct nsight_diag *d);
+
+/*
+ * A new context, after nsight_timeline_finish(), for evidence that nests
+ * in the finished segments (functions from samples). @occ NSIGHT_TL_NONE
+ * makes it its own occurrence. Returns its id, or NSIGHT_TL_NONE when out
+ * of memory.
+ */
+uint32_t nsight_timeline_add_ctx(struct nsight_timeline *tl, uint32_t key, uint32_t parent,
+				 uint32_t occ, uint32_t tid, uint8_t kind);
 
 /* Index of the last segment of @cpu starting at or before @tsc, or -1. */
 ssize_t nsight_tl_find(const struct nsight_timeline *tl, uint32_t cpu, uint64_t tsc);

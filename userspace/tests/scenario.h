@@ -32,6 +32,23 @@ enum scen_kind {
 	SC_IDLE_IRQ,	/* irq "mlx5_comp0" on the idle Y, then 40 us idle */
 	SC_SMALL,	/* the server 500 ns slower */
 	SC_DROP,	/* SC_HOG, and Y loses records within [h, a] */
+	SC_NETRX_FN,	/* SC_NETRX, sampled every 5 us: nsight_slow_rcv()
+			 * (SC_KSYMS) runs in it */
+};
+
+/* Kernel symbols of the sampled stacks of SC_NETRX_FN. */
+#define SC_KSYMS							\
+	"ffffffff81001000 T ip_rcv\n"					\
+	"ffffffff81002000 T net_rx_action\n"				\
+	"ffffffff81003000 T handle_softirqs\n"				\
+	"ffffffff81004000 T irq_exit_rcu\n"				\
+	"ffffffffc0001000 t nsight_slow_rcv\t[nsight_slowpath]\n"	\
+	"ffffffffc0001100 t nsight_slow_pre\t[nsight_slowpath]\n"
+
+/* nsight_slow_rcv < nsight_slow_pre < ip_rcv < net_rx_action < handle_softirqs. */
+static const uint64_t sc_slow_stack[] = {
+	0xffffffffc0001004ULL, 0xffffffffc0001120ULL, 0xffffffff81001040ULL,
+	0xffffffff81002030ULL, 0xffffffff81003010ULL, 0xffffffff81004010ULL,
 };
 
 static const struct syn_task sc_server = { 101, 100, "server" };
@@ -137,10 +154,17 @@ static inline void scen_msg(struct scen *sc, enum scen_kind kind)
 		break;
 	case SC_NETRX:
 	case SC_NETRX_APP:
+	case SC_NETRX_FN:
 		wake = h + 1000;
 		synth_idle(&sc->s, SC_Y, wake - 100, false);
 		synth_switch(&sc->s, SC_Y, wake, sc_swapper1, me);
 		synth_softirq(&sc->s, SC_Y, wake + 200, SYN_NET_RX, true);
+		if (kind == SC_NETRX_FN) {
+			uint64_t t;
+
+			for (t = wake + 5200; t < wake + 40200; t += 5000)
+				synth_sample(&sc->s, SC_Y, t, 5000, sc_slow_stack, 6, 0);
+		}
 		synth_softirq(&sc->s, SC_Y, wake + 40200, SYN_NET_RX, false);
 		a = h + 42000 + (kind == SC_NETRX_APP ? 8000 : 0);
 		break;

@@ -12,6 +12,7 @@
 #ifndef NSIGHT_TEST_SYNTH_H
 #define NSIGHT_TEST_SYNTH_H
 
+#include <zlib.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -43,6 +44,7 @@ struct synth {
 	uint64_t tsc_hz;
 	struct nsight_phc_sample phc[4];	/* written as a PHC chunk if any */
 	size_t n_phc;
+	const char *ksyms;			/* kallsyms text for a KSYMS chunk */
 	bool queued;				/* synth_put() queues records */
 	struct synth_qrec *q;
 	size_t qn, qcap;
@@ -284,6 +286,20 @@ static inline void synth_stream(const struct synth *s, struct membuf *m)
 		nsight_stream_write_records(&w, i, s->buf[i], s->len[i]);
 	if (s->n_phc)
 		nsight_stream_write_phc(&w, s->phc, s->n_phc);
+	if (s->ksyms) {
+		size_t len = strlen(s->ksyms);
+		uLongf packed = compressBound((uLong)len);
+		uint8_t *p = malloc(sizeof(struct nsight_ksyms_hdr) + packed);
+		struct nsight_ksyms_hdr kh = { .raw_size = len };
+
+		if (!p || compress2(p + sizeof(kh), &packed, (const Bytef *)s->ksyms, (uLong)len,
+				    Z_DEFAULT_COMPRESSION) != Z_OK)
+			abort();
+		memcpy(p, &kh, sizeof(kh));
+		nsight_stream_write_chunk(&w, NSIGHT_CHUNK_KSYMS, NSIGHT_CHUNK_NO_CPU, p,
+					  sizeof(kh) + packed);
+		free(p);
+	}
 	nsight_stream_write_end(&w);
 	membuf_close(m);
 }

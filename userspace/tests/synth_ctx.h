@@ -113,4 +113,25 @@ static inline void synth_recv(struct synth *s, uint32_t cpu, uint64_t entry, uin
 	synth_put(s, cpu, &a, sizeof(a));
 }
 
+/* A stack sample on @cpu at @tsc: @n frames, innermost first. */
+static inline void synth_sample(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t period_ns,
+				const uint64_t *ips, uint16_t n, uint16_t flags)
+{
+	uint8_t buf[sizeof(struct nsight_rec_sample) + 16 * sizeof(uint64_t)];
+	struct nsight_rec_sample r;
+
+	if (n > 16)
+		abort();
+	rec_hdr(buf, NSIGHT_REC_SAMPLE, (uint16_t)(sizeof(r) + n * sizeof(uint64_t)), cpu, tsc);
+	memcpy(&r, buf, sizeof(r));
+	r.period_ns = period_ns;
+	r.nr = n;
+	r.flags = flags;
+	r.tid = 101;
+	r.pid = 100;
+	memcpy(buf, &r, sizeof(r));
+	memcpy(buf + sizeof(r), ips, n * sizeof(uint64_t));
+	synth_put(s, cpu, buf, sizeof(r) + n * sizeof(uint64_t));
+}
+
 #endif /* NSIGHT_TEST_SYNTH_CTX_H */

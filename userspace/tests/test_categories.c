@@ -136,7 +136,32 @@ static void test_expand_limits(void)
 	nsight_cats_fini(&c);
 }
 
+/* Functions: matched by symbol, named after the context they ran in. */
+static void test_functions(void)
+{
+	static const char rules[] = "func,ip_*,IP input in <outer>\n";
+	struct nsight_diag d = { 0 };
+	struct nsight_cats c;
+
+	nsight_cats_init(&c);
+	REQUIRE(nsight_cats_parse(&c, rules, sizeof(rules) - 1, "user", &d) == 0);
+	REQUIRE(nsight_cats_parse(&c, nsight_categories_builtin, strlen(nsight_categories_builtin),
+				  "builtin", &d) == 0);
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "softirq:NET_RX > nsight_slow_rcv [nsight_slowpath]",
+		  "Receive processing: nsight_slow_rcv [nsight_slowpath]");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "softirq:NET_RX > ip_rcv", "IP input in Receive processing");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "app > tcp_recvmsg", "Application processing: tcp_recvmsg");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "work:vmstat_update > refresh_cpu_vm_stats",
+		  "OS threads: vmstat_update: refresh_cpu_vm_stats");
+	/* The last separator counts: a comm may hold one. */
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "task:a > b > schedule", "a > b interference: schedule");
+	/* No outer context: the symbol alone. */
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "schedule", ": schedule");
+	nsight_cats_fini(&c);
+}
+
 KTAP_MAIN(
+	KTAP_TEST(test_functions),
 	KTAP_TEST(test_builtin),
 	KTAP_TEST(test_user_first),
 	KTAP_TEST(test_errors),

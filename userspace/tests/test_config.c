@@ -132,7 +132,30 @@ static void test_size_errors(void)
 	CHECK_U64(v, 7);
 }
 
+static void test_durations(void)
+{
+	uint64_t v = 7;
+
+	CHECK_U64(nsight_parse_duration("50", &v), 0);
+	CHECK_U64(v, 50000);
+	CHECK_U64(nsight_parse_duration("50us", &v), 0);
+	CHECK_U64(v, 50000);
+	CHECK_U64(nsight_parse_duration("10000ns", &v), 0);
+	CHECK_U64(v, 10000);
+	CHECK_U64(nsight_parse_duration("2ms", &v), 0);
+	CHECK_U64(v, 2000000);
+	v = 7;
+	CHECK_U64(nsight_parse_duration("", &v), -1);
+	CHECK_U64(nsight_parse_duration("us", &v), -1);
+	CHECK_U64(nsight_parse_duration("5 us", &v), -1);
+	CHECK_U64(nsight_parse_duration("5s", &v), -1);
+	CHECK_U64(nsight_parse_duration("-5", &v), -1);
+	CHECK_U64(nsight_parse_duration("18446744073709551615ms", &v), -1);
+	CHECK_U64(v, 7);
+}
+
 KTAP_MAIN(
+	KTAP_TEST(test_durations),
 	KTAP_TEST(test_sources_all_none),
 	KTAP_TEST(test_sources_lists),
 	KTAP_TEST(test_sources_errors),
