@@ -13,6 +13,8 @@ static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag
 		err = nsight_timeline_add(&a->tl, rec, d);
 	if (!err && a->tl.b && rec->hdr.type == NSIGHT_REC_SAMPLE)
 		err = nsight_samples_add(&a->samples, rec, d);
+	if (!err && a->tl.b)
+		nsight_ptev_add_record(&a->ptev, rec);
 	return err;
 }
 
@@ -22,6 +24,8 @@ static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag
 
 	if (ch->type == NSIGHT_CHUNK_KSYMS)
 		return nsight_ksyms_load_chunk(&a->ksyms, ch->payload, ch->size, ch->offset, d);
+	if (ch->type == NSIGHT_CHUNK_PT || ch->type == NSIGHT_CHUNK_KTEXT)
+		return a->tl.b ? nsight_ptev_add_chunk(&a->ptev, ch, d) : 0;
 	return nsight_capture_add_chunk(&a->cap, ch, d);
 }
 
@@ -50,6 +54,8 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 	err = nsight_capture_init(&a->cap, r.hdr.nr_cpus, d);
 	if (!err && o->lifetimes)
 		err = nsight_timeline_init(&a->tl, r.hdr.nr_cpus, a->keys, d);
+	if (!err && o->lifetimes)
+		err = nsight_ptev_init(&a->ptev, r.hdr.nr_cpus, d);
 	if (!err)
 		err = nsight_summarize_hooked(&r, &a->sum, &hook, d);
 	if (err)
@@ -66,10 +72,7 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 	err = nsight_capture_finish(&a->cap, tail, d);
 	if (!err && o->lifetimes)
 		err = nsight_timeline_finish(&a->tl, tail, d);
-	if (!err && o->lifetimes) {
-		nsight_ksyms_sort(&a->ksyms);
-		err = nsight_samples_apply(&a->samples, &a->ksyms, a->sum.hdr.tsc_hz, &a->tl, d);
-	}
+
 	if (!err)
 		err = nsight_tc_init(&a->tc, a->cap.tks, a->cap.n_tks, a->cap.syncs, a->cap.n_syncs,
 				     a->sum.hdr.tsc_hz, o->params, d);
@@ -78,6 +81,14 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 		if (!err)
 			err = nsight_latency_build(&a->lat, &a->lt, d);
 		a->have_lifetimes = !err;
+		/* Function-level evidence, where the messages are. */
+		if (!err)
+			err = nsight_ptev_decode(&a->ptev, &a->lt, &a->tl, &a->samples, d);
+		if (!err) {
+			nsight_ksyms_sort(&a->ksyms);
+			err = nsight_samples_apply(&a->samples, &a->ksyms, a->sum.hdr.tsc_hz,
+						   &a->tl, d);
+		}
 	}
 out:
 	free(tail);
@@ -89,6 +100,7 @@ void nsight_analysis_fini(struct nsight_analysis *a)
 {
 	nsight_timeline_fini(&a->tl);
 	nsight_samples_fini(&a->samples);
+	nsight_ptev_fini(&a->ptev);
 	nsight_ksyms_fini(&a->ksyms);
 	if (a->keys == &a->own_keys)
 		nsight_keys_fini(&a->own_keys);

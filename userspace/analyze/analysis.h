@@ -19,6 +19,7 @@
 #include "latency.h"
 #include "ksyms.h"
 #include "lifetime.h"
+#include "pt_evidence.h"
 #include "samples.h"
 #include "summary.h"
 #include "timeconv.h"
@@ -42,7 +43,8 @@ struct nsight_analysis {
 	struct nsight_keys *keys;	/* own_keys or the shared one */
 	struct nsight_timeline tl;
 	struct nsight_ksyms ksyms;	/* the capture's kernel symbols */
-	struct nsight_samples samples;	/* the sample source's stacks */
+	struct nsight_samples samples;	/* the sample source's stacks, and PT's */
+	struct nsight_ptev ptev;	/* Intel PT trace, code and parameters */
 	bool have_lifetimes;
 };
 

@@ -155,19 +155,31 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 static void evidence_text(FILE *f, const struct nsight_analysis *a)
 {
 	const struct nsight_samples *s = &a->samples;
+	const struct nsight_ptev *p = &a->ptev;
+	uint64_t sampled = s->n - s->exact;
 
-	if (!s->n) {
+	if (!sampled && !p->cpus_traced) {
 		fputs("evidence: context records; no function-level evidence (no sample or pt records)\n",
 		      f);
 		return;
 	}
-	fprintf(f, "evidence: context records; kernel functions from sampled stacks, resolution %" PRIu32 " us",
-		s->period_min / 1000);
-	if (s->period_max != s->period_min)
-		fprintf(f, " to %" PRIu32 " us", s->period_max / 1000);
-	fprintf(f, " (%zu samples: %" PRIu64 " placed, %" PRIu64 " in user code, %" PRIu64 " outside known contexts; %zu kernel symbols%s)\n",
-		s->n, s->applied, s->user, s->outside, a->ksyms.n,
-		a->ksyms.no_addrs ? ", addresses hidden" : "");
+	fputs("evidence: context records", f);
+	if (p->cpus_traced)
+		fprintf(f, "; kernel functions from Intel PT on %" PRIu64 " cpus, exact to the timing packets (%" PRIu64 " of %" PRIu64 " trace bytes decoded, the rest outside every message; %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " overflows%s)",
+			p->cpus_traced, p->decoded_bytes, p->bytes, p->calls, p->errors, p->overflows,
+			p->wrapped ? ", output wrapped" : "");
+	if (sampled) {
+		fprintf(f, "; kernel functions from sampled stacks, resolution %" PRIu32 " us",
+			s->period_min / 1000);
+		if (s->period_max != s->period_min)
+			fprintf(f, " to %" PRIu32 " us", s->period_max / 1000);
+		fprintf(f, " (%" PRIu64 " samples: %" PRIu64 " placed, %" PRIu64 " in user code, %" PRIu64 " outside known contexts)",
+			sampled, s->applied, s->user, s->outside);
+	}
+	fprintf(f, "; %zu kernel symbols%s\n", a->ksyms.n,
+		a->ksyms.no_addrs ? " (addresses hidden)" : "");
+	if (p->first_error[0])
+		fprintf(f, "evidence: first PT decode error: %s\n", p->first_error);
 }
 
 void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a)
@@ -375,8 +387,16 @@ static struct json_object *evidence_json(const struct nsight_analysis *a, int *e
 	const struct nsight_samples *s = &a->samples;
 	struct json_object *j = json_object_new_object();
 
-	jo_add_str(j, "functions", s->n ? "sampled stacks" : "none", err);
-	jo_add_u64(j, "samples", s->n, err);
+	jo_add_str(j, "functions", a->ptev.cpus_traced ? (s->n > s->exact ? "pt+sampled stacks" : "pt") :
+				  s->n ? "sampled stacks" : "none", err);
+	jo_add_u64(j, "samples", s->n - s->exact, err);
+	jo_add_u64(j, "pt_cpus", a->ptev.cpus_traced, err);
+	jo_add_u64(j, "pt_bytes", a->ptev.bytes, err);
+	jo_add_u64(j, "pt_decoded_bytes", a->ptev.decoded_bytes, err);
+	jo_add_u64(j, "pt_calls", a->ptev.calls, err);
+	jo_add_u64(j, "pt_errors", a->ptev.errors, err);
+	jo_add_u64(j, "pt_overflows", a->ptev.overflows, err);
+	jo_add_u64(j, "pt_stretches", s->exact, err);
 	jo_add_u64(j, "samples_placed", s->applied, err);
 	jo_add_u64(j, "samples_user", s->user, err);
 	jo_add_u64(j, "samples_outside", s->outside, err);

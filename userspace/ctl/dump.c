@@ -242,6 +242,8 @@ int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o
 		else if (!kret && res->ksyms.no_addrs && o->warn)
 			o->warn(o->warn_ctx, "kallsyms hides kernel addresses (kptr_restrict): functions stay unnamed");
 	}
+	if (!err && o->pt)
+		err = nsight_dump_pt(w, o->pt, before->nr_cpus, &res->pt, d);
 	if (err) {
 		free(cs);
 		return err;
@@ -269,7 +271,9 @@ void cmd_dump_usage(FILE *f)
 		"the NIC clocks of hardware timestamps) against CLOCK_REALTIME; a clock\n"
 		"that cannot be read is skipped with a warning. And it gets the kernel's\n"
 		"text symbols (/proc/kallsyms, compressed, about 1 MB), which name the\n"
-		"functions of sampled stacks.\n"
+		"functions of sampled stacks. When the module traced with Intel PT, each\n"
+		"CPU's trace follows, with the code it ran (kernel and module text from\n"
+		"/proc/kcore) so that it can be decoded elsewhere.\n"
 		"\n"
 		"  -o, --output FILE   write the stream to FILE ('-' for stdout)\n"
 		"  -d, --debugfs DIR   where debugfs is mounted (default /sys/kernel/debug)\n"
@@ -309,6 +313,9 @@ static void report(const struct nsight_status *after, const struct nsight_dump_r
 	if (res->ksyms.lines)
 		fprintf(stderr, "nsightctl: %zu kernel symbols (%zu bytes compressed)\n",
 			res->ksyms.lines, res->ksyms.packed);
+	if (res->pt.cpus)
+		fprintf(stderr, "nsightctl: %" PRIu64 " bytes of Intel PT trace from %" PRIu32 " CPUs, %" PRIu64 " bytes of code in %" PRIu32 " sections\n",
+			res->pt.bytes, res->pt.cpus, res->pt.text_bytes, res->pt.text_sections);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -322,8 +329,10 @@ int cmd_dump(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct nsight_phc_opts phc = { .warn = phc_warn };
+	struct nsight_pt_dump_opts pt = { .kallsyms = "/proc/kallsyms", .modules = "/proc/modules",
+					  .kcore = "/proc/kcore", .warn = phc_warn };
 	struct nsight_dump_opts o = { .debugfs = "/sys/kernel/debug", .phc = &phc,
-				      .kallsyms = "/proc/kallsyms", .warn = phc_warn };
+				      .kallsyms = "/proc/kallsyms", .warn = phc_warn, .pt = &pt };
 	struct nsight_status before, after = { 0 };
 	struct nsight_dump_result res = { 0 };
 	struct nsight_stream_writer w;
@@ -356,6 +365,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+	pt.debugfs = o.debugfs;
 	if (!out_path && isatty(STDOUT_FILENO))
 		return cli_usage_error(argv[0], "refusing to write a binary stream to a terminal; use -o FILE or a pipe");
 	if (out_path && !strcmp(out_path, "-"))

@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "phc.h"
 #include "ksyms_dump.h"
+#include "pt_dump.h"
 #include "status.h"
 #include "stream.h"
 
@@ -32,6 +33,8 @@ struct nsight_dump_opts {
 	/* Called with a message when the symbols cannot be read. */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
+	/* Intel PT trace and code; NULL: no PT or KTEXT chunks. */
+	const struct nsight_pt_dump_opts *pt;
 };
 
 struct nsight_dump_cpu {
@@ -51,6 +54,7 @@ struct nsight_dump_result {
 	uint32_t phc_skipped;		/* PHCs that could not be read */
 	size_t phc_samples;
 	struct nsight_ksyms_result ksyms;	/* lines 0: no KSYMS chunk */
+	struct nsight_pt_dump_result pt;
 };
 
 void nsight_dump_result_free(struct nsight_dump_result *res);
@@ -83,6 +87,7 @@ typedef int (*nsight_status_fn)(void *ctx, struct nsight_status *st, struct nsig
  * stream header from @before, the buffers, then with o->phc a PHC chunk (if
  * any clock could be read; failures are o->phc->warn()ings, never errors),
  * with o->kallsyms a KSYMS chunk (an unreadable file is an o->warn()ing),
+ * with o->pt the PT trace and the code it ran (pt_dump.h),
  * a STATUS chunk from a fresh status that @get_status puts in @after (the
  * caller frees it), and END.
  */

@@ -73,6 +73,21 @@ int nsight_samples_add(struct nsight_samples *s, const struct nsight_rec *rec,
 	return 0;
 }
 
+int nsight_samples_add_exact(struct nsight_samples *s, uint32_t cpu, uint64_t lo, uint64_t hi,
+			     const uint64_t *ips, uint16_t nr, struct nsight_diag *d)
+{
+	if (grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) ||
+	    grow((void **)&s->ips, &s->cap_ips, s->n_ips + nr, sizeof(*s->ips)))
+		return nomem(d);
+	s->v[s->n++] = (struct nsight_sample){ .tsc = hi, .lo = lo, .cpu = cpu, .tid = UINT32_MAX,
+					       .ips = (uint32_t)s->n_ips, .nr = nr,
+					       .flags = NSIGHT_SAMPLE_EXACT };
+	memcpy(s->ips + s->n_ips, ips, (size_t)nr * sizeof(uint64_t));
+	s->n_ips += nr;
+	s->exact++;
+	return 0;
+}
+
 /* Functions that enter a context: the frames from there out belong to it. */
 static bool is_boundary(const char *sym)
 {
@@ -128,7 +143,8 @@ static size_t frame_keys(struct nsight_samples *s, const struct nsight_sample *e
 		uint64_t ip = s->ips[e->ips + i], off;
 
 		/* A return address may be one past its call's function. */
-		sym = nsight_ksyms_find(ks, i ? ip - 1 : ip, &off);
+		sym = nsight_ksyms_find(ks, i && !(e->flags & NSIGHT_SAMPLE_EXACT) ? ip - 1 : ip,
+					&off);
 		if (!sym) {
 			s->unsymbolized++;
 			break;
@@ -250,7 +266,7 @@ int nsight_samples_apply(struct nsight_samples *s, const struct nsight_ksyms *ks
 				continue;
 			}
 			base = c->segs[si].ctx;
-			lo = e->tsc > period ? e->tsc - period : 0;
+			lo = e->flags & NSIGHT_SAMPLE_EXACT ? e->lo : e->tsc > period ? e->tsc - period : 0;
 			if (lo < c->segs[si].start)
 				lo = c->segs[si].start;
 			if (npc && pc[npc - 1].hi > lo)
@@ -287,7 +303,10 @@ int nsight_samples_apply(struct nsight_samples *s, const struct nsight_ksyms *ks
 				break;
 			}
 			pc[npc++] = (struct piece){ lo, hi, ch.ctx[nk - 1], keys[nk - 1], (size_t)si };
-			s->applied++;
+			if (e->flags & NSIGHT_SAMPLE_EXACT)
+				s->applied_exact++;
+			else
+				s->applied++;
 		}
 		if (!err && cpu < tl->nr_cpus && splice(&tl->cpus[cpu], pc, npc))
 			err = -NSIGHT_E_NOMEM;

@@ -39,8 +39,16 @@
 #define NSIGHT_FUNC_TRACING	"nsight_tracing"
 
 
+/*
+ * Flag of a stack that is not a sample but an exact stretch [lo, tsc] of
+ * function activations (from Intel PT): its addresses are function entries,
+ * looked up as they are.
+ */
+#define NSIGHT_SAMPLE_EXACT	0x8000
+
 struct nsight_sample {
 	uint64_t tsc;
+	uint64_t lo;		/* NSIGHT_SAMPLE_EXACT: where the stretch starts */
 	uint32_t cpu;
 	uint32_t period_ns;
 	uint32_t tid;
@@ -55,11 +63,13 @@ struct nsight_samples {
 	uint64_t *ips;
 	size_t n_ips, cap_ips;
 	/* What nsight_samples_apply() made of them. */
-	uint64_t applied;	/* put into the timeline */
+	uint64_t applied;	/* samples put into the timeline */
+	uint64_t applied_exact;	/* exact stretches put into it */
 	uint64_t user;		/* the CPU ran user code */
 	uint64_t outside;	/* idle, lost or unknown time, or no segment */
 	uint64_t no_stack;	/* only the interrupted IP was known */
 	uint64_t unsymbolized;	/* frames no symbol covers */
+	uint64_t exact;		/* NSIGHT_SAMPLE_EXACT stretches among them */
 	uint32_t period_min, period_max;	/* ns */
 };
 
@@ -72,6 +82,14 @@ void nsight_samples_fini(struct nsight_samples *s);
  */
 int nsight_samples_add(struct nsight_samples *s, const struct nsight_rec *rec,
 		       struct nsight_diag *d);
+
+/*
+ * Add an exact stretch [@lo, @hi] of @cpu during which the functions @ips
+ * (entry addresses, innermost first) were active. Stretches of a CPU must
+ * not overlap. Returns 0 or -NSIGHT_E_NOMEM.
+ */
+int nsight_samples_add_exact(struct nsight_samples *s, uint32_t cpu, uint64_t lo, uint64_t hi,
+			     const uint64_t *ips, uint16_t nr, struct nsight_diag *d);
 
 /*
  * Nest the samples' functions into @tl (finished) using the symbols @ks.

@@ -34,6 +34,8 @@ enum scen_kind {
 	SC_DROP,	/* SC_HOG, and Y loses records within [h, a] */
 	SC_NETRX_FN,	/* SC_NETRX, sampled every 5 us: nsight_slow_rcv()
 			 * (SC_KSYMS) runs in it */
+	SC_NETRX_PT,	/* SC_NETRX, its time noted in scen.marks (for a PT
+			 * trace of slow_fn) */
 };
 
 /* Kernel symbols of the sampled stacks of SC_NETRX_FN. */
@@ -43,7 +45,9 @@ enum scen_kind {
 	"ffffffff81003000 T handle_softirqs\n"				\
 	"ffffffff81004000 T irq_exit_rcu\n"				\
 	"ffffffffc0001000 t nsight_slow_rcv\t[nsight_slowpath]\n"	\
-	"ffffffffc0001100 t nsight_slow_pre\t[nsight_slowpath]\n"
+	"ffffffffc0001100 t nsight_slow_pre\t[nsight_slowpath]\n"	\
+	"ffffffff81010000 T net_rx_stub\n"				\
+	"ffffffff81010010 T slow_fn\n"
 
 /* nsight_slow_rcv < nsight_slow_pre < ip_rcv < net_rx_action < handle_softirqs. */
 static const uint64_t sc_slow_stack[] = {
@@ -66,6 +70,8 @@ struct scen {
 	struct nsight_flow sock, flow;
 	const char *comm;	/* the server's comm */
 	uint64_t jitter;	/* ns more the server takes in SC_NORMAL */
+	uint64_t marks[16];	/* SC_NETRX_PT: when the softirq began */
+	size_t n_marks;
 };
 
 static inline void scen_init(struct scen *sc, const char *comm)
@@ -155,6 +161,7 @@ static inline void scen_msg(struct scen *sc, enum scen_kind kind)
 	case SC_NETRX:
 	case SC_NETRX_APP:
 	case SC_NETRX_FN:
+	case SC_NETRX_PT:
 		wake = h + 1000;
 		synth_idle(&sc->s, SC_Y, wake - 100, false);
 		synth_switch(&sc->s, SC_Y, wake, sc_swapper1, me);
@@ -165,6 +172,8 @@ static inline void scen_msg(struct scen *sc, enum scen_kind kind)
 			for (t = wake + 5200; t < wake + 40200; t += 5000)
 				synth_sample(&sc->s, SC_Y, t, 5000, sc_slow_stack, 6, 0);
 		}
+		if (kind == SC_NETRX_PT && sc->n_marks < 16)
+			sc->marks[sc->n_marks++] = wake + 200;
 		synth_softirq(&sc->s, SC_Y, wake + 40200, SYN_NET_RX, false);
 		a = h + 42000 + (kind == SC_NETRX_APP ? 8000 : 0);
 		break;

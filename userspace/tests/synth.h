@@ -45,6 +45,11 @@ struct synth {
 	struct nsight_phc_sample phc[4];	/* written as a PHC chunk if any */
 	size_t n_phc;
 	const char *ksyms;			/* kallsyms text for a KSYMS chunk */
+	const uint8_t *pt[SYN_MAX_CPUS];	/* PT trace bytes, a PT chunk each */
+	size_t pt_len[SYN_MAX_CPUS];
+	const uint8_t *ktext;			/* code for a KTEXT chunk */
+	size_t ktext_len;
+	uint64_t ktext_addr;
 	bool queued;				/* synth_put() queues records */
 	struct synth_qrec *q;
 	size_t qn, qcap;
@@ -298,6 +303,22 @@ static inline void synth_stream(const struct synth *s, struct membuf *m)
 		memcpy(p, &kh, sizeof(kh));
 		nsight_stream_write_chunk(&w, NSIGHT_CHUNK_KSYMS, NSIGHT_CHUNK_NO_CPU, p,
 					  sizeof(kh) + packed);
+		free(p);
+	}
+	for (i = 0; i < s->nr_cpus; i++)
+		if (s->pt_len[i])
+			nsight_stream_write_chunk(&w, NSIGHT_CHUNK_PT, i, s->pt[i], s->pt_len[i]);
+	if (s->ktext_len) {
+		struct nsight_ktext_hdr th = { .addr = s->ktext_addr, .len = s->ktext_len };
+		uint8_t *p = malloc(sizeof(th) + s->ktext_len);
+
+		if (!p)
+			abort();
+		snprintf(th.name, sizeof(th.name), "kernel");
+		memcpy(p, &th, sizeof(th));
+		memcpy(p + sizeof(th), s->ktext, s->ktext_len);
+		nsight_stream_write_chunk(&w, NSIGHT_CHUNK_KTEXT, NSIGHT_CHUNK_NO_CPU, p,
+					  sizeof(th) + s->ktext_len);
 		free(p);
 	}
 	nsight_stream_write_end(&w);

@@ -68,7 +68,7 @@ static void test_function_contexts(void)
 	put_samples(&s);
 	synth_flush(&s);
 	REQUIRE(synth_analyze(&s, &a) == 0);
-	CHECK_U64(a.ksyms.n, 6);
+	CHECK_U64(a.ksyms.n, 8);
 	CHECK_U64(a.samples.n, 6);
 	CHECK_U64(a.samples.applied, 4);
 	CHECK_U64(a.samples.user, 1);

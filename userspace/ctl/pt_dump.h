@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Intel PT in a dump: each CPU's trace (<debugfs>/nsight/pt/cpuN, oldest
+ * byte first) as NSIGHT_CHUNK_PT chunks and, when there is any trace, the
+ * code it ran as NSIGHT_CHUNK_KTEXT chunks read from /proc/kcore: the
+ * kernel text (_stext to _etext in kallsyms) and every module
+ * (/proc/modules), which is what a decoder follows.
+ */
+#ifndef NSIGHTCTL_PT_DUMP_H
+#define NSIGHTCTL_PT_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "stream.h"
+
+struct nsight_pt_dump_opts {
+	const char *debugfs;	/* holds nsight/pt/cpuN */
+	const char *kallsyms;	/* /proc/kallsyms */
+	const char *modules;	/* /proc/modules */
+	const char *kcore;	/* /proc/kcore */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+};
+
+struct nsight_pt_dump_result {
+	uint32_t cpus;		/* CPUs with trace bytes */
+	uint64_t bytes;		/* trace bytes */
+	uint32_t text_sections;
+	uint64_t text_bytes;
+};
+
+/*
+ * Write the PT chunks of CPUs below @nr_cpus and, if any, the KTEXT
+ * chunks. No PT directory or files is no trace (0). Code that cannot be
+ * read is warned about (the analysis then counts decode errors). Returns 0
+ * or an errno (@d says what) when a trace file cannot be read or the
+ * stream cannot be written.
+ */
+int nsight_dump_pt(struct nsight_stream_writer *w, const struct nsight_pt_dump_opts *o,
+		   uint32_t nr_cpus, struct nsight_pt_dump_result *res, struct nsight_diag *d);
+
+#endif /* NSIGHTCTL_PT_DUMP_H */
