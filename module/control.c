@@ -21,6 +21,8 @@
 #include "clock.h"
 #include "pkt.h"
 #include "notify.h"
+#include "sample.h"
+#include "pt.h"
 #include "compat.h"
 
 static DEFINE_MUTEX(nsight_control_lock);
@@ -28,8 +30,9 @@ static bool nsight_enabled;
 static bool nsight_shutting_down;
 static struct dentry *nsight_debugfs;
 static struct nsight_config nsight_config = {
-	.sources = NSIGHT_SOURCES_ALL,
+	.sources = NSIGHT_SOURCES_DEFAULT,
 	.buffer_size = NSIGHT_BUFFER_DEFAULT,
+	.sample_period = NSIGHT_SAMPLE_PERIOD_DEFAULT,
 };
 
 static const char *const nsight_source_names[] = NSIGHT_SOURCE_NAMES;
@@ -102,6 +105,8 @@ int nsight_sources_format(u32 mask, char *buf, size_t size)
 /* Detach everything and wait until no probe runs. Lock held. */
 static void nsight_detach_all(void)
 {
+	nsight_pt_stop();
+	nsight_sample_detach();
 	nsight_app_detach();
 	nsight_net_detach();
 	nsight_ctx_detach();
@@ -144,6 +149,15 @@ int nsight_start(void)
 	ret = nsight_app_attach(sources);
 	if (ret)
 		goto err;
+	ret = nsight_sample_attach(sources, nsight_config.sample_period);
+	if (ret)
+		goto err;
+	/*
+	 * Intel PT, buffer_size bytes per CPU too. Absent, busy or failing,
+	 * it does not stop the capture: the pt state says why.
+	 */
+	if (sources & BIT(NSIGHT_SRC_PT))
+		nsight_pt_start(nsight_config.buffer_size);
 	nsight_enabled = true;
 	mutex_unlock(&nsight_control_lock);
 	return 0;
@@ -197,20 +211,25 @@ static int nsight_resize(u32 size)
 }
 
 /**
- * nsight_set_config - change sources, buffer size and/or filter.
- * @sources:     new source mask or NULL
- * @buffer_size: new bytes per CPU or NULL
- * @filter:      new filter or NULL
- * @extack:      for error messages, may be NULL
+ * nsight_set_config - change sources, buffer size, sample period, filter.
+ * @req:    the new values; NULL members are left as they are
+ * @extack: for error messages, may be NULL
  *
- * -EBUSY while a capture runs, -EINVAL for values out of range.
+ * -EBUSY while a capture runs, -EINVAL for values out of range; nothing
+ * is changed then.
  */
-int nsight_set_config(const u32 *sources, const u32 *buffer_size,
-		      const struct nsight_filter *filter,
+int nsight_set_config(const struct nsight_config_req *req,
 		      struct netlink_ext_ack *extack)
 {
+	const u32 *sources = req->sources, *buffer_size = req->buffer_size;
+	const u32 *period = req->sample_period;
 	int ret = 0;
 
+	if (period && (*period < NSIGHT_SAMPLE_PERIOD_MIN ||
+		       *period > NSIGHT_SAMPLE_PERIOD_MAX)) {
+		NL_SET_ERR_MSG(extack, "sample period out of range");
+		return -EINVAL;
+	}
 	if (sources && (*sources & ~NSIGHT_SOURCES_ALL)) {
 		NL_SET_ERR_MSG(extack, "unknown source bits");
 		return -EINVAL;
@@ -241,9 +260,11 @@ int nsight_set_config(const u32 *sources, const u32 *buffer_size,
 	}
 	if (sources)
 		nsight_config.sources = *sources;
+	if (period)
+		nsight_config.sample_period = *period;
 	/* Probes read it unlocked; they are all detached now. */
-	if (filter)
-		nsight_filter = *filter;
+	if (req->filter)
+		nsight_filter = *req->filter;
 out:
 	mutex_unlock(&nsight_control_lock);
 	return ret;
@@ -289,8 +310,13 @@ int nsight_control_init(void)
 				 nsight_config.buffer_size);
 	if (ret)
 		goto err_debugfs;
+	ret = nsight_pt_init(nsight_debugfs);
+	if (ret)
+		goto err_buffer;
 	return 0;
 
+err_buffer:
+	nsight_buffer_close(&nsight_buf);
 err_debugfs:
 	debugfs_remove(nsight_debugfs);
 	return ret;
@@ -313,6 +339,7 @@ void nsight_control_shutdown(void)
 /* After nsight_control_shutdown() and after sysfs and netlink are gone. */
 void nsight_control_exit(void)
 {
+	nsight_pt_exit();
 	nsight_buffer_close(&nsight_buf);
 	debugfs_remove(nsight_debugfs);
 }

@@ -15,6 +15,15 @@ struct netlink_ext_ack;
 struct nsight_config {
 	u32 sources;
 	u32 buffer_size;
+	u32 sample_period;	/* ns */
+};
+
+/* A configuration change: what is not NULL is set. */
+struct nsight_config_req {
+	const u32 *sources;
+	const u32 *buffer_size;
+	const u32 *sample_period;
+	const struct nsight_filter *filter;
 };
 
 /* The state a status report needs, taken under the control lock. */
@@ -34,8 +43,7 @@ void nsight_control_exit(void);
 
 int nsight_start(void);
 int nsight_stop(void);
-int nsight_set_config(const u32 *sources, const u32 *buffer_size,
-		      const struct nsight_filter *filter,
+int nsight_set_config(const struct nsight_config_req *req,
 		      struct netlink_ext_ack *extack);
 void nsight_get_status(struct nsight_status *st);
 

@@ -11,11 +11,17 @@
 #include "control.h"
 #include "filter.h"
 #include "buffer.h"
+#include "pt.h"
 
 /* Not const: 6.1 policies point to a mutable range. */
 static struct netlink_range_validation nsight_buffer_range = {
 	.min = NSIGHT_BUFFER_MIN,
 	.max = NSIGHT_BUFFER_MAX,
+};
+
+static struct netlink_range_validation nsight_period_range = {
+	.min = NSIGHT_SAMPLE_PERIOD_MIN,
+	.max = NSIGHT_SAMPLE_PERIOD_MAX,
 };
 
 static const struct nla_policy nsight_filter_policy[NSIGHT_FILTER_A_MAX + 1] = {
@@ -30,6 +36,8 @@ static const struct nla_policy nsight_config_policy[NSIGHT_A_MAX + 1] = {
 	[NSIGHT_A_BUFFER_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&nsight_buffer_range),
 	[NSIGHT_A_FILTER]	= NLA_POLICY_NESTED(nsight_filter_policy),
+	[NSIGHT_A_SAMPLE_PERIOD] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							 &nsight_period_range),
 };
 
 static struct genl_family nsight_genl_family;
@@ -189,6 +197,7 @@ static int nsight_nl_fill_status(struct sk_buff *msg)
 	if (nla_put_u8(msg, NSIGHT_A_ENABLED, st.enabled) ||
 	    nla_put_u32(msg, NSIGHT_A_SOURCES, st.config.sources) ||
 	    nla_put_u32(msg, NSIGHT_A_BUFFER_SIZE, st.config.buffer_size) ||
+	    nla_put_u32(msg, NSIGHT_A_SAMPLE_PERIOD, st.config.sample_period) ||
 	    nla_put_u32(msg, NSIGHT_A_SUBBUF_SIZE, st.subbuf_size) ||
 	    nla_put_u32(msg, NSIGHT_A_N_SUBBUFS, st.n_subbufs) ||
 	    nla_put_u64_64bit(msg, NSIGHT_A_TSC_HZ, st.clock_hz,
@@ -201,6 +210,7 @@ static int nsight_nl_fill_status(struct sk_buff *msg)
 			      NSIGHT_A_PAD) ||
 	    nla_put_u64_64bit(msg, NSIGHT_A_PROBES_MISSED, st.probes_missed,
 			      NSIGHT_A_PAD) ||
+	    nla_put_u32(msg, NSIGHT_A_PT_STATE, nsight_pt_get_state()) ||
 	    nsight_nl_put_filter(msg, &st.filter))
 		return -EMSGSIZE;
 
@@ -225,7 +235,10 @@ static size_t nsight_nl_status_size(void)
 					     nla_total_size(16) +
 					     2 * nla_total_size(4));
 
-	return 5 * nla_total_size(4) + nla_total_size(1) +
+	/* u32: sources, buffer and sub-buffer sizes, sub-buffers, sample
+	 * period, nr_cpus, PT state; u8: enabled; u64: the rest.
+	 */
+	return 7 * nla_total_size(4) + nla_total_size(1) +
 	       5 * nla_total_size_64bit(8) + filter + nla_total_size(0) +
 	       num_possible_cpus() * cpu;
 }
@@ -259,30 +272,37 @@ err:
 static int nsight_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
+	struct nsight_config_req req = {};
 	struct nsight_filter filter;
-	u32 sources, size;
+	u32 sources, size, period;
 	int ret;
 
 	if (!a[NSIGHT_A_SOURCES] && !a[NSIGHT_A_BUFFER_SIZE] &&
-	    !a[NSIGHT_A_FILTER]) {
+	    !a[NSIGHT_A_FILTER] && !a[NSIGHT_A_SAMPLE_PERIOD]) {
 		NL_SET_ERR_MSG(info->extack,
-			       "nothing to set: give NSIGHT_A_SOURCES, NSIGHT_A_BUFFER_SIZE or NSIGHT_A_FILTER");
+			       "nothing to set: give NSIGHT_A_SOURCES, NSIGHT_A_BUFFER_SIZE, NSIGHT_A_SAMPLE_PERIOD or NSIGHT_A_FILTER");
 		return -EINVAL;
 	}
-	if (a[NSIGHT_A_SOURCES])
+	if (a[NSIGHT_A_SOURCES]) {
 		sources = nla_get_u32(a[NSIGHT_A_SOURCES]);
-	if (a[NSIGHT_A_BUFFER_SIZE])
+		req.sources = &sources;
+	}
+	if (a[NSIGHT_A_BUFFER_SIZE]) {
 		size = nla_get_u32(a[NSIGHT_A_BUFFER_SIZE]);
+		req.buffer_size = &size;
+	}
+	if (a[NSIGHT_A_SAMPLE_PERIOD]) {
+		period = nla_get_u32(a[NSIGHT_A_SAMPLE_PERIOD]);
+		req.sample_period = &period;
+	}
 	if (a[NSIGHT_A_FILTER]) {
 		ret = nsight_nl_get_filter(a[NSIGHT_A_FILTER], &filter,
 					   info->extack);
 		if (ret)
 			return ret;
+		req.filter = &filter;
 	}
-	return nsight_set_config(a[NSIGHT_A_SOURCES] ? &sources : NULL,
-				 a[NSIGHT_A_BUFFER_SIZE] ? &size : NULL,
-				 a[NSIGHT_A_FILTER] ? &filter : NULL,
-				 info->extack);
+	return nsight_set_config(&req, info->extack);
 }
 
 static const struct genl_ops nsight_genl_ops[] = {

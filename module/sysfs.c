@@ -12,6 +12,7 @@
 #include "sysfs.h"
 #include "control.h"
 #include "buffer.h"
+#include "pt.h"
 
 static struct kobject *nsight_kobj;
 
@@ -65,7 +66,8 @@ static ssize_t sources_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = nsight_sources_parse(buf, &mask);
 	if (ret)
 		return ret;
-	ret = nsight_set_config(&mask, NULL, NULL, NULL);
+	ret = nsight_set_config(&(struct nsight_config_req){ .sources = &mask },
+				NULL);
 	return ret ? ret : count;
 }
 
@@ -90,7 +92,33 @@ static ssize_t buffer_size_store(struct kobject *kobj,
 	ret = kstrtou32(buf, 0, &size);
 	if (ret)
 		return -EINVAL;
-	ret = nsight_set_config(NULL, &size, NULL, NULL);
+	ret = nsight_set_config(&(struct nsight_config_req){ .buffer_size = &size },
+				NULL);
+	return ret ? ret : count;
+}
+
+static ssize_t sample_period_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct nsight_status st;
+
+	nsight_get_status(&st);
+	return sysfs_emit(buf, "%u\n", st.config.sample_period);
+}
+
+static ssize_t sample_period_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	u32 period;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (kstrtou32(buf, 0, &period))
+		return -EINVAL;
+	ret = nsight_set_config(&(struct nsight_config_req){
+					.sample_period = &period }, NULL);
 	return ret ? ret : count;
 }
 
@@ -117,7 +145,40 @@ static ssize_t filter_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = nsight_filter_parse(buf, &f);
 	if (ret)
 		return ret;
-	ret = nsight_set_config(NULL, NULL, &f, NULL);
+	ret = nsight_set_config(&(struct nsight_config_req){ .filter = &f }, NULL);
+	return ret ? ret : count;
+}
+
+/* Intel PT: state and capabilities, or why it cannot be used. */
+static ssize_t pt_show(struct kobject *kobj, struct kobj_attribute *attr,
+		       char *buf)
+{
+	return nsight_pt_show(buf, PAGE_SIZE);
+}
+
+static ssize_t pt_filter_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	int len = nsight_pt_filter_show(buf, PAGE_SIZE - 1);
+
+	buf[len++] = '\n';
+	return len;
+}
+
+/* PT IP filter ranges or "none"; -EBUSY during any capture. */
+static ssize_t pt_filter_store(struct kobject *kobj,
+			       struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct nsight_status st;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	nsight_get_status(&st);
+	if (st.enabled)
+		return -EBUSY;
+	ret = nsight_pt_filter_store(buf);
 	return ret ? ret : count;
 }
 
@@ -192,7 +253,10 @@ static ssize_t records_dropped_show(struct kobject *kobj,
 static struct kobj_attribute enable_attr = __ATTR_RW(enable);
 static struct kobj_attribute sources_attr = __ATTR_RW(sources);
 static struct kobj_attribute buffer_size_attr = __ATTR_RW(buffer_size);
+static struct kobj_attribute sample_period_attr = __ATTR_RW(sample_period);
 static struct kobj_attribute filter_attr = __ATTR_RW(filter);
+static struct kobj_attribute pt_attr = __ATTR_RO(pt);
+static struct kobj_attribute pt_filter_attr = __ATTR_RW(pt_filter);
 static struct kobj_attribute probes_missed_attr = __ATTR_RO(probes_missed);
 static struct kobj_attribute tsc_hz_attr = __ATTR_RO(tsc_hz);
 static struct kobj_attribute hook_hits_attr = __ATTR_RO(hook_hits);
@@ -203,7 +267,10 @@ static struct attribute *nsight_attrs[] = {
 	&enable_attr.attr,
 	&sources_attr.attr,
 	&buffer_size_attr.attr,
+	&sample_period_attr.attr,
 	&filter_attr.attr,
+	&pt_attr.attr,
+	&pt_filter_attr.attr,
 	&probes_missed_attr.attr,
 	&tsc_hz_attr.attr,
 	&hook_hits_attr.attr,

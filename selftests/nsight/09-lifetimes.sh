@@ -75,7 +75,11 @@ n_seg=$( { field 'n->h' </tmp/rx_all; field 'h->a' </tmp/rx_all; } | grep -c '^[
 cores_u=$(field cpu </tmp/rx_u | sort | uniq -c | tr '\n' ' ')
 cores_t=$(field cpu </tmp/rx_t | sort | uniq -c | tr '\n' ' ')
 bad_u=$(field cpu </tmp/rx_u | grep -vc '^0->1$')
-bad_t=$(field cpu </tmp/rx_t | grep -vc '^0->1$')
+# A TCP segment that arrives while the server holds the socket lock waits
+# in the socket's backlog and is processed, and made readable, on the
+# server's own core when it releases the lock: 1->1. Rare, but legitimate.
+bad_t=$(field cpu </tmp/rx_t | grep -Evc '^(0->1|1->1)$')
+backlog_t=$(field cpu </tmp/rx_t | grep -c '^1->1$')
 ktap_diag "served udp ${served_u:-0} tcp ${served_t:-0}; reconstructed rx udp $n_rx_u tcp $n_rx_t, complete tx udp $n_tx_u tcp $n_tx_t; records dropped ${drops:-?}"
 ktap_diag "hand-off cores udp: $cores_u; tcp: $cores_t"
 ktap_diag "capture $size bytes, ${total:-0} messages, $((size / ${total:-1})) bytes per message"
@@ -86,7 +90,8 @@ check "UDP requests reconstructed" test $n_rx_u -gt 0 -a $((${served_u:-0} - n_r
 check "TCP requests reconstructed" test $n_rx_t -gt 0 -a $((${served_t:-0} - n_rx_t)) -le ${drops:-0} -a $n_rx_t -le ${served_t:-0}
 check "n <= h <= a for every message" test "$n_seg" -eq $((2 * (n_rx_u + n_rx_t)))
 check "UDP hand-off cores 0 -> 1" test "$bad_u" -eq 0 -a "$n_rx_u" -gt 0
-check "TCP hand-off cores 0 -> 1" test "$bad_t" -eq 0 -a "$n_rx_t" -gt 0
+check "TCP hand-off cores 0 -> 1 (or 1 -> 1 from the backlog, under 10%)" \
+	test "$bad_t" -eq 0 -a "$n_rx_t" -gt 0 -a $((backlog_t * 10)) -lt "$n_rx_t"
 check "UDP replies: complete TX lifetimes" test "$n_tx_u" -eq "${served_u:-0}"
 check "TCP replies: complete TX lifetimes" test "$n_tx_t" -ge "${served_t:-0}"
 check "latency summary per application" sh -c "grep -A3 '^latency:' /tmp/lt.txt | grep -q 'msgload'"

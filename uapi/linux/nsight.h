@@ -31,6 +31,11 @@
  *   pt             r   Intel PT: "state: <name>" (see enum nsight_pt_state)
  *                      and, when there is PT, its capabilities; a reason
  *                      when it cannot be used.
+ *   pt_filter      rw  "none", or up to 4 IP ranges START-END (0x hex or
+ *                      decimal, END exclusive) separated by commas or
+ *                      spaces: PT traces only code there. -EINVAL for bad
+ *                      syntax or a non-canonical address, -E2BIG for more
+ *                      ranges than the CPU has, -EBUSY while a capture runs.
  *   tsc_hz         r   TSC frequency the record timestamps count in.
  *   hook_hits, records_written, records_dropped
  *                  r   Totals over all CPUs since the capture started.
@@ -41,6 +46,13 @@
  *                  r   The same per CPU, and the unread bytes of its buffer.
  *
  * Writes need CAP_SYS_ADMIN.
+ *
+ * Intel PT output: <debugfs>/nsight/pt/cpuN
+ * ----------------------------------------
+ *
+ * The trace of each CPU of the last capture, oldest byte first; -EBUSY
+ * while tracing, empty when there is none. The buffer is buffer_size
+ * bytes per CPU (ToPA, circular: when it wraps the oldest trace is lost).
  *
  * Relay buffers: <debugfs>/nsight/cpuN
  * ------------------------------------
@@ -612,7 +624,8 @@ struct nsight_rec_sample {
  * NSIGHT_CHUNK_PT chunks of the dump stream.
  * @rtit_ctl:    the IA32_RTIT_CTL value programmed
  * @rtit_status: IA32_RTIT_STATUS (at stop)
- * @bytes:       trace bytes written since start (at stop)
+ * @bytes:       trace bytes in the CPU's buffer at stop (the whole buffer
+ *               when NSIGHT_PT_WRAPPED)
  * @tsc_ratio_den, @tsc_ratio_num: CPUID.15H EAX and EBX, the TSC / core
  *               crystal clock ratio (0 if not enumerated)
  * @crystal_hz:  CPUID.15H ECX (0 if not enumerated)
