@@ -3,6 +3,8 @@
 # make check: every suite, one summary line at the end.
 #
 #   userspace   unit tests of the library and tools (ASan + UBSan)
+#   pt-bench    a smoke run of the Intel PT decoding benchmark
+#   html        the HTML report in headless Chromium (scripts/check-html.sh)
 #   lint        checkpatch, sparse against Debian 6.12 and 6.1
 #   build       the module against Debian 6.12, 6.1 and the test kernel,
 #               without warnings
@@ -86,6 +88,12 @@ fi
 suite pt-bench "$out/pt-bench.ktap"
 tail -n 3 "$out/pt-bench.log" | sed 's/^/   /'
 
+echo "== HTML report in headless Chromium"
+t=$(date +%s)
+"$top/scripts/check-html.sh" >"$out/html.ktap" 2>"$out/html.err"
+suite html "$out/html.ktap"
+echo "   ($(elapsed $t))"
+
 echo "== lint"
 "$top/scripts/lint.sh" >"$out/lint.ktap" 2>&1
 suite lint "$out/lint.ktap"
@@ -158,6 +166,7 @@ guest() {
 		--bin "$top/build/selftests/nl_probe" --bin "$top/build/selftests/write_file" \
 		--bin "$top/build/selftests/msgload" --bin "$top/build/selftests/tsc_pairs" \
 		--bin "$top/build/selftests/clock_churn" --bin "$top/build/selftests/hog" \
+		--bin "$top/build/selftests/trace_check" \
 		--bin /usr/bin/memcached \
 		--tests "$top/selftests/nsight" 2>"$out/guest-$1.err" || return 1
 	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$1.cpio.gz" \

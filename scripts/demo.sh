@@ -3,7 +3,8 @@
 # make demo: build everything, boot a Debian 6.12 guest, load nsight, run a
 # UDP echo server with a CPU hog ("hog") injected on its core, capture,
 # bring the capture to the host and print nsight-analyze's report, whose
-# diagnosis must name the hog.
+# diagnosis must name the hog; the HTML report and the Perfetto trace are
+# written beside it.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +43,8 @@ tr -d '\r' <"$out/serial.log" |
 	sed -n '/^NSIGHT-CAPTURE-BEGIN$/,/^NSIGHT-CAPTURE-END$/p' | sed '1d;$d' |
 	base64 -d >"$out/capture.nsight"
 step "capture: $out/capture.nsight ($(wc -c <"$out/capture.nsight") bytes); nsight-analyze:"
-"$top/userspace/nsight-analyze" "$out/capture.nsight" >"$out/report.txt"
+"$top/userspace/nsight-analyze" --html "$out/report.html" --perfetto "$out/trace.json" \
+	"$out/capture.nsight" >"$out/report.txt"
 cat "$out/report.txt"
 # The server's diagnosis: its requests are the messages the hog delays.
 spid=$(sed -n 's/.*# server pid \([0-9]*\).*/\1/p' "$out/guest.ktap" | head -n 1)
@@ -50,3 +52,4 @@ first=$(awk -v p="[$spid]" '$1 == "diagnosis:" && index($2, p) && $3 == "rx:" {o
 	on == 2 {on = 1; next} on == 1 {sub(/^ +/, ""); sub(/ +[0-9].*$/, ""); print; exit}' \
 	"$out/report.txt")
 step "the server (pid ${spid:-?}): first cause of its slow requests: ${first:-none}"
+step "plots: $out/report.html (open in a browser); trace: $out/trace.json (open in https://ui.perfetto.dev or chrome://tracing)"

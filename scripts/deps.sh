@@ -15,6 +15,7 @@ libnl-3-dev libnl-genl-3-dev libjson-c-dev zlib1g-dev
 libtraceevent-dev libipt-dev
 qemu-system-x86 busybox-static kmod cpio gzip iproute2 memcached
 sparse perl
+chromium
 "
 
 case ${1:-} in

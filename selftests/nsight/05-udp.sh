@@ -28,7 +28,7 @@ received=$(awk '/^received/ {print $2}' /tmp/udp.recv)
 check "receiver got all $N" sh -c "cat /tmp/udp.recv; [ '$received' = '$N' ]"
 
 nsightctl dump -o /tmp/udp.nsight 2>/tmp/udp.dump.err
-nsight-analyze --strict /tmp/udp.nsight >/tmp/udp.txt 2>&1
+nsight-analyze --verbose --strict /tmp/udp.nsight >/tmp/udp.txt 2>&1
 arc=$?
 handoffs=$(awk '$1 == "handoff" {print $2}' /tmp/udp.txt)
 dropped=$(cat $S/records_dropped)

@@ -18,7 +18,7 @@ ktap_plan 14
 nsight_load
 check "capture" sh -c "nsightctl start && sleep 1 && nsightctl stop"
 check "dump" sh -c "nsightctl dump -o /tmp/cap.nsight"
-check "analyze --strict" sh -c "nsight-analyze --strict /tmp/cap.nsight | tee /tmp/cap.txt"
+check "analyze --strict" sh -c "nsight-analyze --verbose --strict /tmp/cap.nsight | tee /tmp/cap.txt"
 check "sched_switch records" sh -c "awk '\$1 == \"sched_switch\" && \$2 > 0 {f=1} END {exit !f}' /tmp/cap.txt"
 check "one clock_sync record" sh -c "awk '\$1 == \"clock_sync\" && \$2 == 1 {f=1} END {exit !f}' /tmp/cap.txt"
 check "timekeeper records" sh -c "awk '\$1 == \"timekeeper\" && \$2 > 0 {f=1} END {exit !f}' /tmp/cap.txt"
@@ -57,7 +57,7 @@ check "overflow: hits == written + dropped" sh -c "[ $h -eq $((w + d)) ]"
 check "overflow: dump and analyze account for every drop" sh -c "
 	nsightctl dump -o /tmp/ovf.nsight 2>/tmp/ovf.err; cat /tmp/ovf.err
 	grep -q 'dropped' /tmp/ovf.err &&
-	nsight-analyze --strict /tmp/ovf.nsight > /tmp/ovf.txt && cat /tmp/ovf.txt &&
+	nsight-analyze --verbose --strict /tmp/ovf.nsight > /tmp/ovf.txt && cat /tmp/ovf.txt &&
 	grep -q '^check: ok' /tmp/ovf.txt &&
 	grep -q '^records: $w .*dropped: $d ' /tmp/ovf.txt"
 nsightctl config --buffer-size 4M --sources all

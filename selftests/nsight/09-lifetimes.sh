@@ -53,7 +53,7 @@ kill $su $st 2>/dev/null
 wait $su $st
 check "stop" nsightctl stop
 nsightctl dump -o /tmp/lt.nsight 2>/dev/null
-nsight-analyze --messages /tmp/lt.nsight >/tmp/lt.txt 2>&1
+nsight-analyze --verbose --messages /tmp/lt.nsight >/tmp/lt.txt 2>&1
 size=$(wc -c </tmp/lt.nsight)
 served_u=$(awk '/^served/ {print $2}' /tmp/su)
 served_t=$(awk '/^served/ {print $2}' /tmp/st)

@@ -30,7 +30,7 @@ ip netns exec nsa udp_pair send 10.14.0.2 9001 "$N" 8 2000 >/dev/null
 wait $p0 $p1
 nsightctl stop
 nsightctl dump -o /tmp/f.nsight
-nsight-analyze /tmp/f.nsight >/tmp/f.txt 2>&1
+nsight-analyze --verbose /tmp/f.nsight >/tmp/f.txt 2>&1
 handoffs=$(awk '$1 == "handoff" {print $2}' /tmp/f.txt)
 ktap_diag "filter port=9000: sent $N to 9000 and $N to 9001, handoff records ${handoffs:-0}"
 check "only the filtered port's hand-offs" sh -c "[ '${handoffs:-0}' = '$N' ]"

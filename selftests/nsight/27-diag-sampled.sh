@@ -18,8 +18,9 @@ at_exit "rmmod nsight_slowpath 2>/dev/null"
 DIAG_ANALYZE_ARGS="--tail p97"
 diag_run sampled "" ""
 rmmod nsight_slowpath
-ktap_diag "$(grep '^evidence:' /tmp/sampled.txt)"
-check "evidence: sampled stacks at 100 us" grep -q '^evidence: .*sampled stacks, resolution 100 us' /tmp/sampled.txt
+sed -n '/^evidence:/,/^diagnosis:/p' /tmp/sampled.txt | grep -v '^diagnosis:' |
+	while IFS= read -r l; do ktap_diag "$l"; done
+check "evidence: sampled stacks at 100 us" grep -q 'kernel functions from sampled stacks, resolution 100 us' /tmp/sampled.txt
 check "server's messages diagnosed" test -n "$DIAG_TOP"
 check "first cause: the slow function under receive processing (R)" \
 	test "$DIAG_TOP" = "Receive processing: nsight_slow_rcv [nsight_slowpath] (R)"

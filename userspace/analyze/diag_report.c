@@ -79,7 +79,64 @@ static void cause_name(const struct nsight_dx_cause *c, char *buf, size_t len)
 		 nsight_role_name(c->role));
 }
 
-static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_dx_group *g)
+/* In the compact text (a width is set) durations in readable units, else in ns. */
+static const char *dur(const struct nsight_tty *t, int64_t ns, char *buf, size_t len)
+{
+	if (t->width)
+		return nsight_tty_duration(ns, buf, len);
+	snprintf(buf, len, "%" PRId64 " ns", ns);
+	return buf;
+}
+
+/* A cause's deviation: "+12345" (ns) or "+12.3us". */
+static const char *plus(const struct nsight_tty *t, int64_t ns, char *buf, size_t len)
+{
+	char d[32];
+
+	if (t->width)
+		snprintf(buf, len, "+%s", nsight_tty_duration(ns, d, sizeof(d)));
+	else
+		snprintf(buf, len, "+%" PRId64, ns);
+	return buf;
+}
+
+/*
+ * One slowest message's causes after @used columns. Within a width: the
+ * first goes on a line of its own when it does not fit, then the causes
+ * that fit, then "+N more".
+ */
+static void msg_causes(FILE *f, const struct nsight_dx_group *g, const struct nsight_dx_msg *m,
+		       size_t used, const struct nsight_tty *t)
+{
+	char buf[300], item[340], p[40];
+	size_t k;
+
+	if (!m->n_mc)
+		fputs(" no anomaly", f);
+	for (k = 0; k < m->n_mc; k++) {
+		const struct nsight_dx_mcause *mc = &g->mcs[m->mc + k];
+		int n;
+
+		cause_name(&g->causes[mc->cause], buf, sizeof(buf));
+		n = snprintf(item, sizeof(item), "%s %s %s", k ? "," : "", buf,
+			     plus(t, mc->dev, p, sizeof(p)));
+		if (t->width && !k && used + (size_t)n > t->width) {
+			fputs("\n     ", f);
+			used = 5;
+		}
+		/* Room for this one and a ", +N more" after it, unless it is the last. */
+		if (t->width && k && used + (size_t)n + (k + 1 < m->n_mc ? 10 : 0) > t->width) {
+			fprintf(f, ", +%zu more", m->n_mc - k);
+			break;
+		}
+		fputs(item, f);
+		used += (size_t)n;
+	}
+	fputc('\n', f);
+}
+
+static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_dx_group *g,
+		       const struct nsight_tty *t)
 {
 	const struct nsight_dx_opts *o = &dx->opts;
 	char comm[17], ref[300], tp[16], buf[300], b1[32], b2[32], b3[32];
@@ -97,10 +154,37 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 			g->ref_candidates);
 		return;
 	}
-	fprintf(f, "reference %zu messages (%s, median %" PRId64 " ns), tail %zu messages >= p%s (%" PRId64 " ns)\n",
-		g->n_ref, reference_desc(o, ref, sizeof(ref)), g->ref_median, g->n_msgs,
-		nsight_pct_format(o->tail, tp, sizeof(tp)), g->tail_threshold);
-	if (g->n_causes) {
+	fprintf(f, t->width ? "reference %zu (%s, median %s), tail %zu >= p%s (%s)\n" :
+			      "reference %zu messages (%s, median %s), tail %zu messages >= p%s (%s)\n",
+		g->n_ref, reference_desc(o, ref, sizeof(ref)), dur(t, g->ref_median, b1, sizeof(b1)),
+		g->n_msgs, nsight_pct_format(o->tail, tp, sizeof(tp)),
+		dur(t, g->tail_threshold, b2, sizeof(b2)));
+	if (g->n_causes && t->width) {
+		/*
+		 * Compact: the numbers take 41 columns and the causes the rest,
+		 * as wide as the longest; a longer one pushes its own row out.
+		 */
+		int cw = 44, most = (int)t->width - 43;
+
+		for (k = 0; k < g->n_causes; k++) {
+			cause_name(&g->causes[k], buf, sizeof(buf));
+			if ((int)strlen(buf) + 2 > cw)
+				cw = (int)strlen(buf) + 2;
+		}
+		cw = cw > most && most >= 44 ? most : cw;
+		fprintf(f, "  %-*s%5s%9s%7s%10s%10s\n", cw, "cause", "main", "messages", "share",
+			"median", "max");
+		for (k = 0; k < g->n_causes; k++) {
+			const struct nsight_dx_cause *c = &g->causes[k];
+
+			cause_name(c, buf, sizeof(buf));
+			fprintf(f, "  %s%-*s%5" PRIu64 "%9" PRIu64 "%7s%10s%10s%s\n",
+				k ? "" : nsight_tty_bold(t), cw, buf, c->main, c->messages,
+				pct((double)c->main / (double)g->n_msgs, b1, sizeof(b1)),
+				nsight_tty_duration(c->median, b2, sizeof(b2)),
+				nsight_tty_duration(c->max, b3, sizeof(b3)), k ? "" : nsight_tty_off(t));
+		}
+	} else if (g->n_causes) {
 		fprintf(f, "  %-44s%6s%9s%7s%16s%15s\n", "cause", "main", "messages", "share",
 			"median_dev_ns", "max_dev_ns");
 		for (k = 0; k < g->n_causes; k++) {
@@ -115,7 +199,8 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 				c->max);
 		}
 	} else if (g->n_msgs) {
-		fprintf(f, "  no cause: no anomaly of at least %" PRId64 " ns in the tail\n", o->min_dev);
+		fprintf(f, "  no cause: no anomaly of at least %s in the tail\n",
+			dur(t, o->min_dev, b1, sizeof(b1)));
 	} else {
 		fprintf(f, "  no cause: records were lost in the windows of all %zu tail messages\n",
 			g->tail_candidates);
@@ -136,27 +221,23 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 	for (i = 0; i < g->n_msgs && i < NSIGHT_DX_SLOWEST; i++) {
 		const struct nsight_dx_msg *m = &g->msgs[i];
 
-		fprintf(f, "    %s %" PRIu64 " latency %" PRId64 " ns, deviation %" PRId64 " ns, coverage %s:",
-			nsight_msg_dir_name(g->dir), m->id, m->latency, m->deviation,
-			m->has_coverage ? pct(m->coverage, b1, sizeof(b1)) : "-");
-		if (!m->n_mc)
-			fputs(" no anomaly", f);
-		for (k = 0; k < m->n_mc; k++) {
-			const struct nsight_dx_mcause *mc = &g->mcs[m->mc + k];
+		int n = fprintf(f, "    %s %" PRIu64 " latency %s, deviation %s, coverage %s:",
+				nsight_msg_dir_name(g->dir), m->id, dur(t, m->latency, b2, sizeof(b2)),
+				dur(t, m->deviation, b3, sizeof(b3)),
+				m->has_coverage ? pct(m->coverage, b1, sizeof(b1)) : "-");
 
-			cause_name(&g->causes[mc->cause], buf, sizeof(buf));
-			fprintf(f, "%s %s +%" PRId64, k ? "," : "", buf, mc->dev);
-		}
-		fputc('\n', f);
+		msg_causes(f, g, m, n > 0 ? (size_t)n : 0, t);
 	}
 }
 
 /* What the function-level phase 3 rests on, and at what resolution. */
-static void evidence_text(FILE *f, const struct nsight_analysis *a)
+static void evidence_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
 {
 	const struct nsight_samples *s = &a->samples;
 	const struct nsight_ptev *p = &a->ptev;
 	uint64_t sampled = s->n - s->exact;
+	/* Compact: one part a line. */
+	const char *sep = t->width ? ";\n  " : "; ";
 
 	if (!sampled && !p->cpus_traced) {
 		fputs("evidence: context records; no function-level evidence (no sample or pt records)\n",
@@ -165,24 +246,33 @@ static void evidence_text(FILE *f, const struct nsight_analysis *a)
 	}
 	fputs("evidence: context records", f);
 	if (p->cpus_traced)
-		fprintf(f, "; kernel functions from Intel PT on %" PRIu64 " cpus, exact to the timing packets (%" PRIu64 " of %" PRIu64 " trace bytes decoded, the rest outside every message; %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " overflows%s)",
-			p->cpus_traced, p->decoded_bytes, p->bytes, p->calls, p->errors, p->overflows,
-			p->wrapped ? ", output wrapped" : "");
+		fprintf(f, "%skernel functions from Intel PT on %" PRIu64 " cpus, exact to its timing packets%s"
+			"PT: %" PRIu64 " of %" PRIu64 " bytes decoded (the rest is outside every message), %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " overflows%s",
+			sep, p->cpus_traced, sep, p->decoded_bytes, p->bytes, p->calls, p->errors,
+			p->overflows, p->wrapped ? ", output wrapped" : "");
 	if (sampled) {
-		fprintf(f, "; kernel functions from sampled stacks, resolution %" PRIu32 " us",
+		fprintf(f, "%skernel functions from sampled stacks, resolution %" PRIu32 " us", sep,
 			s->period_min / 1000);
 		if (s->period_max != s->period_min)
 			fprintf(f, " to %" PRIu32 " us", s->period_max / 1000);
-		fprintf(f, " (%" PRIu64 " samples: %" PRIu64 " placed, %" PRIu64 " in user code, %" PRIu64 " outside known contexts)",
-			sampled, s->applied, s->user, s->outside);
+		fprintf(f, "%ssamples: %" PRIu64 ", %" PRIu64 " placed, %" PRIu64 " in user code, %" PRIu64 " outside known contexts",
+			sep, sampled, s->applied, s->user, s->outside);
 	}
-	fprintf(f, "; %zu kernel symbols%s\n", a->ksyms.n,
+	fprintf(f, "%s%zu kernel symbols%s\n", sep, a->ksyms.n,
 		a->ksyms.no_addrs ? " (addresses hidden)" : "");
 	if (p->first_error[0])
 		fprintf(f, "evidence: first PT decode error: %s\n", p->first_error);
 }
 
 void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a)
+{
+	static const struct nsight_tty plain = { .color = false, .width = 0 };
+
+	nsight_diag_report_tty(f, dx, a, &plain);
+}
+
+void nsight_diag_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
+			    const struct nsight_tty *t)
 {
 	size_t i;
 
@@ -196,9 +286,9 @@ void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx, const struct n
 		return;
 	}
 	if (a)
-		evidence_text(f, a);
+		evidence_text(f, a, t);
 	for (i = 0; i < dx->n; i++)
-		group_text(f, dx, &dx->groups[i]);
+		group_text(f, dx, &dx->groups[i], t);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -23,9 +23,14 @@
 
 #include "analysis.h"
 #include "diagnose.h"
+#include "terminal.h"
 
 /* @a (may be NULL) adds the line on the function-level evidence. */
 void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a);
+/* The same, with the first cause of each group in bold when @t->color and
+ * the slowest messages' causes cut at @t->width columns. */
+void nsight_diag_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
+			    const struct nsight_tty *t);
 
 /* Add "diagnosis" to @o. Returns 0, or -1 when out of memory. */
 int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,

@@ -9,6 +9,8 @@
 #include "analysis.h"
 #include "categories_builtin.h"
 #include "diag_report.h"
+#include "html_report.h"
+#include "perfetto.h"
 #include "print.h"
 #include "report.h"
 #include "stream.h"
@@ -17,12 +19,15 @@
 #include "version.h"
 
 struct opts {
-	bool json, strict, messages;
+	bool json, strict, messages, verbose;
+	struct nsight_tty tty;		/* the compact text's colour */
 	enum nsight_clockid clk;
 	enum nsight_tc_params params;
 	const char *pairs;		/* --time-check */
 	struct nsight_dx_opts dx;	/* the diagnosis */
 	const char *categories;		/* --categories */
+	const char *html;		/* --html FILE */
+	const char *perfetto;		/* --perfetto FILE */
 	bool diag_opts;			/* any diagnosis option given */
 };
 
@@ -34,12 +39,17 @@ enum {
 	OPT_MIN_DEV,
 	OPT_NESTED,
 	OPT_CATEGORIES,
+	OPT_HTML,
+	OPT_PERFETTO,
+	OPT_COLOR,
 };
 
 static void usage(FILE *f)
 {
-	fputs(		"Usage: nsight-analyze [--json] [--strict] [--messages] [--clock CLOCK]\n"
-		"                      [--time-params PARAMS] [DIAGNOSIS OPTIONS] [FILE|-]\n"
+	fputs(		"Usage: nsight-analyze [--json] [--verbose] [--color WHEN] [--strict] [--messages]\n"
+		"                      [--clock CLOCK]\n"
+		"                      [--time-params PARAMS] [--html FILE] [--perfetto FILE]\n"
+		"                      [DIAGNOSIS OPTIONS] [FILE|-]\n"
 		"       nsight-analyze --time-check PAIRS [--time-params PARAMS] [--strict]\n"
 		"                      [--json] [FILE|-]\n"
 		"\n"
@@ -88,6 +98,22 @@ static void usage(FILE *f)
 		"          messages.\n"
 		"\n"
 		"  -j, --json            print one JSON object\n"
+		"  -v, --verbose         the full text: records and drops per CPU and per\n"
+		"                        type, latency in ns, every cause in full (by\n"
+		"                        default a summary within 100 columns, with a\n"
+		"                        latency histogram per application and direction)\n"
+		"      --color WHEN      auto (default: when stdout is a terminal and\n"
+		"                        NO_COLOR is not set), always or never\n"
+		"      --html FILE       also write a self-contained HTML report with\n"
+		"                        plots (inline SVG): latency by message with the\n"
+		"                        causes, causes' deviations, timelines of the\n"
+		"                        slowest messages per core, idle causes, queuing,\n"
+		"                        core contexts, the latency CDF (with --baseline,\n"
+		"                        both captures)\n"
+		"      --perfetto FILE   also write the capture as Chrome trace-event JSON\n"
+		"                        for ui.perfetto.dev or chrome://tracing: a track\n"
+		"                        per CPU with its contexts and functions, one per\n"
+		"                        message with its segments, hand-off arrows\n"
 		"  -s, --strict          exit 1 if the check finds problems (with\n"
 		"                        --time-check: if there is any inversion)\n"
 		"  -m, --messages        list every message: 'messages:' then one line\n"
@@ -177,13 +203,18 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			j = NULL;
 		}
 		ret = put_json(j);
-	} else {
+	} else if (o->verbose) {
 		nsight_summary_print_text(stdout, name, &a->sum);
 		nsight_report_time_text(stdout, a, o->clk);
 		nsight_report_latency_text(stdout, a);
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_text(stdout, dx, a);
+	} else {
+		nsight_tty_summary(stdout, name, a, o->clk, &o->tty);
+		if (o->messages)
+			nsight_report_messages_text(stdout, a, o->clk);
+		nsight_diag_report_tty(stdout, dx, a, &o->tty);
 	}
 	if (o->strict && a->sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;
@@ -275,6 +306,30 @@ static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys,
 	return NSIGHT_EXIT_OK;
 }
 
+/* --html or --perfetto: write @what to the file @path. */
+static int write_file(const char *path, const char *what, const char *name,
+		      const struct nsight_analysis *a, const struct nsight_dx *dx,
+		      const struct nsight_analysis *b)
+{
+	bool html = !strcmp(what, "HTML report");
+	struct nsight_diag d = { 0 };
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "nsight-analyze: cannot create %s: %s\n", path, strerror(errno));
+		return NSIGHT_EXIT_FAIL;
+	}
+	err = html ? nsight_html_report(f, name, a, dx, b, &d) : nsight_perfetto_write(f, a, dx, &d);
+	if (fclose(f) && !err)
+		err = nsight_diag_set(&d, NSIGHT_E_IO, "closing it failed: %s", strerror(errno));
+	if (err) {
+		fprintf(stderr, "nsight-analyze: %s %s: %s\n", what, path, d.msg);
+		return NSIGHT_EXIT_FAIL;
+	}
+	return NSIGHT_EXIT_OK;
+}
+
 static int analyze(FILE *in, const char *name, const struct opts *o)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = !o->pairs };
@@ -311,6 +366,10 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		goto out;
 	}
 	ret = print_report(&a, &dx, name, o);
+	if (!ret && o->html)
+		ret = write_file(o->html, "HTML report", name, &a, &dx, have_b ? &b : NULL);
+	if (!ret && o->perfetto)
+		ret = write_file(o->perfetto, "Perfetto trace", name, &a, &dx, NULL);
 out:
 	nsight_dx_fini(&dx);
 	if (have_b)
@@ -384,18 +443,24 @@ int main(int argc, char **argv)
 		{ "min-dev", required_argument, NULL, OPT_MIN_DEV },
 		{ "nested-threshold", required_argument, NULL, OPT_NESTED },
 		{ "categories", required_argument, NULL, OPT_CATEGORIES },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "perfetto", required_argument, NULL, OPT_PERFETTO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .clk = NSIGHT_CLOCK_REALTIME, .params = NSIGHT_TC_IN_FORCE };
+	struct opts o = { .clk = NSIGHT_CLOCK_REALTIME, .params = NSIGHT_TC_IN_FORCE,
+			  .tty = { .width = NSIGHT_TTY_WIDTH } };
+	bool color_set = false;
 	const char *name = "-", *end;
 	FILE *in = stdin;
 	int c, ret;
 
 	nsight_dx_opts_default(&o.dx);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jsmc:t:p:hV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jsmvc:t:p:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o.json = true;
@@ -462,6 +527,26 @@ int main(int argc, char **argv)
 			o.categories = optarg;
 			o.diag_opts = true;
 			break;
+		case OPT_HTML:
+			o.html = optarg;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case OPT_COLOR:
+			if (!strcmp(optarg, "always"))
+				o.tty.color = true;
+			else if (!strcmp(optarg, "never"))
+				o.tty.color = false;
+			else if (!strcmp(optarg, "auto"))
+				o.tty.color = nsight_tty_auto_color();
+			else
+				return usage_error("bad --color '%s' (auto, always or never)", optarg);
+			color_set = true;
+			break;
+		case OPT_PERFETTO:
+			o.perfetto = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -477,8 +562,14 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		return usage_error("more than one input ('%s')", argv[optind + 1]);
+	if (!color_set)
+		o.tty.color = nsight_tty_auto_color();
 	if (o.pairs && o.messages)
 		return usage_error("%s", "--messages does not go with --time-check");
+	if (o.pairs && (o.html || o.perfetto))
+		return usage_error("%s", "--html and --perfetto do not go with --time-check");
+	if ((o.html && !strcmp(o.html, "-")) || (o.perfetto && !strcmp(o.perfetto, "-")))
+		return usage_error("%s", "--html and --perfetto write to a file, not to stdout");
 	if (o.pairs && o.diag_opts)
 		return usage_error("%s", "diagnosis options do not go with --time-check");
 	if (optind < argc)

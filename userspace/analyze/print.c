@@ -27,7 +27,7 @@ static const char *type_label(unsigned int t, char *buf, size_t len)
 	return buf;
 }
 
-static void print_check(FILE *f, const struct nsight_summary *s)
+void nsight_summary_print_check(FILE *f, const struct nsight_summary *s)
 {
 	char line[256];
 	size_t i;
@@ -95,7 +95,7 @@ void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_su
 			continue;
 		fprintf(f, "%-14s %12" PRIu64 "\n", type_label(t, tbuf, sizeof(tbuf)), s->type_counts[t]);
 	}
-	print_check(f, s);
+	nsight_summary_print_check(f, s);
 }
 
 /* ---------------------------------------------------------------------- */

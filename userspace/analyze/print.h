@@ -10,6 +10,8 @@
 
 /* @name is the stream's file name ("-" for stdin). */
 void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_summary *s);
+/* The "check:" line and the problems found, as the text above ends. */
+void nsight_summary_print_check(FILE *f, const struct nsight_summary *s);
 /* A new json-c object (the caller puts it), NULL if out of memory. */
 struct json_object *nsight_summary_to_json(const char *name, const struct nsight_summary *s);
 

@@ -42,6 +42,16 @@ static inline const char *cli_path(const struct cli *c, const char *name, char *
 	return buf;
 }
 
+/* cli_path() into one of 8 static buffers, for tests naming a few files at once. */
+static inline const char *cli_file(const struct cli *c, const char *name)
+{
+	static char buf[8][192];
+	static int k;
+
+	k = (k + 1) % 8;
+	return cli_path(c, name, buf[k], sizeof(buf[k]));
+}
+
 static inline char *cli_slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -98,6 +108,19 @@ static inline void cli_run(const struct cli *c, struct cli_result *r, const char
 		r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	r->out = cli_slurp(c->out_path);
 	r->err = cli_slurp(c->err_path);
+}
+
+/* cli_run() with "--verbose" first: the full text, which these tests read. */
+static inline void cli_run_verbose(const struct cli *c, struct cli_result *r, const char *in,
+				   const char *const *args)
+{
+	const char *v[11] = { "--verbose" };
+	int i;
+
+	for (i = 0; args[i] && i < 9; i++)
+		v[i + 1] = args[i];
+	v[i + 1] = NULL;
+	cli_run(c, r, in, v);
 }
 
 static inline void cli_result_free(struct cli_result *r)

@@ -15,7 +15,7 @@ static size_t good_len;
 
 static void run(struct cli_result *r, const char *in, const char *const *args)
 {
-	cli_run(&cli, r, in, args);
+	cli_run_verbose(&cli, r, in, args);
 }
 
 static int write_file(const char *path, const void *data, size_t len)
@@ -196,7 +196,7 @@ static void test_usage(void)
 	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "--help", NULL });
 	CHECK_U64(r.status, 0);
-	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [--json] [--strict] [--messages] [--clock CLOCK]");
+	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [--json] [--verbose] [--color WHEN] [--strict] [--messages]");
 	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "/nonexistent/x.nsight", NULL });
 	CHECK_U64(r.status, 1);

@@ -94,7 +94,7 @@ static void test_text(void)
 	struct cli_result r;
 	const char *p, *q;
 
-	cli_run(&c, &r, NULL, (const char *[]){ cap, NULL });
+	cli_run_verbose(&c, &r, NULL, (const char *[]){ cap, NULL });
 	CHECK_U64(r.status, 0);
 	/* The first version's lines, unchanged. */
 	CHECK_STR_HAS(r.out, "\nrecords: 12  sub-buffers: 2  dropped: 0 ");
@@ -113,7 +113,7 @@ static void test_text(void)
 	CHECK(r.err && !r.err[0]);
 	cli_result_free(&r);
 
-	cli_run(&c, &r, NULL, (const char *[]){ "--messages", cap, NULL });
+	cli_run_verbose(&c, &r, NULL, (const char *[]){ "--messages", cap, NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "\n  out-of-order records: 0\n"
 		      "messages: 3 (2 complete, 1 incomplete listed last); ids per direction, durations ns, clock realtime\n"
@@ -131,14 +131,14 @@ static void test_clock_domains(void)
 {
 	struct cli_result r;
 
-	cli_run(&c, &r, NULL, (const char *[]){ "-m", "--clock", "monotonic", cap, NULL });
+	cli_run_verbose(&c, &r, NULL, (const char *[]){ "-m", "--clock", "monotonic", cap, NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "\ntime: clock monotonic, exact: ");
 	CHECK_STR_HAS(r.out, " n@5.000009000 n->h 1000 h->a 1500 cpu 1->0 total 2500 ");
 	cli_result_free(&r);
 
 	/* Only clock_sync: stated approximate, latencies still there. */
-	cli_run(&c, &r, NULL, (const char *[]){ "--messages", "--clock", "monotonic", approx, NULL });
+	cli_run_verbose(&c, &r, NULL, (const char *[]){ "--messages", "--clock", "monotonic", approx, NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "\ntime: clock monotonic, approximate: no timekeeper records, clock_sync and 1000000000 Hz used\n");
 	CHECK_STR_HAS(r.out, "\nlatency: 3 messages, 2 complete, 1 incomplete (no_app_recv 1);");
@@ -146,7 +146,7 @@ static void test_clock_domains(void)
 	cli_result_free(&r);
 
 	/* No clock records: stated, messages kept as incomplete, the rest printed. */
-	cli_run(&c, &r, NULL, (const char *[]){ "--messages", noclock, NULL });
+	cli_run_verbose(&c, &r, NULL, (const char *[]){ "--messages", noclock, NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "\ncheck: no kernel counters in stream\n");
 	CHECK_STR_HAS(r.out, "\ntime: unavailable: no timekeeper or clock_sync records, so no latencies\n");

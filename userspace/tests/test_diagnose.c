@@ -178,7 +178,7 @@ static const char *first_cause(const char *sec)
 
 static void run(struct cli_result *r, const char *const *args)
 {
-	cli_run(&c, r, NULL, args);
+	cli_run_verbose(&c, r, NULL, args);
 }
 
 static void test_hog(void)

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The compact terminal summary, nsight-analyze's default text: a header
+ * line, the stream check, the time conversion, the latency table in
+ * readable units with a histogram per application and direction, then
+ * the diagnosis; all of it within NSIGHT_TTY_WIDTH columns but for
+ * long names. Colour (ANSI SGR) only when asked for: by default when
+ * stdout is a terminal and NO_COLOR is not set.
+ */
+#ifndef NSIGHT_TERMINAL_H
+#define NSIGHT_TERMINAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "timeconv.h"
+
+#define NSIGHT_TTY_WIDTH	100
+/* Histogram bars: at most this many characters. */
+#define NSIGHT_TTY_BAR		40
+
+struct nsight_tty {
+	bool color;
+	unsigned int width;	/* columns; 0: no limit */
+};
+
+/* Whether to colour stdout for --color=auto: a terminal, no NO_COLOR. */
+bool nsight_tty_auto_color(void);
+
+/* "950ns", "83.5us", "1.44ms", "12.4ms", "3.21s": @ns in 3 significant digits. */
+const char *nsight_tty_duration(int64_t ns, char *buf, size_t len);
+
+/* ANSI sequences, or "" without colour. */
+const char *nsight_tty_bold(const struct nsight_tty *t);
+const char *nsight_tty_off(const struct nsight_tty *t);
+
+/* The header, the check, time and latency with histograms. */
+void nsight_tty_summary(FILE *f, const char *name, const struct nsight_analysis *a,
+			enum nsight_clockid clk, const struct nsight_tty *t);
+
+#endif /* NSIGHT_TERMINAL_H */
