@@ -8,6 +8,10 @@
 #   make demo         boot a guest, capture a workload, print the diagnosis
 #   make modules-all  build the module against every supported Debian kernel
 #   make lint         checkpatch + sparse on the module
+#   make install      the tools, man pages, bash completion and uapi header
+#                     under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
+#   make install-dkms the module's sources and dkms.conf under
+#                     $(DESTDIR)/usr/src/nsight-<version> for DKMS
 #
 # KDIR defaults to the running kernel's build tree, or to the installed
 # Debian 6.12 headers when the running kernel has none.
@@ -21,7 +25,17 @@ KDIR := $(DEBIAN_612)
 endif
 endif
 
-.PHONY: all module userspace deps check demo modules-all lint clean help
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+MANDIR  := $(DESTDIR)$(PREFIX)/share/man
+COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+INCDIR  := $(DESTDIR)$(PREFIX)/include/linux
+DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/nsight
+DKMSDIR := $(DESTDIR)/usr/src/nsight-$(VERSION)
+
+.PHONY: all module userspace deps check demo modules-all lint clean help install install-dkms
 
 all: module userspace
 
@@ -46,6 +60,25 @@ demo:
 modules-all:
 	scripts/build-modules.sh
 
+install: userspace
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man4 $(MANDIR)/man8 $(COMPDIR) \
+		$(INCDIR) $(DOCDIR)
+	install -m 0755 userspace/nsightctl userspace/nsight-analyze $(BINDIR)/
+	install -m 0644 Documentation/nsight-analyze.1 $(MANDIR)/man1/
+	install -m 0644 Documentation/nsight.4 $(MANDIR)/man4/
+	install -m 0644 Documentation/nsightctl.8 $(MANDIR)/man8/
+	install -m 0644 userspace/completion/nsightctl $(COMPDIR)/nsightctl
+	install -m 0644 uapi/linux/nsight.h $(INCDIR)/nsight.h
+	install -m 0644 Documentation/nsight.rst README $(DOCDIR)/
+
+# What DKMS builds from: the top Kbuild, module/ and uapi/, no objects.
+install-dkms:
+	install -d $(DKMSDIR)/module/tests $(DKMSDIR)/uapi/linux
+	install -m 0644 dkms.conf Kbuild $(DKMSDIR)/
+	install -m 0644 module/Kbuild module/*.c module/*.h $(DKMSDIR)/module/
+	install -m 0644 module/tests/*.c $(DKMSDIR)/module/tests/
+	install -m 0644 uapi/linux/nsight.h $(DKMSDIR)/uapi/linux/
+
 lint:
 	scripts/lint.sh
 
@@ -55,4 +88,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'

@@ -5,6 +5,8 @@
 #   userspace   unit tests of the library and tools (ASan + UBSan)
 #   pt-bench    a smoke run of the Intel PT decoding benchmark
 #   html        the HTML report in headless Chromium (scripts/check-html.sh)
+#   packaging   make install, man --warnings, rst2html, bash completion,
+#               DKMS against the installed kernels (scripts/check-packaging.sh)
 #   lint        checkpatch, sparse against Debian 6.12 and 6.1
 #   build       the module against Debian 6.12, 6.1 and the test kernel,
 #               without warnings
@@ -92,6 +94,12 @@ echo "== HTML report in headless Chromium"
 t=$(date +%s)
 "$top/scripts/check-html.sh" >"$out/html.ktap" 2>"$out/html.err"
 suite html "$out/html.ktap"
+echo "   ($(elapsed $t))"
+
+echo "== packaging: install, man pages, docutils, completion, DKMS"
+t=$(date +%s)
+"$top/scripts/check-packaging.sh" >"$out/packaging.ktap" 2>"$out/packaging.err"
+suite packaging "$out/packaging.ktap"
 echo "   ($(elapsed $t))"
 
 echo "== lint"

@@ -16,6 +16,7 @@ libtraceevent-dev libipt-dev
 qemu-system-x86 busybox-static kmod cpio gzip iproute2 memcached
 sparse perl
 chromium
+dkms python3-docutils
 "
 
 case ${1:-} in

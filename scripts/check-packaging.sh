@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Packaging and documentation checks, as KTAP: make install with DESTDIR
+# and PREFIX, the man pages under man --warnings, nsight.rst under
+# docutils with warnings as errors, the bash completion of nsightctl, and
+# DKMS add/build/install/remove against each installed Debian kernel's
+# headers (the module lands in /lib/modules/<kernel>/updates/dkms and is
+# removed again).
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+work=$(mktemp -d /tmp/nsight-pkg-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+n=0
+failed=0
+
+result() {	# result OK|FAIL name [detail file]
+	n=$((n + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 20 "$3" | sed 's/^/# /'
+		failed=1
+	fi
+}
+
+kernels=
+for tag in deb612 deb61; do
+	d=$(kdir_of $tag 2>/dev/null) && [ -n "$d" ] && kernels="$kernels $(basename "$(dirname "$d")")"
+done
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+
+echo "KTAP version 1"
+echo "1..$((8 + $(echo $kernels | wc -w)))"
+
+# make install: every file where it belongs, nothing outside DESTDIR.
+if make -s -C "$top" install DESTDIR="$work/root" PREFIX=/usr >"$work/install.log" 2>&1; then
+	missing=
+	for f in bin/nsightctl bin/nsight-analyze share/man/man1/nsight-analyze.1 \
+		share/man/man4/nsight.4 share/man/man8/nsightctl.8 include/linux/nsight.h \
+		share/bash-completion/completions/nsightctl share/doc/nsight/nsight.rst; do
+		[ -e "$work/root/usr/$f" ] || missing="$missing $f"
+	done
+	if [ -z "$missing" ] && [ -x "$work/root/usr/bin/nsightctl" ]; then
+		result OK "make install DESTDIR PREFIX=/usr"
+	else
+		echo "missing:$missing" >>"$work/install.log"
+		result FAIL "make install DESTDIR PREFIX=/usr" "$work/install.log"
+	fi
+else
+	result FAIL "make install DESTDIR PREFIX=/usr" "$work/install.log"
+fi
+
+# man --warnings: groff's warnings go to stderr; there must be none.
+for page in nsightctl.8 nsight-analyze.1 nsight.4; do
+	MANWIDTH=80 man --warnings -l "$top/Documentation/$page" >"$work/man.out" 2>"$work/man.err"
+	if [ -s "$work/man.out" ] && [ ! -s "$work/man.err" ]; then
+		result OK "man --warnings $page"
+	else
+		result FAIL "man --warnings $page" "$work/man.err"
+	fi
+done
+
+if rst2html --halt=warning --report=warning "$top/Documentation/nsight.rst" \
+	>"$work/nsight.html" 2>"$work/rst.err" && [ ! -s "$work/rst.err" ]; then
+	result OK "Documentation/nsight.rst renders without warnings"
+else
+	result FAIL "Documentation/nsight.rst renders without warnings" "$work/rst.err"
+fi
+
+# bash completion: commands, a source list, options of a command.
+cat >"$work/comp.sh" <<EOF
+. "$top/userspace/completion/nsightctl"
+t() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\$# - 1)); _nsightctl; echo "\${COMPREPLY[*]}"; }
+[ "\$(t nsightctl st)" = "start stop status" ] || { echo "commands: \$(t nsightctl st)"; exit 1; }
+[ "\$(t nsightctl config --sources clock,sa)" = "clock,sample" ] ||
+	{ echo "sources: \$(t nsightctl config --sources clock,sa)"; exit 1; }
+[ "\$(t nsightctl dump --no)" = "--no-phc --no-ksyms" ] || { echo "dump: \$(t nsightctl dump --no)"; exit 1; }
+complete -p nsightctl | grep -q _nsightctl
+EOF
+if bash "$work/comp.sh" >"$work/comp.log" 2>&1; then
+	result OK "bash completion of nsightctl"
+else
+	result FAIL "bash completion of nsightctl" "$work/comp.log"
+fi
+
+# DKMS: from the installed sources, for each Debian kernel with headers.
+dkms remove "nsight/$version" --all >/dev/null 2>&1
+rm -rf "/usr/src/nsight-$version"
+if make -s -C "$top" install-dkms >"$work/dkms.log" 2>&1 &&
+   dkms add "nsight/$version" >>"$work/dkms.log" 2>&1; then
+	result OK "dkms add nsight/$version"
+else
+	result FAIL "dkms add nsight/$version" "$work/dkms.log"
+fi
+for k in $kernels; do
+	if dkms build "nsight/$version" -k "$k" >>"$work/dkms.log" 2>&1 &&
+	   dkms install "nsight/$version" -k "$k" >>"$work/dkms.log" 2>&1 &&
+	   ls "/lib/modules/$k/updates/dkms/" | grep -q '^nsight\.ko' &&
+	   modinfo -k "$k" nsight 2>/dev/null | grep -q "updates/dkms"; then
+		result OK "dkms build and install for $k"
+	else
+		result FAIL "dkms build and install for $k" "$work/dkms.log"
+	fi
+done
+if dkms remove "nsight/$version" --all >>"$work/dkms.log" 2>&1 &&
+   ! ls /lib/modules/*/updates/dkms/nsight.ko* >/dev/null 2>&1; then
+	result OK "dkms remove: the module is gone"
+else
+	result FAIL "dkms remove: the module is gone" "$work/dkms.log"
+fi
+rm -rf "/usr/src/nsight-$version"
+exit $failed
