@@ -3,6 +3,8 @@
 # make check: every suite, one summary line at the end.
 #
 #   userspace   unit tests of the library and tools (ASan + UBSan)
+#   fuzz-regress  the libFuzzer targets (userspace/fuzz) over their corpus:
+#               seeds and the inputs of every crash fixed
 #   pt-bench    a smoke run of the Intel PT decoding benchmark
 #   html        the HTML report in headless Chromium (scripts/check-html.sh)
 #   packaging   make install, man --warnings, rst2html, bash completion,
@@ -79,6 +81,15 @@ t=$(date +%s)
 make -s -C "$top/userspace" test >"$out/userspace.ktap" 2>"$out/userspace.err" ||
 	echo "not ok 999 - userspace test run ($(tail -n 1 "$out/userspace.err"))" >>"$out/userspace.ktap"
 suite userspace "$out/userspace.ktap"
+echo "   ($(elapsed $t))"
+
+echo "== fuzz targets over their corpus (libFuzzer, ASan + UBSan)"
+t=$(date +%s)
+if ! make -s -C "$top/userspace" fuzz-regress >"$out/fuzz-regress.ktap" 2>"$out/fuzz-regress.err" &&
+   ! grep -q '^not ok' "$out/fuzz-regress.ktap"; then
+	one_result "$out/fuzz-regress.ktap" "fuzz targets build and run" FAIL "$out/fuzz-regress.err"
+fi
+suite fuzz-regress "$out/fuzz-regress.ktap"
 echo "   ($(elapsed $t))"
 
 echo "== Intel PT decoder bench, smoke run (2 MB synthesized)"
@@ -172,6 +183,7 @@ guest() {
 		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
 		--bin "$top/build/selftests/udp_pair" --bin "$top/build/selftests/run_as" \
 		--bin "$top/build/selftests/nl_probe" --bin "$top/build/selftests/write_file" \
+		--bin "$top/build/selftests/nl_fuzz" \
 		--bin "$top/build/selftests/msgload" --bin "$top/build/selftests/tsc_pairs" \
 		--bin "$top/build/selftests/clock_churn" --bin "$top/build/selftests/hog" \
 		--bin "$top/build/selftests/trace_check" \

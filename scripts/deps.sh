@@ -15,6 +15,7 @@ libnl-3-dev libnl-genl-3-dev libjson-c-dev zlib1g-dev
 libtraceevent-dev libipt-dev
 qemu-system-x86 busybox-static kmod cpio gzip iproute2 memcached
 sparse perl
+clang libclang-rt-14-dev valgrind time
 chromium
 dkms python3-docutils
 "

@@ -63,9 +63,19 @@ struct rep {
 	size_t group;		/* index of the group being written */
 };
 
+/* @v rounded, within int64_t: the figures of an absurd capture reach beyond (or are NaN). */
+static int64_t to_i64(double v)
+{
+	if (!(v > -9e18))
+		return (int64_t)-9e18;
+	if (v > 9e18)
+		return (int64_t)9e18;
+	return (int64_t)(v + (v >= 0 ? 0.5 : -0.5));
+}
+
 static const char *fmt_dur(double v, char *buf, size_t len)
 {
-	return nsight_tty_duration((int64_t)(v + 0.5), buf, len);
+	return nsight_tty_duration(to_i64(v), buf, len);
 }
 
 static const char *fmt_num(double v, char *buf, size_t len)
@@ -605,7 +615,7 @@ static void idle_seg(struct rep *r, void *arg, const struct nsight_seg *s, uint6
 {
 	struct idles *id = arg;
 	uint8_t kind = r->a->tl.ctx[s->ctx].kind;
-	int64_t ns = (int64_t)((double)(to - from) * r->tsc_ns + 0.5);
+	int64_t ns = to_i64((double)(to - from) * r->tsc_ns);
 	struct idle_cause *c;
 	int64_t *g;
 	size_t i;
@@ -778,7 +788,7 @@ static void queuing(struct rep *r, const struct nsight_dx_group *g)
 			each_seg(r, cpu, lo, hi, split_seg, &sp);
 		/* The window's split, scaled to its measured duration. */
 		sum = sp.ticks[0] + sp.ticks[1] + sp.ticks[2];
-		wt = (double)(m->total_ns - first);
+		wt = (double)m->total_ns - (double)first;
 		v[0] = (double)first;
 		for (j = 0; j < 3; j++)
 			v[j + 1] = sum ? (double)sp.ticks[j] / (double)sum * wt : 0;
@@ -791,7 +801,7 @@ static void queuing(struct rep *r, const struct nsight_dx_group *g)
 				continue;
 			y -= hgt;
 			snprintf(t, sizeof(t), "%s %" PRIu64 " %s: %s", nsight_msg_dir_name(m->dir),
-				 m->id, parts[j], dur((int64_t)v[j], b, sizeof(b)));
+				 m->id, parts[j], dur(to_i64(v[j]), b, sizeof(b)));
 			fprintf(r->f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
 				x, y, bw * 0.8, hgt, colors[j]);
 			svg_esc_s(r->f, t);

@@ -10,6 +10,8 @@
 #include "categories_builtin.h"
 #include "diag_report.h"
 #include "html_report.h"
+#include "intervals_report.h"
+#include "whatif_report.h"
 #include "perfetto.h"
 #include "print.h"
 #include "report.h"
@@ -29,6 +31,15 @@ struct opts {
 	const char *html;		/* --html FILE */
 	const char *perfetto;		/* --perfetto FILE */
 	bool diag_opts;			/* any diagnosis option given */
+	bool intervals;			/* --intervals */
+	struct nsight_wi_spec whatif;	/* --what-if */
+	bool have_whatif;
+};
+
+/* What the options add after the diagnosis; NULL when not asked for. */
+struct extras {
+	const struct nsight_intervals *iv;
+	const struct nsight_whatif *wi;
 };
 
 /* Long options without a short one. */
@@ -42,6 +53,8 @@ enum {
 	OPT_HTML,
 	OPT_PERFETTO,
 	OPT_COLOR,
+	OPT_INTERVALS,
+	OPT_WHATIF,
 };
 
 static void usage(FILE *f)
@@ -49,7 +62,8 @@ static void usage(FILE *f)
 	fputs(		"Usage: nsight-analyze [--json] [--verbose] [--color WHEN] [--strict] [--messages]\n"
 		"                      [--clock CLOCK]\n"
 		"                      [--time-params PARAMS] [--html FILE] [--perfetto FILE]\n"
-		"                      [DIAGNOSIS OPTIONS] [FILE|-]\n"
+		"                      [--intervals] [--what-if SPEC] [DIAGNOSIS OPTIONS]\n"
+		"                      [FILE|-]\n"
 		"       nsight-analyze --time-check PAIRS [--time-params PARAMS] [--strict]\n"
 		"                      [--json] [FILE|-]\n"
 		"\n"
@@ -114,6 +128,19 @@ static void usage(FILE *f)
 		"                        for ui.perfetto.dev or chrome://tracing: a track\n"
 		"                        per CPU with its contexts and functions, one per\n"
 		"                        message with its segments, hand-off arrows\n"
+		"      --intervals       after the diagnosis, every kind of interval (irq by\n"
+		"                        name, softirq by vector, work function, page fault,\n"
+		"                        sampled or traced kernel function, off-CPU wait of\n"
+		"                        an application thread, each lifetime segment per\n"
+		"                        application) with count, p50, p99, p99.99 and max,\n"
+		"                        ranked by p99.99 (with --json: \"intervals\")\n"
+		"      --what-if SPEC    predict the latencies with a cause's time removed\n"
+		"                        ('remove:CAUSE') or scaled ('scale:CAUSE=0.5'):\n"
+		"                        CAUSE as the diagnosis names it, 'stress\n"
+		"                        interference (A)', or a category for both roles;\n"
+		"                        prints p50, p99, p99.9 and max now and predicted\n"
+		"                        per application and direction and the next\n"
+		"                        bottleneck (with --json: \"what_if\")\n"
 		"  -s, --strict          exit 1 if the check finds problems (with\n"
 		"                        --time-check: if there is any inversion)\n"
 		"  -m, --messages        list every message: 'messages:' then one line\n"
@@ -190,7 +217,7 @@ static int put_json(struct json_object *o)
 }
 
 static int print_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
-			const char *name, const struct opts *o)
+			const struct extras *x, const char *name, const struct opts *o)
 {
 	int ret = NSIGHT_EXIT_OK;
 
@@ -198,7 +225,9 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		struct json_object *j = nsight_summary_to_json(name, &a->sum);
 
 		if (j && (nsight_report_add_json(j, a, o->clk, o->messages) ||
-			  nsight_diag_report_json(j, dx, a))) {
+			  nsight_diag_report_json(j, dx, a) ||
+			  (x->iv && nsight_intervals_report_json(j, x->iv)) ||
+			  (x->wi && nsight_whatif_report_json(j, x->wi, o->dx.min_dev)))) {
 			json_object_put(j);
 			j = NULL;
 		}
@@ -210,11 +239,19 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_text(stdout, dx, a);
+		if (x->iv)
+			nsight_intervals_report_tty(stdout, x->iv, &(struct nsight_tty){ 0 });
+		if (x->wi)
+			nsight_whatif_report_tty(stdout, x->wi, o->dx.min_dev, &(struct nsight_tty){ 0 });
 	} else {
 		nsight_tty_summary(stdout, name, a, o->clk, &o->tty);
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_tty(stdout, dx, a, &o->tty);
+		if (x->iv)
+			nsight_intervals_report_tty(stdout, x->iv, &o->tty);
+		if (x->wi)
+			nsight_whatif_report_tty(stdout, x->wi, o->dx.min_dev, &o->tty);
 	}
 	if (o->strict && a->sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;
@@ -330,11 +367,31 @@ static int write_file(const char *path, const char *what, const char *name,
 	return NSIGHT_EXIT_OK;
 }
 
+/* --what-if: predict @a's latencies under the spec. */
+static int what_if(struct nsight_whatif *wi, struct nsight_analysis *a,
+		   const struct nsight_cats *cats, const char *name, const struct opts *o)
+{
+	struct nsight_diag d = { 0 };
+	struct nsight_profiler prof;
+	int err;
+
+	err = nsight_profiler_init(&prof, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, &d);
+	if (!err)
+		err = nsight_whatif_run(wi, &o->whatif, &a->lt, &prof, a->keys, cats, o->dx.min_dev,
+					&d);
+	nsight_profiler_fini(&prof);
+	if (err)
+		fprintf(stderr, "nsight-analyze: %s: what-if: %s\n", name, d.msg);
+	return err ? NSIGHT_EXIT_FAIL : NSIGHT_EXIT_OK;
+}
+
 static int analyze(FILE *in, const char *name, const struct opts *o)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = !o->pairs };
 	struct nsight_analysis a, b;
 	struct nsight_diag d = { 0 };
+	struct nsight_intervals iv = { 0 };
+	struct nsight_whatif wi = { 0 };
 	struct nsight_cats cats;
 	struct nsight_dx dx;
 	bool have_b = false;
@@ -365,12 +422,26 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
 	}
-	ret = print_report(&a, &dx, name, o);
+	if (o->intervals &&
+	    nsight_intervals_build(&iv, &a.tl, &a.lt, a.tc.tsc_hz ? a.tc.tsc_hz : a.sum.hdr.tsc_hz,
+				   &d)) {
+		fprintf(stderr, "nsight-analyze: %s: intervals: %s\n", name, d.msg);
+		ret = NSIGHT_EXIT_FAIL;
+		goto out;
+	}
+	if (o->have_whatif && what_if(&wi, &a, &cats, name, o)) {
+		ret = NSIGHT_EXIT_FAIL;
+		goto out;
+	}
+	ret = print_report(&a, &dx, &(struct extras){ o->intervals ? &iv : NULL,
+						     o->have_whatif ? &wi : NULL }, name, o);
 	if (!ret && o->html)
 		ret = write_file(o->html, "HTML report", name, &a, &dx, have_b ? &b : NULL);
 	if (!ret && o->perfetto)
 		ret = write_file(o->perfetto, "Perfetto trace", name, &a, &dx, NULL);
 out:
+	nsight_whatif_fini(&wi);
+	nsight_intervals_fini(&iv);
 	nsight_dx_fini(&dx);
 	if (have_b)
 		nsight_analysis_fini(&b);	/* before a: it uses a's keys */
@@ -447,6 +518,8 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "perfetto", required_argument, NULL, OPT_PERFETTO },
+		{ "intervals", no_argument, NULL, OPT_INTERVALS },
+		{ "what-if", required_argument, NULL, OPT_WHATIF },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -547,6 +620,17 @@ int main(int argc, char **argv)
 		case OPT_PERFETTO:
 			o.perfetto = optarg;
 			break;
+		case OPT_INTERVALS:
+			o.intervals = true;
+			break;
+		case OPT_WHATIF: {
+			struct nsight_diag d = { 0 };
+
+			if (nsight_whatif_parse(&o.whatif, optarg, &d))
+				return usage_error("bad --what-if %s", d.msg);
+			o.have_whatif = true;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -570,6 +654,8 @@ int main(int argc, char **argv)
 		return usage_error("%s", "--html and --perfetto do not go with --time-check");
 	if ((o.html && !strcmp(o.html, "-")) || (o.perfetto && !strcmp(o.perfetto, "-")))
 		return usage_error("%s", "--html and --perfetto write to a file, not to stdout");
+	if (o.pairs && (o.intervals || o.have_whatif))
+		return usage_error("%s", "--intervals and --what-if do not go with --time-check");
 	if (o.pairs && o.diag_opts)
 		return usage_error("%s", "diagnosis options do not go with --time-check");
 	if (optind < argc)

@@ -89,8 +89,10 @@ void svg_ticks(FILE *f, const struct svg_axis *ax, bool vert, double at, double 
 	double step = ax->log && ax->v1 - ax->v0 > 8 ? 2 : ax->step;
 	double t;
 	char b[48];
+	int i;
 
-	for (t = ax->v0; t <= ax->v1 + step / 1000; t += step) {
+	/* At most 100: far from 0, a step below the precision does not advance t. */
+	for (t = ax->v0, i = 0; t <= ax->v1 + step / 1000 && i < 100; t += step, i++) {
 		double v = ax->log ? pow(10, t) : t;
 		double p = svg_pos(ax, v);
 

@@ -54,6 +54,16 @@ static int64_t round_i64(double x)
 	return (int64_t)(x + (x >= 0 ? 0.5 : -0.5));
 }
 
+/* a - b, saturated: the latencies of a broken capture reach INT64_MIN/MAX. */
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return a > b ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 static void group_free(struct nsight_dx_group *g)
 {
 	size_t i;
@@ -460,7 +470,7 @@ static int tail_msg(struct run *r, struct nsight_dx_group *g, size_t mi, int64_t
 	}
 	*dm = (struct nsight_dx_msg){
 		.msg = mi, .id = m->id, .latency = m->total_ns,
-		.deviation = m->total_ns - ref_median,
+		.deviation = sat_sub(m->total_ns, ref_median),
 		.anom = g->n_anoms, .mc = g->n_mcs,
 	};
 	for (i = 0; i < r->pr.n; i++) {

@@ -5,29 +5,11 @@
 #include <string.h>
 
 #include "pt_evidence.h"
+#include "vec.h"
 
 static int nomem(struct nsight_diag *d)
 {
 	return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
-}
-
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap > SIZE_MAX / size)
-		return -1;
-	p = realloc(*v, ncap * size);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = ncap;
-	return 0;
 }
 
 int nsight_ptev_init(struct nsight_ptev *p, uint32_t nr_cpus, struct nsight_diag *d)
@@ -57,7 +39,7 @@ int nsight_ptev_add_chunk(struct nsight_ptev *p, const struct nsight_chunk *ch,
 	if (ch->type == NSIGHT_CHUNK_PT && ch->cpu < p->nr_cpus) {
 		struct nsight_ptev_cpu *c = &p->cpus[ch->cpu];
 
-		if (grow((void **)&c->trace, &c->cap, c->len + ch->size, 1))
+		if (nsight_vec_reserve((void **)&c->trace, &c->cap, c->len + ch->size, 1))
 			return nomem(d);
 		memcpy(c->trace + c->len, ch->payload, ch->size);
 		c->len += ch->size;
@@ -72,7 +54,7 @@ int nsight_ptev_add_chunk(struct nsight_ptev *p, const struct nsight_chunk *ch,
 					       ch->offset, (uint64_t)h.len, ch->size - sizeof(h));
 		if (!h.len)
 			return 0;
-		if (grow((void **)&p->text, &p->cap_text, p->n_text + 1, sizeof(*p->text)))
+		if (nsight_vec_reserve((void **)&p->text, &p->cap_text, p->n_text + 1, sizeof(*p->text)))
 			return nomem(d);
 		t = &p->text[p->n_text];
 		t->bytes = malloc(h.len);
@@ -122,7 +104,7 @@ static int windows(const struct nsight_lifetimes *lt, uint32_t cpu, struct nsigh
 			;
 		if (k == m->n_cpus)
 			continue;
-		if (grow((void **)w, &cap, *n + 1, sizeof(**w)))
+		if (nsight_vec_reserve((void **)w, &cap, *n + 1, sizeof(**w)))
 			return -1;
 		(*w)[(*n)++] = (struct nsight_pt_window){ m->tsc_lo, m->tsc_hi };
 	}
@@ -157,7 +139,7 @@ static int on_call(void *arg, const struct nsight_pt_call *c)
 
 	if (c->flags & NSIGHT_PT_CALL_NO_TSC || c->end <= c->start)
 		return 0;
-	if (grow((void **)&cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v)))
+	if (nsight_vec_reserve((void **)&cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v)))
 		return -NSIGHT_E_NOMEM;
 	cs->v[cs->n++] = *c;
 	return 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "samples.h"
+#include "vec.h"
 
 void nsight_samples_init(struct nsight_samples *s)
 {
@@ -24,25 +25,6 @@ static int nomem(struct nsight_diag *d)
 	return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 256;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap > SIZE_MAX / size)
-		return -1;
-	p = realloc(*v, ncap * size);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
 int nsight_samples_add(struct nsight_samples *s, const struct nsight_rec *rec,
 		       struct nsight_diag *d)
 {
@@ -57,14 +39,15 @@ int nsight_samples_add(struct nsight_samples *s, const struct nsight_rec *rec,
 		return nsight_diag_set(d, NSIGHT_E_RECORD,
 				       "record at byte %" PRIu64 " (cpu %" PRIu32 "): sample of %u bytes cannot hold its %u frames",
 				       rec->offset, rec->hdr.cpu, rec->hdr.size, r.nr);
-	if (grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) ||
-	    grow((void **)&s->ips, &s->cap_ips, s->n_ips + r.nr, sizeof(*s->ips)))
+	if (nsight_vec_reserve((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) ||
+	    nsight_vec_reserve((void **)&s->ips, &s->cap_ips, s->n_ips + r.nr, sizeof(*s->ips)))
 		return nomem(d);
 	e = &s->v[s->n++];
 	*e = (struct nsight_sample){ .tsc = rec->hdr.tsc, .cpu = rec->hdr.cpu,
 				     .period_ns = r.period_ns, .tid = r.tid,
 				     .ips = (uint32_t)s->n_ips, .nr = r.nr, .flags = r.flags };
-	memcpy(s->ips + s->n_ips, rec->data + sizeof(r), (size_t)r.nr * sizeof(uint64_t));
+	if (r.nr)	/* with no frame yet, s->ips is NULL */
+		memcpy(s->ips + s->n_ips, rec->data + sizeof(r), (size_t)r.nr * sizeof(uint64_t));
 	s->n_ips += r.nr;
 	if (!s->period_min || r.period_ns < s->period_min)
 		s->period_min = r.period_ns;
@@ -76,13 +59,14 @@ int nsight_samples_add(struct nsight_samples *s, const struct nsight_rec *rec,
 int nsight_samples_add_exact(struct nsight_samples *s, uint32_t cpu, uint64_t lo, uint64_t hi,
 			     const uint64_t *ips, uint16_t nr, struct nsight_diag *d)
 {
-	if (grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) ||
-	    grow((void **)&s->ips, &s->cap_ips, s->n_ips + nr, sizeof(*s->ips)))
+	if (nsight_vec_reserve((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) ||
+	    nsight_vec_reserve((void **)&s->ips, &s->cap_ips, s->n_ips + nr, sizeof(*s->ips)))
 		return nomem(d);
 	s->v[s->n++] = (struct nsight_sample){ .tsc = hi, .lo = lo, .cpu = cpu, .tid = UINT32_MAX,
 					       .ips = (uint32_t)s->n_ips, .nr = nr,
 					       .flags = NSIGHT_SAMPLE_EXACT };
-	memcpy(s->ips + s->n_ips, ips, (size_t)nr * sizeof(uint64_t));
+	if (nr)
+		memcpy(s->ips + s->n_ips, ips, (size_t)nr * sizeof(uint64_t));
 	s->n_ips += nr;
 	s->exact++;
 	return 0;
@@ -204,7 +188,7 @@ static int splice(struct nsight_tl_cpu *c, const struct piece *pc, size_t np)
 		uint64_t at = sg.start, end = i + 1 < c->n ? c->segs[i + 1].start : c->last;
 
 		for (; p < np && pc[p].seg == i; p++) {
-			if (grow((void **)&out, &cap, n + 2, sizeof(*out)))
+			if (nsight_vec_reserve((void **)&out, &cap, n + 2, sizeof(*out)))
 				goto nomem;
 			if (pc[p].lo > at)
 				out[n++] = (struct nsight_seg){ at, sg.ctx, sg.key };
@@ -212,7 +196,7 @@ static int splice(struct nsight_tl_cpu *c, const struct piece *pc, size_t np)
 			at = pc[p].hi;
 		}
 		if (at < end || (at == sg.start && i + 1 == c->n)) {
-			if (grow((void **)&out, &cap, n + 1, sizeof(*out)))
+			if (nsight_vec_reserve((void **)&out, &cap, n + 1, sizeof(*out)))
 				goto nomem;
 			out[n++] = (struct nsight_seg){ at, sg.ctx, sg.key };
 		}
@@ -298,7 +282,7 @@ int nsight_samples_apply(struct nsight_samples *s, const struct nsight_ksyms *ks
 			ch.base = base;
 			ch.n = nk;
 			ch.end = hi;
-			if (grow((void **)&pc, &cap_pc, npc + 1, sizeof(*pc))) {
+			if (nsight_vec_reserve((void **)&pc, &cap_pc, npc + 1, sizeof(*pc))) {
 				err = -NSIGHT_E_NOMEM;
 				break;
 			}

@@ -53,6 +53,11 @@ static uint32_t crc_init(void)
 	return crc32(0L, Z_NULL, 0);
 }
 
+uint32_t nsight_payload_crc(const void *buf, uint64_t len)
+{
+	return crc_update(crc_init(), buf, len);
+}
+
 /* The crc of a chunk header, computed with its hdr_crc32 field zero. */
 uint32_t nsight_chunk_hdr_crc(const struct nsight_chunk_hdr *ch)
 {
@@ -129,7 +134,7 @@ int nsight_stream_write_chunk(struct nsight_stream_writer *w, uint32_t type,
 		.type = type,
 		.cpu = cpu,
 		.size = size,
-		.crc32 = crc_update(crc_init(), payload, size),
+		.crc32 = nsight_payload_crc(payload, size),
 	};
 	int err;
 

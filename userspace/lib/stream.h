@@ -25,8 +25,10 @@
 
 #define NSIGHT_CHUNK_HDR_SIZE		sizeof(struct nsight_chunk_hdr)
 
-/* Name of a chunk type ("RECORDS", ...), NULL if unknown. */
 uint32_t nsight_chunk_hdr_crc(const struct nsight_chunk_hdr *ch);
+/* The crc32 a chunk header carries for a payload of @len bytes. */
+uint32_t nsight_payload_crc(const void *buf, uint64_t len);
+/* Name of a chunk type ("RECORDS", ...), NULL if unknown. */
 const char *nsight_chunk_type_name(uint32_t type);
 
 /* ---------------------------------------------------------------------- */

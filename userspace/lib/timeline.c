@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "timeline.h"
+#include "vec.h"
 #include "u64map.h"
 
 #define NONE		NSIGHT_TL_NONE
@@ -119,25 +120,7 @@ static int nomem(struct nsight_diag *d)
 	return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	if (ncap > SIZE_MAX / size)
-		return -1;
-	p = realloc(*v, ncap * size);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
-#define GROW(v, n, cap) grow((void **)&(v), &(cap), (n), sizeof(*(v)))
+#define GROW NSIGHT_VEC_GROW
 
 static int ev_push(struct ev_vec *e, uint64_t tsc, uint64_t seq, uint32_t type, uint32_t a,
 		   uint32_t b)

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Text and JSON of a what-if prediction (--what-if, whatif.h), printed
+ * after the diagnosis:
+ *
+ *   what-if: remove stress interference (A)
+ *     server[100] rx: 40 messages, 5 changed, 245us removed
+ *                      p50       p99     p99.9       max
+ *       now         2.70us    51.7us    51.7us    51.7us
+ *       predicted   2.70us    2.70us    2.70us    2.70us
+ *       next bottleneck: none of at least 1.00us in the 40 predicted tail messages (>= p90)
+ */
+#ifndef NSIGHT_WHATIF_REPORT_H
+#define NSIGHT_WHATIF_REPORT_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "terminal.h"
+#include "whatif.h"
+
+/* @min_dev: the granularity the next bottleneck was found with. */
+void nsight_whatif_report_tty(FILE *f, const struct nsight_whatif *wi, int64_t min_dev,
+			      const struct nsight_tty *t);
+
+/* Add "what_if" to @o; 0 or -1 (no memory). */
+int nsight_whatif_report_json(struct json_object *o, const struct nsight_whatif *wi,
+			      int64_t min_dev);
+
+#endif /* NSIGHT_WHATIF_REPORT_H */

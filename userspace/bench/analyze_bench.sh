@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# analyze_bench.sh GEN ANALYZE RECORDS CG_RECORDS DIR (make bench-analyze):
+# nsight-analyze's throughput on a synthetic capture of RECORDS records
+# (written by GEN into DIR once and kept): wall and CPU time, records/s,
+# MB/s, peak memory; then its instructions per record under callgrind on
+# a capture of CG_RECORDS records (repeatable, unlike time), if valgrind
+# is installed.
+set -eu
+gen=$1 analyze=$2 n=$3 cg_n=$4 dir=$5
+mkdir -p "$dir"
+
+capture() {
+	f=$dir/bench-$1.nsight
+	[ -s "$f" ] || "$gen" "$1" "$f" >&2
+	echo "$f"
+}
+
+big=$(capture "$n")
+bytes=$(wc -c <"$big")
+/usr/bin/time -f '%e %U %S %M' -o "$dir/bench-$n.time" "$analyze" --verbose "$big" >"$dir/bench-$n.txt"
+recs=$(sed -n 's/^records: \([0-9]*\) .*/\1/p' "$dir/bench-$n.txt")
+grep -q '^check: ok' "$dir/bench-$n.txt" || { echo "bench-analyze: the check failed:" >&2; head -n 20 "$dir/bench-$n.txt" >&2; exit 1; }
+read -r wall user sys rss <"$dir/bench-$n.time"
+awk -v r="$recs" -v b="$bytes" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" 'BEGIN {
+	printf "capture:     %d records, %.1f MB\n", r, b / 1e6
+	printf "time:        %.2f s wall, %.2f s user, %.2f s sys\n", w, u, s
+	printf "throughput:  %.2f M records/s, %.1f MB/s (wall)\n", r / w / 1e6, b / w / 1e6
+	printf "peak memory: %.0f MB (%.1f bytes per record, %.2fx the capture)\n", m / 1024, m * 1024 / r, m * 1024 / b
+}'
+grep -E '^(check|latency|diagnosis):' "$dir/bench-$n.txt" | head -n 3
+
+if ! command -v valgrind >/dev/null 2>&1; then
+	echo "callgrind:   valgrind is not installed"
+	exit 0
+fi
+small=$(capture "$cg_n")
+valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind.out" "$analyze" --verbose "$small" \
+	>"$dir/bench-$cg_n.txt" 2>"$dir/callgrind.log"
+ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$dir/callgrind.log")
+cg_recs=$(sed -n 's/^records: \([0-9]*\) .*/\1/p' "$dir/bench-$cg_n.txt")
+awk -v i="$ir" -v r="$cg_recs" 'BEGIN {
+	printf "callgrind:   %d instructions for %d records, %.0f per record\n", i, r, i / r }'
+echo "             (callgrind_annotate $dir/callgrind.out for the functions)"

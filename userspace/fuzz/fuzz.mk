@@ -1,0 +1,45 @@
+# Fuzzing with libFuzzer (clang), included by userspace/Makefile.
+#
+#   make fuzz-build     the targets in build-fuzz/: fuzz_stream (reader and
+#                       summary), fuzz_analysis (analysis, diagnosis and
+#                       reports), fuzz_ksyms (kallsyms parser),
+#                       fuzz_categories (--categories files)
+#   make fuzz-regress   each target over its corpus fuzz/corpus/<target>/
+#                       once (KTAP; part of make check)
+#   make fuzz-seeds     rewrite the synthetic seeds (fuzz/gen_seeds.c)
+#
+# Longer runs: scripts/fuzz.sh [SECONDS] [TARGET...].
+
+FUZZ_CC      ?= clang
+FUZZ_BUILD   := build-fuzz
+FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=all
+FUZZ_TARGETS := stream analysis ksyms categories
+FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_OBJS    := $(call objs,$(FUZZ_BUILD),$(LIB_SRCS) $(ANA_SRCS))
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(BASE_FLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(CPPFLAGS) -Ifuzz \
+		$(DEPFLAGS) -c -o $@ $<
+
+$(FUZZ_BUILD)/analyze/categories_builtin.o: $(GEN)/categories_csv.h
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/fuzz/fuzz_%.o $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
+
+.PHONY: fuzz-build fuzz-regress fuzz-seeds
+fuzz-build: $(FUZZ_BINS)
+
+fuzz-regress: $(FUZZ_BINS)
+	@sh fuzz/regress.sh $(FUZZ_BUILD) fuzz/corpus $(FUZZ_TARGETS)
+
+# Synthetic seeds: diagnosis scenarios, TX, TCP, PHC, STATUS, PT, symbols.
+GEN_SEEDS := $(ASAN_BUILD)/fuzz/gen_seeds
+
+$(GEN_SEEDS): $(ASAN_BUILD)/fuzz/gen_seeds.o $(ASAN_CORE_OBJS)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+fuzz-seeds: $(GEN_SEEDS)
+	@mkdir -p fuzz/corpus
+	./$(GEN_SEEDS) fuzz/corpus

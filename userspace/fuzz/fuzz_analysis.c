@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: the whole of nsight-analyze on one stream. The
+ * analysis (nsight_analysis_run: summary, time conversion, lifetimes,
+ * latency, timelines, samples, Intel PT evidence), the diagnosis with the
+ * built-in categories, and the reports it prints or writes (text, terminal
+ * summary, JSON, Perfetto trace, HTML), to /dev/null.
+ *
+ * The input is a stream as nsightctl dump writes it (see fuzz_common.h for
+ * the framing repair). Bits 24-31 of the stream header's sources field,
+ * which no source uses, choose options, so that they are fuzzed too:
+ *   24 --time-params first      28 --baseline: the capture itself
+ *   25 --slice p20-p40          29 --clock monotonic, --messages
+ *   26 --tail p50 --min-dev 0   30 --html
+ *   27 --nested-threshold 0     31 --json (else the text and the summary)
+ */
+#include <json-c/json.h>
+
+#include "analysis.h"
+#include "categories_builtin.h"
+#include "diag_report.h"
+#include "fuzz_common.h"
+#include "html_report.h"
+#include "perfetto.h"
+#include "print.h"
+#include "report.h"
+#include "terminal.h"
+
+#define OPT(bit)	(1U << (bit))
+
+static struct nsight_cats cats;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct nsight_diag d = { 0 };
+
+	(void)argc;
+	(void)argv;
+	nsight_cats_init(&cats);
+	if (nsight_cats_parse(&cats, nsight_categories_builtin, strlen(nsight_categories_builtin),
+			      nsight_categories_builtin_name, &d)) {
+		fprintf(stderr, "fuzz_analysis: built-in categories: %s\n", d.msg);
+		abort();
+	}
+	return 0;
+}
+
+static uint32_t options_of(const uint8_t *data, size_t size)
+{
+	struct nsight_stream_hdr h;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, data, sizeof(h));
+	return h.sources;
+}
+
+static void reports(const struct nsight_analysis *a, const struct nsight_dx *dx,
+		    const struct nsight_analysis *b, uint32_t opt)
+{
+	enum nsight_clockid clk = opt & OPT(29) ? NSIGHT_CLOCK_MONOTONIC : NSIGHT_CLOCK_REALTIME;
+	struct nsight_tty tty = { .color = true, .width = NSIGHT_TTY_WIDTH };
+	struct nsight_diag d = { 0 };
+	FILE *f = fuzz_null();
+
+	if (opt & OPT(31)) {
+		struct json_object *j = nsight_summary_to_json("fuzz", &a->sum);
+
+		if (j && !nsight_report_add_json(j, a, clk, opt & OPT(29)) &&
+		    !nsight_diag_report_json(j, dx, a))
+			fputs(json_object_to_json_string(j), f);
+		json_object_put(j);
+	} else {
+		nsight_summary_print_text(f, "fuzz", &a->sum);
+		nsight_report_time_text(f, a, clk);
+		nsight_report_phc_text(f, a);
+		nsight_report_latency_text(f, a);
+		if (opt & OPT(29))
+			nsight_report_messages_text(f, a, clk);
+		nsight_diag_report_text(f, dx, a);
+		nsight_tty_summary(f, "fuzz", a, clk, &tty);
+		nsight_diag_report_tty(f, dx, a, &tty);
+	}
+	nsight_perfetto_write(f, a, dx, &d);
+	if (opt & OPT(30))
+		nsight_html_report(f, "fuzz", a, dx, b, &d);
+}
+
+static void one(const uint8_t *data, size_t size)
+{
+	struct nsight_analysis_opts ao = { .lifetimes = true };
+	uint32_t opt = options_of(data, size);
+	struct nsight_analysis a, b;
+	struct nsight_diag d = { 0 };
+	struct nsight_dx_opts o;
+	struct nsight_dx dx;
+	bool have_b = false;
+	FILE *f;
+	int err;
+
+	f = fuzz_file(data, size);
+	if (!f)
+		return;
+	if (opt & OPT(24))
+		ao.params = NSIGHT_TC_FIRST;
+	nsight_dx_opts_default(&o);
+	if (opt & OPT(25)) {
+		o.slice = true;
+		o.ref_lo = 20000;
+		o.ref_hi = 40000;
+	}
+	if (opt & OPT(26)) {
+		o.tail = 50000;
+		o.min_dev = 0;
+	}
+	if (opt & OPT(27))
+		o.nested = 0;
+	memset(&dx, 0, sizeof(dx));
+	err = nsight_analysis_run(&a, f, &ao, &d);
+	fclose(f);
+	if (!err && (opt & OPT(28))) {
+		struct nsight_analysis_opts bo = ao;
+
+		bo.keys = a.keys;
+		f = fuzz_file(data, size);
+		if (!f)
+			abort();
+		have_b = true;
+		o.baseline = "fuzz";
+		err = nsight_analysis_run(&b, f, &bo, &d);
+		fclose(f);
+	}
+	if (!err)
+		err = nsight_analysis_diagnose(&dx, &a, have_b ? &b : NULL, &cats, &o, &d);
+	if (!err)
+		reports(&a, &dx, have_b ? &b : NULL, opt);
+	nsight_dx_fini(&dx);
+	if (have_b)
+		nsight_analysis_fini(&b);	/* before a: it uses a's keys */
+	nsight_analysis_fini(&a);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *fixed;
+
+	one(data, size);
+	fixed = malloc(size ? size : 1);
+	if (!fixed)
+		return 0;
+	memcpy(fixed, data, size);
+	if (fuzz_fix_stream(fixed, size))
+		one(fixed, size);
+	free(fixed);
+	return 0;
+}

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: MIT
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose.h"
+#include "vec.h"
+#include "latency.h"
+#include "whatif.h"
+
+#define NONE UINT32_MAX
+
+const uint32_t nsight_wi_pct[NSIGHT_WI_NPCT] = { 50000, 99000, 99900 };
+const char *const nsight_wi_pct_name[NSIGHT_WI_NPCT] = { "p50", "p99", "p99.9" };
+
+int nsight_whatif_parse(struct nsight_wi_spec *spec, const char *s, struct nsight_diag *d)
+{
+	const char *cause, *eq = NULL;
+	size_t len;
+
+	memset(spec, 0, sizeof(*spec));
+	spec->role = -1;
+	if (!strncmp(s, "remove:", 7)) {
+		spec->remove = true;
+		cause = s + 7;
+		len = strlen(cause);
+	} else if (!strncmp(s, "scale:", 6)) {
+		char *end;
+
+		cause = s + 6;
+		eq = strrchr(cause, '=');
+		if (!eq)
+			return nsight_diag_set(d, NSIGHT_E_INVAL, "'%s': scale needs =FACTOR", s);
+		spec->factor = strtod(eq + 1, &end);
+		if (end == eq + 1 || *end || !isfinite(spec->factor) || spec->factor < 0 ||
+		    spec->factor > 100)
+			return nsight_diag_set(d, NSIGHT_E_INVAL, "'%s': bad factor (0 to 100)", s);
+		len = (size_t)(eq - cause);
+	} else {
+		return nsight_diag_set(d, NSIGHT_E_INVAL,
+				       "'%s': expected remove:CAUSE or scale:CAUSE=FACTOR", s);
+	}
+	while (len && cause[0] == ' ') {
+		cause++;
+		len--;
+	}
+	while (len && cause[len - 1] == ' ')
+		len--;
+	if (len >= 3 && (len == 3 || cause[len - 4] == ' ') && cause[len - 3] == '(' &&
+	    cause[len - 1] == ')' && (cause[len - 2] == 'A' || cause[len - 2] == 'R')) {
+		spec->role = cause[len - 2] == 'A' ? NSIGHT_ROLE_A : NSIGHT_ROLE_R;
+		len -= 3;
+		while (len && cause[len - 1] == ' ')
+			len--;
+	}
+	if (!len)
+		return nsight_diag_set(d, NSIGHT_E_INVAL, "'%s': no cause", s);
+	if (len >= sizeof(spec->category))
+		return nsight_diag_set(d, NSIGHT_E_INVAL, "'%s': cause too long", s);
+	memcpy(spec->category, cause, len);
+	spec->category[len] = '\0';
+	return 0;
+}
+
+const char *nsight_whatif_spec_format(const struct nsight_wi_spec *spec, char *buf, size_t len)
+{
+	char role[8] = "";
+
+	if (spec->role >= 0)
+		snprintf(role, sizeof(role), " (%s)", nsight_role_name((uint8_t)spec->role));
+	if (spec->remove)
+		snprintf(buf, len, "remove %s%s", spec->category, role);
+	else
+		snprintf(buf, len, "scale %s%s by %g", spec->category, role, spec->factor);
+	return buf;
+}
+
+struct went {
+	uint32_t key;
+	uint8_t role;
+	int64_t excl;
+};
+
+struct wmsg {
+	size_t idx;
+	int64_t lat, pred;
+	size_t ent, n_ent;
+};
+
+struct wgrp {
+	struct wmsg *m;
+	size_t n, cap;
+};
+
+/* Causes of the next bottleneck while a group is counted. */
+struct wcause {
+	uint32_t cat;
+	uint8_t role;
+	int64_t ex;		/* in the message at hand */
+	uint64_t main;
+	int64_t total;
+};
+
+struct wb {
+	struct nsight_whatif *wi;
+	const struct nsight_keys *keys;
+	const struct nsight_cats *cats;
+	struct wgrp *g;
+	struct went *ents;
+	size_t n_ents, cap_ents;
+	uint32_t *cat_of;	/* key -> index in cat_names */
+	char **cat_names;
+	size_t n_cats, cap_cats;
+	uint8_t *match;		/* key: 0 unknown, 1 no, 2 yes */
+	double *exp;		/* per group: [role * nkeys + key] */
+	struct wcause *wc;
+	size_t n_wc, cap_wc;
+};
+
+#define GROW NSIGHT_VEC_GROW
+
+/* The category of @key as an index, NONE when out of memory. */
+static uint32_t cat_of(struct wb *b, uint32_t key)
+{
+	char buf[512];
+	size_t i;
+
+	if (b->cat_of[key] != NONE)
+		return b->cat_of[key];
+	nsight_cats_name(b->cats, nsight_key_kind(b->keys, key), nsight_key_name(b->keys, key), buf,
+			 sizeof(buf));
+	for (i = 0; i < b->n_cats && strcmp(b->cat_names[i], buf); i++)
+		;
+	if (i == b->n_cats) {
+		if (GROW(b->cat_names, b->n_cats, b->cap_cats))
+			return NONE;
+		b->cat_names[i] = strdup(buf);
+		if (!b->cat_names[i])
+			return NONE;
+		b->n_cats++;
+	}
+	b->cat_of[key] = (uint32_t)i;
+	return (uint32_t)i;
+}
+
+/* Whether @key (of any role) belongs to the cause; -1 when out of memory. */
+static int key_matches(struct wb *b, uint32_t key)
+{
+	const char *want = b->wi->spec.category, *cat;
+	uint32_t c;
+	size_t l = strlen(want);
+
+	if (b->match[key])
+		return b->match[key] == 2;
+	c = cat_of(b, key);
+	if (c == NONE)
+		return -1;
+	cat = b->cat_names[c];
+	b->match[key] = !strcmp(cat, want) ||
+			(nsight_key_kind(b->keys, key) == NSIGHT_KEY_FUNC && !strncmp(cat, want, l) &&
+			 cat[l] == ':' && cat[l + 1] == ' ') ? 2 : 1;
+	return b->match[key] == 2;
+}
+
+static bool ent_matches(struct wb *b, const struct went *e)
+{
+	return (b->wi->spec.role < 0 || b->wi->spec.role == e->role) && b->match[e->key] == 2;
+}
+
+static int64_t value_in(const struct wb *b, const struct wmsg *m, uint8_t role, uint32_t key)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_ent; i++)
+		if (b->ents[m->ent + i].key == key && b->ents[m->ent + i].role == role)
+			return b->ents[m->ent + i].excl;
+	return 0;
+}
+
+static int lat_cmp(const void *x, const void *y)
+{
+	const struct wmsg *a = x, *c = y;
+
+	if (a->lat != c->lat)
+		return a->lat < c->lat ? -1 : 1;
+	return a->idx < c->idx ? -1 : a->idx > c->idx;
+}
+
+static int i64_cmp(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, c = *(const int64_t *)y;
+
+	return a < c ? -1 : a > c;
+}
+
+/* The group of message @m, made if new; NULL when out of memory. */
+static struct wgrp *group_of(struct wb *b, const struct nsight_msg *m, size_t *gi)
+{
+	struct nsight_whatif *wi = b->wi;
+	size_t i;
+
+	for (i = 0; i < wi->n; i++)
+		if (wi->groups[i].pid == m->pid && wi->groups[i].dir == m->dir &&
+		    !strncmp(wi->groups[i].comm, m->comm, sizeof(m->comm)))
+			break;
+	if (i == wi->n) {
+		struct nsight_wi_group *ng = realloc(wi->groups, (wi->n + 1) * sizeof(*ng));
+		struct wgrp *nb = realloc(b->g, (wi->n + 1) * sizeof(*nb));
+
+		if (ng)
+			wi->groups = ng;
+		if (nb)
+			b->g = nb;
+		if (!ng || !nb)
+			return NULL;
+		memset(&ng[i], 0, sizeof(ng[i]));
+		memcpy(ng[i].comm, m->comm, sizeof(ng[i].comm));
+		ng[i].pid = m->pid;
+		ng[i].dir = m->dir;
+		b->g[i] = (struct wgrp){ 0 };
+		wi->n++;
+	}
+	*gi = i;
+	return &b->g[i];
+}
+
+/* Profile every complete message into its group. */
+static int gather(struct wb *b, const struct nsight_lifetimes *lt, struct nsight_profiler *prof,
+		  struct nsight_diag *d)
+{
+	struct nsight_profile pr = { 0 };
+	int err = 0;
+	size_t i, k, gi;
+
+	for (i = 0; i < lt->n && !err; i++) {
+		const struct nsight_msg *m = &lt->msgs[i];
+		struct wgrp *g;
+		struct wmsg *wm;
+
+		if (m->reason != NSIGHT_MSG_COMPLETE)
+			continue;
+		err = nsight_profile_build(prof, m, &pr, d);
+		if (err)
+			break;
+		g = group_of(b, m, &gi);
+		if (!g || GROW(g->m, g->n, g->cap)) {
+			err = -NSIGHT_E_NOMEM;
+			break;
+		}
+		if (pr.lost) {
+			b->wi->groups[gi].skipped_lost++;
+			continue;
+		}
+		wm = &g->m[g->n++];
+		*wm = (struct wmsg){ .idx = i, .lat = m->total_ns, .ent = b->n_ents };
+		for (k = 0; k < pr.n; k++) {
+			const struct nsight_prof_ent *e = &pr.v[k];
+			int mt;
+
+			if (e->key >= b->keys->n || !e->excl)
+				continue;
+			mt = key_matches(b, e->key);
+			if (mt < 0 || GROW(b->ents, b->n_ents, b->cap_ents)) {
+				err = -NSIGHT_E_NOMEM;
+				break;
+			}
+			b->ents[b->n_ents++] = (struct went){ e->key, e->role, e->excl };
+			b->wi->found |= mt && (b->wi->spec.role < 0 || b->wi->spec.role == e->role);
+			wm->n_ent++;
+		}
+	}
+	nsight_profile_fini(&pr);
+	if (err == -NSIGHT_E_NOMEM)
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	return err;
+}
+
+/* The predicted latency of @m; its expected times are in b->exp. */
+static int64_t predict(struct wb *b, const struct wmsg *m, size_t nkeys, const uint32_t *exp_keys,
+		       size_t n_exp)
+{
+	double f = b->wi->spec.remove ? 0 : b->wi->spec.factor;
+	int64_t removed[NSIGHT_ROLES] = { 0 }, deficit[NSIGHT_ROLES] = { 0 }, pred = m->lat;
+	size_t i;
+	int r;
+
+	for (i = 0; i < m->n_ent; i++) {
+		const struct went *e = &b->ents[m->ent + i];
+
+		if (ent_matches(b, e))
+			removed[e->role] += e->excl - llround((double)e->excl * f);
+	}
+	for (i = 0; i < n_exp; i++) {
+		uint8_t role = (uint8_t)(exp_keys[i] / nkeys);
+		uint32_t key = (uint32_t)(exp_keys[i] % nkeys);
+		struct went e = { key, role, 0 };
+		int64_t want = llround(b->exp[exp_keys[i]]), have;
+
+		if (ent_matches(b, &e) || !removed[role])
+			continue;
+		have = value_in(b, m, role, key);
+		if (want > have)
+			deficit[role] += want - have;
+	}
+	for (r = 0; r < NSIGHT_ROLES; r++)
+		pred -= removed[r] - (deficit[r] < removed[r] ? deficit[r] : removed[r]);
+	return pred;
+}
+
+/* The next bottleneck over the predicted tail of group @gi. */
+static int next_bottleneck(struct wb *b, size_t gi, int64_t thr, size_t nkeys, int64_t min_dev)
+{
+	struct nsight_wi_group *out = &b->wi->groups[gi];
+	const struct wgrp *g = &b->g[gi];
+	double f = b->wi->spec.remove ? 0 : b->wi->spec.factor;
+	size_t i, k, best = SIZE_MAX;
+
+	b->n_wc = 0;
+	for (i = 0; i < g->n; i++) {
+		const struct wmsg *m = &g->m[i];
+		size_t top = SIZE_MAX;
+
+		if (m->pred < thr)
+			continue;
+		out->tail++;
+		for (k = 0; k < b->n_wc; k++)
+			b->wc[k].ex = 0;
+		for (k = 0; k < m->n_ent; k++) {
+			const struct went *e = &b->ents[m->ent + k];
+			double v = (double)e->excl * (ent_matches(b, e) ? f : 1);
+			int64_t ex = llround(v - b->exp[(size_t)e->role * nkeys + e->key]);
+			uint32_t c = b->cat_of[e->key];
+			size_t j;
+
+			if (ex <= 0 || c == NONE)
+				continue;
+			for (j = 0; j < b->n_wc && !(b->wc[j].cat == c && b->wc[j].role == e->role); j++)
+				;
+			if (j == b->n_wc) {
+				if (GROW(b->wc, b->n_wc, b->cap_wc))
+					return -1;
+				b->wc[j] = (struct wcause){ .cat = c, .role = e->role };
+				b->n_wc++;
+			}
+			b->wc[j].ex += ex;
+		}
+		for (k = 0; k < b->n_wc; k++) {
+			if (b->wc[k].ex < min_dev || b->wc[k].ex <= 0)
+				continue;
+			b->wc[k].total += b->wc[k].ex;
+			if (top == SIZE_MAX || b->wc[k].ex > b->wc[top].ex)
+				top = k;
+		}
+		if (top != SIZE_MAX)
+			b->wc[top].main++;
+	}
+	for (k = 0; k < b->n_wc; k++) {
+		if (!b->wc[k].total)
+			continue;
+		if (best == SIZE_MAX || b->wc[k].main > b->wc[best].main ||
+		    (b->wc[k].main == b->wc[best].main && b->wc[k].total > b->wc[best].total))
+			best = k;
+	}
+	if (best != SIZE_MAX) {
+		out->has_next = true;
+		snprintf(out->next, sizeof(out->next), "%.255s (%s)", b->cat_names[b->wc[best].cat],
+			 nsight_role_name(b->wc[best].role));
+		out->next_main = b->wc[best].main;
+		out->next_total = b->wc[best].total;
+	}
+	return 0;
+}
+
+static int run_group(struct wb *b, size_t gi, int64_t min_dev)
+{
+	struct nsight_wi_group *out = &b->wi->groups[gi];
+	struct wgrp *g = &b->g[gi];
+	size_t nkeys = b->keys->n, n_ref, i, k, n_exp = 0;
+	uint32_t *exp_keys = NULL;
+	int64_t *v = NULL;
+	int err = -1;
+
+	out->messages = g->n;
+	if (!g->n)
+		return 0;
+	qsort(g->m, g->n, sizeof(*g->m), lat_cmp);
+	n_ref = (g->n * 20 + 99) / 100;
+	if (n_ref < NSIGHT_DX_MIN_REF)
+		n_ref = g->n < NSIGHT_DX_MIN_REF ? g->n : NSIGHT_DX_MIN_REF;
+	memset(b->exp, 0, NSIGHT_ROLES * nkeys * sizeof(*b->exp));
+	for (i = 0; i < n_ref; i++)
+		for (k = 0; k < g->m[i].n_ent; k++) {
+			const struct went *e = &b->ents[g->m[i].ent + k];
+
+			b->exp[(size_t)e->role * nkeys + e->key] += (double)e->excl / (double)n_ref;
+		}
+	exp_keys = malloc(NSIGHT_ROLES * nkeys * sizeof(*exp_keys) + 1);
+	v = malloc(g->n * sizeof(*v));
+	if (!exp_keys || !v)
+		goto out;
+	for (i = 0; i < NSIGHT_ROLES * nkeys; i++)
+		if (b->exp[i] > 0)
+			exp_keys[n_exp++] = (uint32_t)i;
+	for (i = 0; i < g->n; i++) {
+		g->m[i].pred = predict(b, &g->m[i], nkeys, exp_keys, n_exp);
+		out->changed += g->m[i].pred != g->m[i].lat;
+		out->removed += g->m[i].lat - g->m[i].pred;
+		b->wi->pred[g->m[i].idx] = g->m[i].pred;
+		v[i] = g->m[i].lat;
+	}
+	for (k = 0; k < NSIGHT_WI_NPCT; k++)
+		out->now[k] = nsight_percentile(v, g->n, nsight_wi_pct[k]);
+	out->now_max = v[g->n - 1];
+	for (i = 0; i < g->n; i++)
+		v[i] = g->m[i].pred;
+	qsort(v, g->n, sizeof(*v), i64_cmp);
+	for (k = 0; k < NSIGHT_WI_NPCT; k++)
+		out->pred[k] = nsight_percentile(v, g->n, nsight_wi_pct[k]);
+	out->pred_max = v[g->n - 1];
+	err = next_bottleneck(b, gi, nsight_percentile(v, g->n, 90000), nkeys, min_dev);
+out:
+	free(exp_keys);
+	free(v);
+	return err;
+}
+
+int nsight_whatif_run(struct nsight_whatif *wi, const struct nsight_wi_spec *spec,
+		      const struct nsight_lifetimes *lt, struct nsight_profiler *prof,
+		      const struct nsight_keys *keys, const struct nsight_cats *cats,
+		      int64_t min_dev, struct nsight_diag *d)
+{
+	struct wb b = { .wi = wi, .keys = keys, .cats = cats };
+	size_t i, nkeys = keys->n ? keys->n : 1;
+	int err;
+
+	memset(wi, 0, sizeof(*wi));
+	wi->spec = *spec;
+	wi->n_pred = lt->n;
+	wi->pred = malloc((lt->n ? lt->n : 1) * sizeof(*wi->pred));
+	b.cat_of = malloc(nkeys * sizeof(*b.cat_of));
+	b.match = calloc(nkeys, 1);
+	b.exp = malloc(NSIGHT_ROLES * nkeys * sizeof(*b.exp));
+	if (!wi->pred || !b.cat_of || !b.match || !b.exp) {
+		err = nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < lt->n; i++)
+		wi->pred[i] = INT64_MIN;
+	for (i = 0; i < nkeys; i++)
+		b.cat_of[i] = NONE;
+	err = gather(&b, lt, prof, d);
+	for (i = 0; !err && i < wi->n; i++)
+		if (run_group(&b, i, min_dev))
+			err = nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+out:
+	for (i = 0; i < wi->n && b.g; i++)
+		free(b.g[i].m);
+	free(b.g);
+	for (i = 0; i < b.n_cats; i++)
+		free(b.cat_names[i]);
+	free(b.cat_names);
+	free(b.cat_of);
+	free(b.match);
+	free(b.exp);
+	free(b.ents);
+	free(b.wc);
+	return err;
+}
+
+void nsight_whatif_fini(struct nsight_whatif *wi)
+{
+	free(wi->groups);
+	free(wi->pred);
+	memset(wi, 0, sizeof(*wi));
+}

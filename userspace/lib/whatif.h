@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What-if predictions (seeds/002 §3.4, "logical zeroing"): what the
+ * latencies would be with a cause's time removed or scaled.
+ *
+ * A spec is "remove:<cause>" or "scale:<cause>=<factor>" (remove is
+ * scale 0; the factor is 0 to 100). The cause is a category as the
+ * diagnosis names it, with its role, "stress interference (A)", or a
+ * category alone, for both roles. A context key belongs to the cause when
+ * its category (categories.h) is the cause's, or, for a kernel function,
+ * begins with the cause's and ": " (the functions of "Receive processing"
+ * are "Receive processing: ip_rcv", ...).
+ *
+ * Per application (comm, pid) and direction, every complete message is
+ * profiled (profile.h) and its exclusive time per (role, key) taken; the
+ * reference is the fastest 20% (at least NSIGHT_DX_MIN_REF), as in the
+ * diagnosis, and gives each (role, key) its expected (mean) time. For a
+ * message and role:
+ *
+ *   removed  = (1 - factor) * the cause's time there
+ *   refill   = min(removed, sum over the other keys of that role of
+ *              max(0, expected - time in the message))
+ *   predicted latency = latency - sum(removed) + sum(refill)
+ *
+ * The refill gives the removed time back to the contexts it displaced, up
+ * to what the reference spends in them: a message that waited 50 us for
+ * a CPU hog did not also wait for its core to leave idle, and without the
+ * hog it would. A message without the cause keeps its latency.
+ *
+ * The next bottleneck: over the predicted tail (predicted latency >= its
+ * p90), each message's excess per cause (the sum over the cause's keys of
+ * max(0, predicted time - expected), the cause's own keys scaled) is
+ * counted when at least min_dev; the cause with the most messages where
+ * it is the largest ("main"), then the largest total, is named.
+ *
+ * Messages whose windows lost records are left out and counted.
+ */
+#ifndef NSIGHT_WHATIF_H
+#define NSIGHT_WHATIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "categories.h"
+#include "ctxkey.h"
+#include "diag.h"
+#include "lifetime.h"
+#include "profile.h"
+
+#define NSIGHT_WI_NPCT 3
+extern const uint32_t nsight_wi_pct[NSIGHT_WI_NPCT];	/* 50%, 99%, 99.9% */
+extern const char *const nsight_wi_pct_name[NSIGHT_WI_NPCT];
+
+struct nsight_wi_spec {
+	char category[256];
+	int role;		/* enum nsight_role, or -1: both */
+	double factor;		/* 0 removes */
+	bool remove;
+};
+
+struct nsight_wi_group {
+	char comm[16];
+	uint32_t pid;
+	uint8_t dir;
+	size_t messages;		/* profiled */
+	size_t changed;			/* whose latency the change moves */
+	uint64_t skipped_lost;		/* complete, but a window lost records */
+	int64_t now[NSIGHT_WI_NPCT], now_max;		/* ns */
+	int64_t pred[NSIGHT_WI_NPCT], pred_max;		/* ns */
+	int64_t removed;		/* ns over all messages, less the refill */
+	bool has_next;
+	char next[272];			/* "Category (A)" */
+	uint64_t next_main;		/* predicted tail messages it is largest in */
+	int64_t next_total;		/* ns */
+	size_t tail;			/* predicted tail messages */
+};
+
+struct nsight_whatif {
+	struct nsight_wi_spec spec;
+	struct nsight_wi_group *groups;	/* by comm, pid, direction */
+	size_t n;
+	bool found;			/* some message has time in the cause */
+	/* Per message (index in the lifetimes), INT64_MIN when not predicted. */
+	int64_t *pred;
+	size_t n_pred;
+};
+
+/* Parse @s; -NSIGHT_E_INVAL with what is wrong in @d. */
+int nsight_whatif_parse(struct nsight_wi_spec *spec, const char *s, struct nsight_diag *d);
+
+/* "remove stress interference (A)", "scale Page faults to 0.5". */
+const char *nsight_whatif_spec_format(const struct nsight_wi_spec *spec, char *buf, size_t len);
+
+/*
+ * Predict @lt (profiled by @prof) under @spec; @min_dev (ns) is the
+ * granularity of the next bottleneck. Returns 0 or -NSIGHT_E_NOMEM;
+ * nsight_whatif_fini() either way.
+ */
+int nsight_whatif_run(struct nsight_whatif *wi, const struct nsight_wi_spec *spec,
+		      const struct nsight_lifetimes *lt, struct nsight_profiler *prof,
+		      const struct nsight_keys *keys, const struct nsight_cats *cats,
+		      int64_t min_dev, struct nsight_diag *d);
+void nsight_whatif_fini(struct nsight_whatif *wi);
+
+#endif /* NSIGHT_WHATIF_H */

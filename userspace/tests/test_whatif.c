@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What-if predictions (--what-if) on synthetic captures with known
+ * answers: removing the injected cause must predict the clean capture's
+ * latencies exactly, scaling it half of it; specs, roles, functions,
+ * lost records, the next bottleneck, text and JSON.
+ */
+#include <json-c/json.h>
+
+#include "categories_builtin.h"
+#include "clirun.h"
+#include "scenario.h"
+#include "whatif.h"
+
+static struct cli c;
+
+struct run {
+	struct nsight_analysis a;
+	struct nsight_cats cats;
+	struct nsight_whatif wi;
+};
+
+static int predict(struct scen *sc, const char *spec_s, struct run *r)
+{
+	struct nsight_profiler prof;
+	struct nsight_wi_spec spec;
+	struct nsight_diag d = { 0 };
+	int err;
+
+	synth_flush(&sc->s);
+	nsight_cats_init(&r->cats);
+	if (nsight_cats_parse(&r->cats, nsight_categories_builtin, strlen(nsight_categories_builtin),
+			      "builtin", &d) || nsight_whatif_parse(&spec, spec_s, &d) ||
+	    synth_analyze(&sc->s, &r->a)) {
+		printf("# %s\n", d.msg);
+		return -1;
+	}
+	err = nsight_profiler_init(&prof, &r->a.tl, &r->a.cap, &r->a.tc, SYN_HZ, &d);
+	if (!err)
+		err = nsight_whatif_run(&r->wi, &spec, &r->a.lt, &prof, r->a.keys, &r->cats, 1000, &d);
+	nsight_profiler_fini(&prof);
+	if (err)
+		printf("# %s\n", d.msg);
+	return err;
+}
+
+static void run_fini(struct run *r, struct scen *sc)
+{
+	nsight_whatif_fini(&r->wi);
+	nsight_analysis_fini(&r->a);
+	nsight_cats_fini(&r->cats);
+	synth_free(&sc->s);
+}
+
+/* Every complete RX message's prediction is @slow for the slow ones, 2700 for the others. */
+static void check_preds(const struct run *r, size_t n, int64_t slow)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < n && i < r->a.lt.n; i++)
+		bad += r->wi.pred[i] != (i % 8 == 7 ? slow : 2700);
+	CHECK_U64(bad, 0);
+	CHECK_U64(r->a.lt.n, n);
+}
+
+static void test_parse(void)
+{
+	struct nsight_wi_spec s;
+	struct nsight_diag d = { 0 };
+	char buf[320];
+
+	CHECK(nsight_whatif_parse(&s, "remove:stress interference (A)", &d) == 0);
+	CHECK(s.remove && s.role == NSIGHT_ROLE_A && !strcmp(s.category, "stress interference"));
+	CHECK_STR_HAS(nsight_whatif_spec_format(&s, buf, sizeof(buf)), "remove stress interference (A)");
+	CHECK(nsight_whatif_parse(&s, "scale: Page faults =0.25", &d) == 0);
+	CHECK(!s.remove && s.role == -1 && s.factor == 0.25 && !strcmp(s.category, "Page faults"));
+	CHECK(nsight_whatif_parse(&s, "scale:Receive processing (R)=2", &d) == 0);
+	CHECK(s.role == NSIGHT_ROLE_R && s.factor == 2);
+	CHECK(nsight_whatif_parse(&s, "drop:x", &d) == -NSIGHT_E_INVAL);
+	CHECK_STR_HAS(d.msg, "expected remove:CAUSE or scale:CAUSE=FACTOR");
+	CHECK(nsight_whatif_parse(&s, "scale:x", &d) == -NSIGHT_E_INVAL);
+	CHECK(nsight_whatif_parse(&s, "scale:x=-1", &d) == -NSIGHT_E_INVAL);
+	CHECK(nsight_whatif_parse(&s, "scale:x=0.5y", &d) == -NSIGHT_E_INVAL);
+	CHECK(nsight_whatif_parse(&s, "scale:x=nan", &d) == -NSIGHT_E_INVAL);
+	CHECK(nsight_whatif_parse(&s, "remove: (A)", &d) == -NSIGHT_E_INVAL);
+	CHECK_STR_HAS(d.msg, "no cause");
+}
+
+/*
+ * The hog: stress holds Y for 50 us from before h; the server runs at h +
+ * 50000 for 1000 ns. Without it the core idles 1000 ns before the server
+ * wakes, as in every other message: 51700 - 50000 + 1000 = 2700, the
+ * clean latency. Half of it: 51700 - 25000 + 1000 = 27700.
+ */
+static void test_hog(void)
+{
+	struct scen sc;
+	struct run r;
+	const struct nsight_wi_group *g;
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	REQUIRE(predict(&sc, "remove:stress interference (A)", &r) == 0);
+	REQUIRE(r.wi.n == 1);
+	g = &r.wi.groups[0];
+	CHECK(r.wi.found);
+	CHECK_U64(g->messages, 40);
+	CHECK_U64(g->changed, 5);
+	CHECK_U64(g->removed, 5 * 49000);
+	CHECK_U64(g->now[1], 51700);
+	CHECK_U64(g->pred[0], 2700);
+	CHECK_U64(g->pred[1], 2700);
+	CHECK_U64(g->pred[2], 2700);
+	CHECK_U64(g->pred_max, 2700);
+	CHECK(!g->has_next);
+	check_preds(&r, 40, 2700);
+	run_fini(&r, &sc);
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	REQUIRE(predict(&sc, "scale:stress interference=0.5", &r) == 0);
+	g = &r.wi.groups[0];
+	check_preds(&r, 40, 27700);
+	CHECK_U64(g->pred[1], 27700);
+	/* Still the largest excess in the predicted tail: 25000 each. */
+	CHECK(g->has_next && !strcmp(g->next, "stress interference (A)"));
+	CHECK_U64(g->next_main, 5);
+	CHECK_U64(g->next_total, 5 * 25000);
+	run_fini(&r, &sc);
+
+	/* The receive core never ran it: nothing changes. */
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	REQUIRE(predict(&sc, "remove:stress interference (R)", &r) == 0);
+	CHECK(!r.wi.found);
+	CHECK_U64(r.wi.groups[0].changed, 0);
+	check_preds(&r, 40, 51700);
+	CHECK(r.wi.groups[0].has_next && !strcmp(r.wi.groups[0].next, "stress interference (A)"));
+	run_fini(&r, &sc);
+}
+
+/*
+ * NET_RX runs 40 us inside the server on Y (latency 42700): removing
+ * "Receive processing (A)" gives 2700; with sampled stacks the function
+ * nsight_slow_rcv ("Receive processing: nsight_slow_rcv [nsight_slowpath]",
+ * 35 us of it) goes with its category, or alone: 7700.
+ */
+static void test_receive_and_functions(void)
+{
+	struct scen sc;
+	struct run r;
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_NETRX, 8, 7);
+	REQUIRE(predict(&sc, "remove:Receive processing (A)", &r) == 0);
+	check_preds(&r, 40, 2700);
+	run_fini(&r, &sc);
+
+	scen_init(&sc, "server");
+	sc.s.ksyms = SC_KSYMS;
+	scen_run(&sc, 40, SC_NETRX_FN, 8, 7);
+	REQUIRE(predict(&sc, "remove:Receive processing (A)", &r) == 0);
+	check_preds(&r, 40, 2700);
+	run_fini(&r, &sc);
+
+	scen_init(&sc, "server");
+	sc.s.ksyms = SC_KSYMS;
+	scen_run(&sc, 40, SC_NETRX_FN, 8, 7);
+	REQUIRE(predict(&sc, "remove:Receive processing: nsight_slow_rcv [nsight_slowpath] (A)", &r) == 0);
+	check_preds(&r, 40, 7700);
+	/* What is left of the softirq is next. */
+	CHECK(r.wi.groups[0].has_next && !strcmp(r.wi.groups[0].next, "Receive processing (A)"));
+	run_fini(&r, &sc);
+}
+
+/* A message whose window lost records is left out and counted. */
+static void test_drops(void)
+{
+	struct scen sc;
+	struct run r;
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	scen_msg(&sc, SC_DROP);
+	REQUIRE(predict(&sc, "remove:stress interference (A)", &r) == 0);
+	CHECK_U64(r.wi.groups[0].messages, 40);
+	CHECK_U64(r.wi.groups[0].skipped_lost + r.a.lt.n - r.a.lt.n_complete, 1);
+	CHECK_U64(r.wi.groups[0].pred_max, 2700);
+	run_fini(&r, &sc);
+}
+
+static void test_cli(void)
+{
+	const char *hog = cli_file(&c, "hog");
+	struct json_object *j = NULL, *w, *g, *v;
+	struct cli_result r;
+	struct scen sc;
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	REQUIRE(scen_save(&sc, hog) == 0);
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--what-if", "remove:stress interference (A)", hog, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out,
+		"what-if: remove stress interference (A)\n"
+		"  server[100] rx: 40 messages, 5 changed, 245us removed\n"
+		"                     p50       p99     p99.9       max\n"
+		"    now           2.70us    51.7us    51.7us    51.7us\n"
+		"    predicted     2.70us    2.70us    2.70us    2.70us\n"
+		"    next bottleneck: none of at least 1.00us in the 40 predicted tail messages (>= p90)\n");
+	CHECK(r.out && strstr(r.out, "\ndiagnosis: ") < strstr(r.out, "\nwhat-if: "));
+	cli_result_free(&r);
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--what-if", "remove:nothing like it", hog, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "no message has time in this cause");
+	cli_result_free(&r);
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--json", "--what-if", "scale:stress interference (A)=0.5", hog, NULL });
+	CHECK_U64(r.status, 0);
+	j = r.out ? json_tokener_parse(r.out) : NULL;
+	REQUIRE(j);
+	CHECK(json_object_object_get_ex(j, "what_if", &w));
+	CHECK(json_object_object_get_ex(w, "groups", &g) && json_object_array_length(g) == 1);
+	g = json_object_array_get_idx(g, 0);
+	CHECK(g && json_object_object_get_ex(g, "predicted", &v) &&
+	      json_object_object_get_ex(v, "p99", &v) && json_object_get_int64(v) == 27700);
+	CHECK(g && json_object_object_get_ex(g, "next_bottleneck", &v) &&
+	      json_object_object_get_ex(v, "cause", &v) &&
+	      !strcmp(json_object_get_string(v), "stress interference (A)"));
+	json_object_put(j);
+	cli_result_free(&r);
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--what-if", "scale:x=y", hog, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "bad --what-if 'scale:x=y': bad factor (0 to 100)");
+	cli_result_free(&r);
+}
+
+static void setup(void)
+{
+	REQUIRE(cli_init(&c) == 0);
+}
+
+static void cleanup(void)
+{
+	static const char *const files[] = { "hog", NULL };
+
+	CHECK(cli_fini(&c, files) == 0);
+}
+
+KTAP_MAIN(
+	KTAP_TEST(setup),
+	KTAP_TEST(test_parse),
+	KTAP_TEST(test_hog),
+	KTAP_TEST(test_receive_and_functions),
+	KTAP_TEST(test_drops),
+	KTAP_TEST(test_cli),
+	KTAP_TEST(cleanup),
+)
