@@ -8,6 +8,7 @@
 
 #include "analysis.h"
 #include "categories_builtin.h"
+#include "chains_report.h"
 #include "diag_report.h"
 #include "html_report.h"
 #include "intervals_report.h"
@@ -184,10 +185,11 @@ static void usage(FILE *f)
 		"  --categories FILE     category rules tried before the built-in ones:\n"
 		"                        lines 'kind,pattern,category' ('#' comments), kind\n"
 		"                        one of task, irq, softirq, work, fault, idle, func,\n"
-		"                        hol, app, unknown; pattern an fnmatch glob on the\n"
-		"                        name (comm, irq name, softirq vector, work\n"
+		"                        hol, app, blocked, unknown; pattern an fnmatch glob\n"
+		"                        on the name (comm, irq name, softirq vector, work\n"
 		"                        function, user|kernel, the key before an idle gap,\n"
-		"                        a sampled function's symbol); '<name>' in the\n"
+		"                        a sampled function's symbol, the comm of the task\n"
+		"                        that woke a blocked thread); '<name>' in the\n"
 		"                        category is the matched name, '<outer>' for a\n"
 		"                        function the category of the context it ran in\n"
 		"\n"
@@ -226,6 +228,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 
 		if (j && (nsight_report_add_json(j, a, o->clk, o->messages) ||
 			  nsight_diag_report_json(j, dx, a) ||
+			  nsight_chains_report_json(j, dx, a) ||
 			  (x->iv && nsight_intervals_report_json(j, x->iv)) ||
 			  (x->wi && nsight_whatif_report_json(j, x->wi, o->dx.min_dev)))) {
 			json_object_put(j);
@@ -239,6 +242,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_text(stdout, dx, a);
+		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }))
+			ret = NSIGHT_EXIT_FAIL;
 		if (x->iv)
 			nsight_intervals_report_tty(stdout, x->iv, &(struct nsight_tty){ 0 });
 		if (x->wi)
@@ -248,6 +253,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_tty(stdout, dx, a, &o->tty);
+		if (nsight_chains_report_text(stdout, dx, a, &o->tty))
+			ret = NSIGHT_EXIT_FAIL;
 		if (x->iv)
 			nsight_intervals_report_tty(stdout, x->iv, &o->tty);
 		if (x->wi)
@@ -376,6 +383,8 @@ static int what_if(struct nsight_whatif *wi, struct nsight_analysis *a,
 	int err;
 
 	err = nsight_profiler_init(&prof, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, &d);
+	if (!err)
+		err = nsight_analysis_use_chains(&prof, a, &d);
 	if (!err)
 		err = nsight_whatif_run(wi, &o->whatif, &a->lt, &prof, a->keys, cats, o->dx.min_dev,
 					&d);
