@@ -19,70 +19,6 @@ static struct cli c;
 
 static const char *const files[] = { "lock", "preempt", "lost", NULL };
 
-static const struct syn_task holder = { 102, 100, "lockholder" };
-
-/* The server asleep (TASK_INTERRUPTIBLE) in its pending receive. */
-static void sleep_st(struct scen *sc)
-{
-	struct syn_task me = { 101, 100, sc->comm };
-
-	synth_switch_st(&sc->s, SC_Y, sc->entry + 100, me, sc_swapper1, 1, 0);
-	synth_idle(&sc->s, SC_Y, sc->entry + 200, true);
-	sc->last = sc->entry + 200;
-}
-
-/* A message woken as usual: the interrupt wakes the server at h + 100. */
-static void normal(struct scen *sc)
-{
-	struct syn_task me = { 101, 100, sc->comm };
-	uint64_t h, id;
-
-	scen_rx(sc, sc->t, 1, &h, &id);
-	synth_waking(&sc->s, SC_X, h + 100, me, SC_Y, 0);
-	synth_idle(&sc->s, SC_Y, h + 900, false);
-	synth_switch(&sc->s, SC_Y, h + 1000, sc_swapper1, me);
-	scen_recv(sc, h + 2000, id, 3000);
-	sleep_st(sc);
-	sc->t += SC_GAP;
-}
-
-/*
- * Two requests: the server takes the first (a1) and blocks on the mutex
- * at a1 + 300 while lockholder runs on X from h1 + 500. The second
- * arrives at n2 = a1 + 5000 (h2 = n2 + 700) and waits: lockholder
- * releases the mutex and wakes the server at W = a1 + 40000; the server
- * runs at W + 1000, enters its receive at W + 3000 and has the second at
- * a2 = W + 4000 (latency 39000 ns, blocked 34300 ns from h2 to W).
- */
-static void lock_pair(struct scen *sc)
-{
-	struct syn_task me = { 101, 100, sc->comm };
-	uint64_t h1, id1, h2, id2, a1, w;
-
-	scen_rx(sc, sc->t, 1, &h1, &id1);
-	synth_waking(&sc->s, SC_X, h1 + 100, me, SC_Y, 0);
-	synth_idle(&sc->s, SC_Y, h1 + 900, false);
-	synth_switch(&sc->s, SC_Y, h1 + 1000, sc_swapper1, me);
-	a1 = h1 + 2000;
-	scen_recv(sc, a1, id1, 0);
-	synth_switch_st(&sc->s, SC_Y, a1 + 300, me, sc_swapper1, 1, 0);
-	synth_idle(&sc->s, SC_Y, a1 + 400, true);
-	/* X: lockholder runs; the second request's irq and softirq nest in it. */
-	synth_idle(&sc->s, SC_X, h1 + 400, false);
-	synth_switch(&sc->s, SC_X, h1 + 500, sc_swapper0, holder);
-	scen_rx(sc, a1 + 5000, 1, &h2, &id2);
-	w = a1 + 40000;
-	synth_waking(&sc->s, SC_X, w, me, SC_Y, holder.tid);
-	synth_switch_st(&sc->s, SC_X, w + 500, holder, sc_swapper0, 1, 0);
-	synth_idle(&sc->s, SC_X, w + 600, true);
-	synth_idle(&sc->s, SC_Y, w + 900, false);
-	synth_switch(&sc->s, SC_Y, w + 1000, sc_swapper1, me);
-	sc->entry = w + 3000;
-	scen_recv(sc, w + 4000, id2, 3000);
-	sleep_st(sc);
-	sc->t += SC_GAP;
-}
-
 /* 40 requests, every 8th (from the 7th) a lock pair: 5 slow of 45. */
 static void save_lock(void)
 {
@@ -92,31 +28,11 @@ static void save_lock(void)
 	scen_init(&sc, "server");
 	for (i = 0; i < 40; i++) {
 		if (i % 8 == 7)
-			lock_pair(&sc);
+			scen_lock_pair(&sc);
 		else
-			normal(&sc);
+			scen_woken(&sc);
 	}
 	CHECK(scen_save(&sc, cli_file(&c, "lock")) == 0);
-}
-
-/*
- * "stress" runs on Y from before h; the interrupt wakes the server at
- * h + 100 but stress keeps Y until h + 30000 (preempted then): the server
- * was runnable, not running, for 29900 ns, and ran 1000 ns.
- */
-static void preempted(struct scen *sc)
-{
-	struct syn_task me = { 101, 100, sc->comm };
-	uint64_t h, id;
-
-	scen_rx(sc, sc->t, 1, &h, &id);
-	synth_idle(&sc->s, SC_Y, h - 3100, false);
-	synth_switch(&sc->s, SC_Y, h - 3000, sc_swapper1, sc_stress);
-	synth_waking(&sc->s, SC_X, h + 100, me, SC_Y, 0);
-	synth_switch_st(&sc->s, SC_Y, h + 30000, sc_stress, me, 0, NSIGHT_SWITCH_PREEMPT);
-	scen_recv(sc, h + 31000, id, 3000);
-	sleep_st(sc);
-	sc->t += SC_GAP;
 }
 
 static int analyze_file(struct nsight_analysis *a, const char *name)
@@ -205,7 +121,7 @@ static void test_chain_mutex(void)
 	nsight_analysis_fini(&a);
 }
 
-/* The diagnosis names the holder first; the reports carry the chain. */
+/* The diagnosis names the sc_holder first; the reports carry the chain. */
 static void test_diagnosis_mutex(void)
 {
 	struct cli_result r;
@@ -262,9 +178,9 @@ static void test_chain_preempted(void)
 	scen_init(&sc, "server");
 	for (i = 0; i < 10; i++) {
 		if (i == 5)
-			preempted(&sc);
+			scen_preempted(&sc);
 		else
-			normal(&sc);
+			scen_woken(&sc);
 	}
 	REQUIRE(scen_save(&sc, cli_file(&c, "preempt")) == 0);
 	REQUIRE(analyze_file(&a, "preempt") == 0);
@@ -353,7 +269,7 @@ static void test_rcvbuf_warning(void)
 
 	scen_init(&sc, "server");
 	for (i = 0; i < 10; i++)
-		normal(&sc);
+		scen_woken(&sc);
 	/* Three more datagrams seen on X, dropped before the socket. */
 	for (i = 0, t = sc.t; i < 3; i++, t += 1000) {
 		synth_pkt(&sc.s, SC_X, t, NSIGHT_PKT_RX_GRO, 0x9000 + i, sc.flow, 0, 64, 0);
