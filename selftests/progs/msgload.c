@@ -3,12 +3,16 @@
  * msgload: request/response workloads for nsight's guest tests.
  *
  *   msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH]
- *                  [-t TOUCH_KB [-R]] [-s SEED]
+ *                  [-t TOUCH_KB [-R]] [-s SEED] [-L HOLD_US [-I EVERY_US] [-C CPU]]
  *       Echo every request. -w spins WORK_US per request; -b waits until
  *       BATCH requests arrived and then handles them one by one (requests
  *       queue behind each other: head-of-line blocking); -t writes TOUCH_KB
  *       of freshly mapped memory per request (page faults), -R a random
- *       amount up to TOUCH_KB instead. Prints "listening PORT pid PID",
+ *       amount up to TOUCH_KB instead. -L: every request is handled
+ *       under a mutex that a background thread named "lockholder"
+ *       (SCHED_IDLE, on CPU CPU, default 0) takes every EVERY_US (default
+ *       1000) and holds for HOLD_US, spinning in hold_lock_slowly(): the
+ *       server waits for it (the lock-holder example of seeds/004). Prints "listening PORT pid PID",
  *       exits after COUNT requests (default: never) and prints "served N".
  *
  *   msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE]
@@ -36,7 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,7 +66,12 @@ struct opts {
 	unsigned long size;
 	unsigned long timeout_ms;
 	unsigned long gap_us;
+	unsigned long hold_us;		/* -L */
+	unsigned long hold_every_us;	/* -I */
+	unsigned long hold_cpu;		/* -C */
 };
+
+static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t now_ns(void)
 {
@@ -89,6 +100,32 @@ static void spin_us(unsigned long us)
 
 	while (now_ns() < end)
 		;
+}
+
+/* The lock holder's slow work, under the server's lock. */
+static __attribute__((noinline)) void hold_lock_slowly(unsigned long us)
+{
+	spin_us(us);
+}
+
+static void *lock_holder(void *arg)
+{
+	const struct opts *o = arg;
+	cpu_set_t set;
+
+	prctl(PR_SET_NAME, "lockholder", 0, 0, 0);
+	/* Background work: it runs when the server does not. */
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &(struct sched_param){ 0 });
+	CPU_ZERO(&set);
+	CPU_SET(o->hold_cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	for (;;) {
+		sleep_until(now_ns() + o->hold_every_us * 1000ULL);
+		pthread_mutex_lock(&work_lock);
+		hold_lock_slowly(o->hold_us);
+		pthread_mutex_unlock(&work_lock);
+	}
+	return NULL;
 }
 
 /* Fresh anonymous memory, written once: every page faults. */
@@ -170,7 +207,11 @@ static int serve_udp(const struct opts *o, int fd)
 			}
 		}
 		for (i = 0; i < n; i++) {
+			if (o->hold_us)
+				pthread_mutex_lock(&work_lock);
 			handle(o);
+			if (o->hold_us)
+				pthread_mutex_unlock(&work_lock);
 			sendto(fd, q[i].buf, q[i].len, 0,
 			       (struct sockaddr *)&q[i].from, q[i].fromlen);
 		}
@@ -228,6 +269,14 @@ static int run_server(const struct opts *o)
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
 		perror("msgload: server socket");
 		return 1;
+	}
+	if (o->hold_us) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, lock_holder, (void *)o)) {
+			fprintf(stderr, "msgload: cannot start the lock holder\n");
+			return 1;
+		}
 	}
 	printf("listening %d pid %d\n", o->port, (int)getpid());
 	fflush(stdout);
@@ -440,6 +489,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH] [-t TOUCH_KB [-R]] [-s SEED]\n"
+		"                      [-L HOLD_US [-I EVERY_US] [-C CPU]]\n"
 		"       msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US]\n");
 	return 2;
 }
@@ -455,7 +505,7 @@ static int num(const char *s, unsigned long max, unsigned long *v)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .size = 64, .seed = 1, .timeout_ms = 5000 };
+	struct opts o = { .size = 64, .seed = 1, .timeout_ms = 5000, .hold_every_us = 1000 };
 	unsigned long v;
 	int server, c;
 
@@ -468,7 +518,7 @@ int main(int argc, char **argv)
 	else
 		return usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:Rr:s:S:T:g:")) != -1) {
+	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:Rr:s:S:T:g:L:I:C:")) != -1) {
 		switch (c) {
 		case 'p':
 			if (!strcmp(optarg, "udp"))
@@ -527,6 +577,18 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			if (num(optarg, 10000000, &o.gap_us))
+				return usage();
+			break;
+		case 'L':
+			if (num(optarg, 10000000, &o.hold_us))
+				return usage();
+			break;
+		case 'I':
+			if (num(optarg, 10000000, &o.hold_every_us) || !o.hold_every_us)
+				return usage();
+			break;
+		case 'C':
+			if (num(optarg, CPU_SETSIZE - 1, &o.hold_cpu))
 				return usage();
 			break;
 		default:

@@ -15,6 +15,8 @@ static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag
 		err = nsight_samples_add(&a->samples, rec, d);
 	if (!err && a->tl.b)
 		nsight_ptev_add_record(&a->ptev, rec);
+	if (!err && a->tl.b)
+		err = nsight_threads_add(&a->chains, rec, d);
 	return err;
 }
 
@@ -41,6 +43,7 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 	memset(a, 0, sizeof(*a));
 	nsight_ksyms_init(&a->ksyms);
 	nsight_samples_init(&a->samples);
+	nsight_threads_init(&a->chains);
 	a->keys = o->keys ? o->keys : &a->own_keys;
 	if (!o->keys && nsight_keys_init(&a->own_keys)) {
 		nsight_keys_fini(&a->own_keys);
@@ -72,6 +75,8 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 	err = nsight_capture_finish(&a->cap, tail, d);
 	if (!err && o->lifetimes)
 		err = nsight_timeline_finish(&a->tl, tail, d);
+	if (!err && o->lifetimes)
+		err = nsight_threads_finish(&a->chains, &a->tl, &a->cap, a->keys, a->sum.hdr.tsc_hz, d);
 
 	if (!err)
 		err = nsight_tc_init(&a->tc, a->cap.tks, a->cap.n_tks, a->cap.syncs, a->cap.n_syncs,
@@ -99,6 +104,7 @@ out:
 void nsight_analysis_fini(struct nsight_analysis *a)
 {
 	nsight_timeline_fini(&a->tl);
+	nsight_threads_fini(&a->chains);
 	nsight_samples_fini(&a->samples);
 	nsight_ptev_fini(&a->ptev);
 	nsight_ksyms_fini(&a->ksyms);
@@ -109,6 +115,16 @@ void nsight_analysis_fini(struct nsight_analysis *a)
 	nsight_tc_fini(&a->tc);
 	nsight_capture_fini(&a->cap);
 	nsight_summary_fini(&a->sum);
+}
+
+int nsight_analysis_use_chains(struct nsight_profiler *p, const struct nsight_analysis *a,
+			       struct nsight_diag *d)
+{
+	if (!a->chains.finished)
+		return 0;
+	if (nsight_profiler_set_chains(p, &a->chains))
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	return 0;
 }
 
 int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
@@ -127,11 +143,15 @@ int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
 			  baseline->keys != a->keys)))
 		return nsight_diag_set(d, NSIGHT_E_INVAL, "no lifetimes to diagnose");
 	err = nsight_profiler_init(&prof, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, d);
+	if (!err)
+		err = nsight_analysis_use_chains(&prof, a, d);
 	if (!err && baseline) {
 		bin.lt = &baseline->lt;
 		bin.context_records = baseline->tl.n_records;
 		err = nsight_profiler_init(&bprof, &baseline->tl, &baseline->cap, &baseline->tc,
 					   baseline->sum.hdr.tsc_hz, d);
+		if (!err)
+			err = nsight_analysis_use_chains(&bprof, baseline, d);
 	}
 	if (!err)
 		err = nsight_dx_run(dx, &in, baseline ? &bin : NULL, a->keys, cats, o, d);

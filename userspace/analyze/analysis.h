@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "capture.h"
+#include "chains.h"
 #include "categories.h"
 #include "ctxkey.h"
 #include "diag.h"
@@ -42,6 +43,7 @@ struct nsight_analysis {
 	struct nsight_keys own_keys;
 	struct nsight_keys *keys;	/* own_keys or the shared one */
 	struct nsight_timeline tl;
+	struct nsight_threads chains;	/* threads' states, wakers (chains.h) */
 	struct nsight_ksyms ksyms;	/* the capture's kernel symbols */
 	struct nsight_samples samples;	/* the sample source's stacks, and PT's */
 	struct nsight_ptev ptev;	/* Intel PT trace, code and parameters */
@@ -65,5 +67,9 @@ void nsight_analysis_fini(struct nsight_analysis *a);
 int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
 			     struct nsight_analysis *baseline, const struct nsight_cats *cats,
 			     const struct nsight_dx_opts *o, struct nsight_diag *d);
+
+/* Give @p the blocked time of @a's threads (when @a has chains). */
+int nsight_analysis_use_chains(struct nsight_profiler *p, const struct nsight_analysis *a,
+			       struct nsight_diag *d);
 
 #endif /* NSIGHT_ANALYSIS_H */

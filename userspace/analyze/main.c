@@ -8,6 +8,7 @@
 
 #include "analysis.h"
 #include "categories_builtin.h"
+#include "chains_report.h"
 #include "diag_report.h"
 #include "html_report.h"
 #include "intervals_report.h"
@@ -99,9 +100,11 @@ static void usage(FILE *f)
 		"          Anomalies: contexts over their expected time by --min-dev or\n"
 		"          more, in four phases: 1 unexpected contexts (in fewer than half\n"
 		"          the reference), 2 idle gaps and time without records, 3 slower\n"
-		"          or more frequent ones, 4 head-of-line blocking and other\n"
-		"          applications' threads. One whose nested anomalies explain\n"
-		"          --nested-threshold (80%) of its deviation is not reported; else\n"
+		"          or more frequent ones, 4 head-of-line blocking, other\n"
+		"          applications' threads, and the thread asleep until another\n"
+		"          task woke it ('Blocked by COMM'). One whose nested\n"
+		"          anomalies explain --nested-threshold (80%) of its deviation\n"
+		"          is not reported; else\n"
 		"          it is, less what they explain. Anomalies are named by category\n"
 		"          and core role, '(A)' or '(R)'. Printed: the causes, ranked by\n"
 		"          the tail messages they are the largest cause of ('main'; then\n"
@@ -109,7 +112,10 @@ static void usage(FILE *f)
 		"          the share of the tail they are the main cause of, the median\n"
 		"          and max of their deviation; coverage (reported deviation over\n"
 		"          the message's deviation, median, p10, p90); the 5 slowest\n"
-		"          messages.\n"
+		"          messages. Then the tasks that held the tail's threads up\n"
+		"          (chains: who woke them and what it did meanwhile; with\n"
+		"          --verbose each tail message's chain and the socket queues),\n"
+		"          and a warning for datagrams lost before a socket's queue.\n"
 		"\n"
 		"  -j, --json            print one JSON object\n"
 		"  -v, --verbose         the full text: records and drops per CPU and per\n"
@@ -184,10 +190,11 @@ static void usage(FILE *f)
 		"  --categories FILE     category rules tried before the built-in ones:\n"
 		"                        lines 'kind,pattern,category' ('#' comments), kind\n"
 		"                        one of task, irq, softirq, work, fault, idle, func,\n"
-		"                        hol, app, unknown; pattern an fnmatch glob on the\n"
-		"                        name (comm, irq name, softirq vector, work\n"
+		"                        hol, app, blocked, unknown; pattern an fnmatch glob\n"
+		"                        on the name (comm, irq name, softirq vector, work\n"
 		"                        function, user|kernel, the key before an idle gap,\n"
-		"                        a sampled function's symbol); '<name>' in the\n"
+		"                        a sampled function's symbol, the comm of the task\n"
+		"                        that woke a blocked thread); '<name>' in the\n"
 		"                        category is the matched name, '<outer>' for a\n"
 		"                        function the category of the context it ran in\n"
 		"\n"
@@ -226,6 +233,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 
 		if (j && (nsight_report_add_json(j, a, o->clk, o->messages) ||
 			  nsight_diag_report_json(j, dx, a) ||
+			  nsight_chains_report_json(j, dx, a) ||
 			  (x->iv && nsight_intervals_report_json(j, x->iv)) ||
 			  (x->wi && nsight_whatif_report_json(j, x->wi, o->dx.min_dev)))) {
 			json_object_put(j);
@@ -239,6 +247,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_text(stdout, dx, a);
+		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }))
+			ret = NSIGHT_EXIT_FAIL;
 		if (x->iv)
 			nsight_intervals_report_tty(stdout, x->iv, &(struct nsight_tty){ 0 });
 		if (x->wi)
@@ -248,6 +258,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_tty(stdout, dx, a, &o->tty);
+		if (nsight_chains_report_text(stdout, dx, a, &o->tty))
+			ret = NSIGHT_EXIT_FAIL;
 		if (x->iv)
 			nsight_intervals_report_tty(stdout, x->iv, &o->tty);
 		if (x->wi)
@@ -376,6 +388,8 @@ static int what_if(struct nsight_whatif *wi, struct nsight_analysis *a,
 	int err;
 
 	err = nsight_profiler_init(&prof, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, &d);
+	if (!err)
+		err = nsight_analysis_use_chains(&prof, a, &d);
 	if (!err)
 		err = nsight_whatif_run(wi, &o->whatif, &a->lt, &prof, a->keys, cats, o->dx.min_dev,
 					&d);

@@ -82,6 +82,19 @@ static void scenarios(void)
 	scen_run(&sc, 2, SC_NORMAL, 0, 0);
 	put_scen("batch", &sc, false);
 
+	/* Sleep states, wakers and a lock holder: blocking chains. */
+	memset(&sc, 0, sizeof(sc));
+	scen_init(&sc, "server");
+	for (i = 0; i < 12; i++) {
+		if (i % 4 == 3)
+			scen_lock_pair(&sc);
+		else if (i == 5)
+			scen_preempted(&sc);
+		else
+			scen_woken(&sc);
+	}
+	put_scen("lock", &sc, false);
+
 	memset(&sc, 0, sizeof(sc));
 	scen_init(&sc, "server");
 	sc.s.ksyms = SC_KSYMS;

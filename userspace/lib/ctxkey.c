@@ -16,6 +16,7 @@ static const char *const kind_names[__NSIGHT_KEY_KINDS] = {
 	[NSIGHT_KEY_WORK]	= "work",
 	[NSIGHT_KEY_IDLE]	= "idle",
 	[NSIGHT_KEY_FUNC]	= "func",
+	[NSIGHT_KEY_BLOCKED]	= "blocked",
 };
 
 const char *nsight_key_kind_name(enum nsight_key_kind kind)

@@ -15,6 +15,8 @@
  *   func:<key> > <symbol>  a kernel function running in the context <key>
  *                    (from samples)
  *   unknown          no records cover the time
+ *   blocked:<comm>   the message's thread asleep until task <comm> woke it
+ *                    (chains.h)
  *
  * One table can serve several captures (a baseline and the capture
  * diagnosed) so that their ids agree.
@@ -39,6 +41,7 @@ enum nsight_key_kind {
 	NSIGHT_KEY_WORK,
 	NSIGHT_KEY_IDLE,
 	NSIGHT_KEY_FUNC,
+	NSIGHT_KEY_BLOCKED,
 	__NSIGHT_KEY_KINDS
 };
 

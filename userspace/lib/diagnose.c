@@ -26,6 +26,7 @@ const char *nsight_dx_reason_name(enum nsight_dx_reason r)
 		[NSIGHT_DX_MORE_FREQUENT]	= "more_frequent",
 		[NSIGHT_DX_HOL]			= "hol",
 		[NSIGHT_DX_INTERFERENCE]	= "interference",
+		[NSIGHT_DX_BLOCKED]		= "blocked",
 	};
 
 	return (unsigned int)r < __NSIGHT_DX_REASONS ? names[r] : "?";
@@ -275,6 +276,10 @@ static void classify(const struct run *r, struct nsight_dx_anomaly *a)
 	case NSIGHT_KEY_HOL:
 		a->phase = 4;
 		a->reason = NSIGHT_DX_HOL;
+		return;
+	case NSIGHT_KEY_BLOCKED:
+		a->phase = 4;
+		a->reason = NSIGHT_DX_BLOCKED;
 		return;
 	default:
 		break;

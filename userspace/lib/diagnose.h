@@ -19,7 +19,8 @@
  *      record covers;
  *   3  an expected context that took longer, or occurred more often;
  *   4  overlap with other messages: head-of-line blocking (hol), or the
- *      time of another application's thread (one that has messages).
+ *      time of another application's thread (one that has messages), or
+ *      the thread blocked until another task woke it (blocked:<comm>).
  *
  * Attribution (the 80% rule): an anomaly's nested anomalies are the nearest
  * anomalous contexts inside it. They explain the share of their own
@@ -67,6 +68,7 @@ enum nsight_dx_reason {
 	NSIGHT_DX_MORE_FREQUENT,	/* phase 3 */
 	NSIGHT_DX_HOL,			/* phase 4 */
 	NSIGHT_DX_INTERFERENCE,		/* phase 4 */
+	NSIGHT_DX_BLOCKED,		/* phase 4: the thread waited for a task */
 	__NSIGHT_DX_REASONS
 };
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "vec.h"
 
 #define NONE	NSIGHT_TL_NONE
 
@@ -61,7 +62,21 @@ void nsight_profiler_fini(struct nsight_profiler *p)
 		free(p->slot[r]);
 	free(p->stamp);
 	free(p->stamp_hol);
+	free(p->blk);
+	free(p->stamp_blk);
 	memset(p, 0, sizeof(*p));
+}
+
+int nsight_profiler_set_chains(struct nsight_profiler *p, const struct nsight_threads *c)
+{
+	free(p->stamp_blk);
+	p->chains = c;
+	p->stamp_blk = calloc(c->n_wk ? c->n_wk : 1, sizeof(*p->stamp_blk));
+	if (!p->stamp_blk) {
+		p->chains = NULL;
+		return -NSIGHT_E_NOMEM;
+	}
+	return 0;
 }
 
 int64_t nsight_profiler_ns(const struct nsight_profiler *p, uint64_t ticks)
@@ -127,6 +142,7 @@ static int hol_periods(struct nsight_profiler *p, const struct nsight_msg *m, ui
 	uint64_t from = UINT64_MAX, to;
 
 	p->n_hol = 0;
+	p->entry = a->tsc;
 	for (; k < p->n_recv; k++) {
 		const struct nsight_rec_app *r = recv_at(p, k);
 
@@ -137,6 +153,7 @@ static int hol_periods(struct nsight_profiler *p, const struct nsight_msg *m, ui
 	}
 	if (k == p->n_recv)
 		return 0;
+	p->entry = recv_at(p, k)->start_tsc;
 	first = recv_lower(p, m->tid, 0);
 	/* Back while the next receive was entered inside the window. */
 	for (j = k; j > first; j--) {
@@ -288,6 +305,67 @@ static int walk_window(struct walk *w, uint32_t cpu, uint64_t s, uint64_t e)
 	return s < e ? gap_piece(w, e - s, c->lost_after) : 0;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Blocked time                                                             */
+
+static int on_blk_span(void *arg, const struct nsight_thr_span *sp)
+{
+	struct nsight_profiler *p = arg;
+	const struct nsight_thr_wake *w;
+
+	if (sp->state != NSIGHT_THR_BLOCKED || sp->wake == NSIGHT_CHAIN_NONE)
+		return 0;
+	w = &p->chains->wk[sp->wake];
+	if (!w->waker_tid || w->key == NSIGHT_KEY_NONE)
+		return 0;
+	if (NSIGHT_VEC_GROW(p->blk, p->n_blk, p->cap_blk))
+		return -NSIGHT_E_NOMEM;
+	p->blk[p->n_blk++] = (struct nsight_blk_period){ sp->from, sp->to, w->key, sp->wake };
+	return 0;
+}
+
+/* Where @m's thread slept within [@s, @e) until a task woke it. */
+static int blocked_periods(struct nsight_profiler *p, const struct nsight_msg *m, uint64_t s,
+			   uint64_t e)
+{
+	p->n_blk = 0;
+	if (!p->chains || s >= e)
+		return 0;
+	return nsight_threads_spans(p->chains, m->tid, s, e, on_blk_span, p);
+}
+
+/* The application window: blocked periods alone, the core's contexts elsewhere. */
+static int walk_app_window(struct walk *w, uint32_t cpu, uint64_t s, uint64_t e)
+{
+	struct nsight_profiler *p = w->p;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < p->n_blk && s < e; i++) {
+		const struct nsight_blk_period *b = &p->blk[i];
+		struct nsight_piece pc = {
+			.role = w->role, .depth = 1, .blocked = true,
+			.key = { b->key }, .occ = { b->wake },
+		};
+		uint64_t to = b->to < e ? b->to : e;
+
+		if (b->from > s) {
+			ret = walk_window(w, cpu, s, b->from < e ? b->from : e);
+			if (ret)
+				return ret;
+			s = b->from;
+		}
+		if (to <= s)
+			continue;
+		pc.ticks = to - s;
+		ret = w->fn(w->arg, &pc);
+		if (ret)
+			return ret;
+		s = to;
+	}
+	return walk_window(w, cpu, s, e);
+}
+
 /* n on the TSC scale: a hardware NIC time lies before its packet record. */
 static uint64_t rx_start(const struct nsight_profiler *p, const struct nsight_msg *m)
 {
@@ -318,7 +396,8 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 
 		if (n > h->tsc)
 			n = h->tsc;
-		if (hol_periods(p, m, n))
+		if (hol_periods(p, m, n) ||
+		    blocked_periods(p, m, h->tsc, p->entry < a->tsc ? p->entry : a->tsc))
 			return -NSIGHT_E_NOMEM;
 		/*
 		 * The role is the core's: when the receive processing ran on
@@ -330,7 +409,7 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 		if (ret)
 			return ret;
 		w.role = NSIGHT_ROLE_A;
-		return walk_window(&w, a->cpu, h->tsc, a->tsc);
+		return walk_app_window(&w, a->cpu, h->tsc, a->tsc);
 	} else {
 		const struct nsight_msg_time *s = &m->t[NSIGHT_TX_SEND];
 		const struct nsight_msg_time *e = m->t[NSIGHT_TX_DONE].valid ?
@@ -410,7 +489,8 @@ static int on_piece(void *arg, const struct nsight_piece *pc)
 		if (!i)
 			e->excl += (int64_t)pc->ticks;
 		e->incl += (int64_t)pc->ticks;
-		st = pc->key[i] == NSIGHT_KEY_ID_HOL ? &b->p->stamp_hol[pc->occ[i]] :
+		st = pc->blocked ? &b->p->stamp_blk[pc->occ[i]] :
+		     pc->key[i] == NSIGHT_KEY_ID_HOL ? &b->p->stamp_hol[pc->occ[i]] :
 						       &b->p->stamp[pc->occ[i]];
 		if (*st != stamp) {
 			*st = stamp;

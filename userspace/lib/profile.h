@@ -18,6 +18,13 @@
  * the first whose processing reaches into the window) to the entry of the
  * receive call that returned this message. Idle and unknown time has no
  * parents: a softirq that ran while the CPU idled stands on its own.
+ *
+ * With the blocking chains (nsight_profiler_set_chains()), an RX message's
+ * application window before the entry of that receive call is cut where
+ * its thread slept until a task woke it: that time is "blocked:<comm of
+ * the waker>" alone, whatever the core ran meanwhile (the thread could not
+ * have run). Sleeps ended by an interrupt (timers, I/O) keep the core's
+ * contexts.
  */
 #ifndef NSIGHT_PROFILE_H
 #define NSIGHT_PROFILE_H
@@ -27,6 +34,7 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "chains.h"
 #include "ctxkey.h"
 #include "diag.h"
 #include "lifetime.h"
@@ -44,6 +52,7 @@ struct nsight_piece {
 	uint8_t role;
 	uint8_t depth;		/* keys in the chain */
 	bool lost;		/* records were lost here */
+	bool blocked;		/* blocked: occ[0] is the wakeup's index */
 	uint32_t key[NSIGHT_TL_DEPTH];	/* innermost first, no key twice */
 	uint32_t occ[NSIGHT_TL_DEPTH];	/* the occurrence of each */
 };
@@ -55,8 +64,15 @@ struct nsight_hol_period {
 	uint64_t from, to;
 };
 
+/* The message's thread asleep, woken by a task (its blocked:<comm> key). */
+struct nsight_blk_period {
+	uint64_t from, to;
+	uint32_t key, wake;
+};
+
 struct nsight_profiler {
 	const struct nsight_timeline *tl;
+	const struct nsight_threads *chains;	/* NULL: no blocked time */
 	const struct nsight_capture *cap;
 	const struct nsight_timeconv *tc;
 	uint64_t tsc_hz;
@@ -64,6 +80,10 @@ struct nsight_profiler {
 	size_t n_recv;
 	struct nsight_hol_period *hol;	/* of the message being walked */
 	size_t n_hol, cap_hol;
+	uint64_t entry;			/* of the receive call that returned it */
+	struct nsight_blk_period *blk;	/* of the message being walked */
+	size_t n_blk, cap_blk;
+	uint64_t *stamp_blk;		/* per wakeup: the window it was counted in */
 	/* nsight_profile_build()'s scratch. */
 	uint32_t *slot[NSIGHT_ROLES];	/* key -> entry + 1 */
 	size_t n_slot;
@@ -97,6 +117,9 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 			 const struct nsight_capture *cap, const struct nsight_timeconv *tc,
 			 uint64_t hdr_tsc_hz, struct nsight_diag *d);
 void nsight_profiler_fini(struct nsight_profiler *p);
+
+/* Attribute blocked time with @c (finished). Returns 0 or -NSIGHT_E_NOMEM. */
+int nsight_profiler_set_chains(struct nsight_profiler *p, const struct nsight_threads *c);
 
 /*
  * Walk the windows of complete message @m, piece by piece in time order

@@ -241,6 +241,93 @@ static inline void scen_run(struct scen *sc, size_t n, enum scen_kind slow, size
 		scen_msg(sc, every && i % every == first ? slow : SC_NORMAL);
 }
 
+/* ---------------------------------------------------------------------- */
+/* With sched_waking records and sleep states: blocking chains              */
+
+static const struct syn_task sc_holder = { 102, 100, "lockholder" };
+
+/* The server asleep (TASK_INTERRUPTIBLE) in its pending receive. */
+static inline void scen_sleep_st(struct scen *sc)
+{
+	struct syn_task me = { 101, 100, sc->comm };
+
+	synth_switch_st(&sc->s, SC_Y, sc->entry + 100, me, sc_swapper1, 1, 0);
+	synth_idle(&sc->s, SC_Y, sc->entry + 200, true);
+	sc->last = sc->entry + 200;
+}
+
+/* A message woken as usual: the interrupt wakes the server at h + 100. */
+static inline void scen_woken(struct scen *sc)
+{
+	struct syn_task me = { 101, 100, sc->comm };
+	uint64_t h, id;
+
+	scen_rx(sc, sc->t, 1, &h, &id);
+	synth_waking(&sc->s, SC_X, h + 100, me, SC_Y, 0);
+	synth_idle(&sc->s, SC_Y, h + 900, false);
+	synth_switch(&sc->s, SC_Y, h + 1000, sc_swapper1, me);
+	scen_recv(sc, h + 2000, id, 3000);
+	scen_sleep_st(sc);
+	sc->t += SC_GAP;
+}
+
+/*
+ * Two requests: the server takes the first (a1) and blocks on the mutex
+ * at a1 + 300 while lockholder runs on X from h1 + 500. The second
+ * arrives at n2 = a1 + 5000 (h2 = n2 + 700) and waits: lockholder
+ * releases the mutex and wakes the server at W = a1 + 40000; the server
+ * runs at W + 1000, enters its receive at W + 3000 and has the second at
+ * a2 = W + 4000 (latency 39000 ns, blocked 34300 ns from h2 to W).
+ */
+static inline void scen_lock_pair(struct scen *sc)
+{
+	struct syn_task me = { 101, 100, sc->comm };
+	uint64_t h1, id1, h2, id2, a1, w;
+
+	scen_rx(sc, sc->t, 1, &h1, &id1);
+	synth_waking(&sc->s, SC_X, h1 + 100, me, SC_Y, 0);
+	synth_idle(&sc->s, SC_Y, h1 + 900, false);
+	synth_switch(&sc->s, SC_Y, h1 + 1000, sc_swapper1, me);
+	a1 = h1 + 2000;
+	scen_recv(sc, a1, id1, 0);
+	synth_switch_st(&sc->s, SC_Y, a1 + 300, me, sc_swapper1, 1, 0);
+	synth_idle(&sc->s, SC_Y, a1 + 400, true);
+	/* X: lockholder runs; the second request's irq and softirq nest in it. */
+	synth_idle(&sc->s, SC_X, h1 + 400, false);
+	synth_switch(&sc->s, SC_X, h1 + 500, sc_swapper0, sc_holder);
+	scen_rx(sc, a1 + 5000, 1, &h2, &id2);
+	w = a1 + 40000;
+	synth_waking(&sc->s, SC_X, w, me, SC_Y, sc_holder.tid);
+	synth_switch_st(&sc->s, SC_X, w + 500, sc_holder, sc_swapper0, 1, 0);
+	synth_idle(&sc->s, SC_X, w + 600, true);
+	synth_idle(&sc->s, SC_Y, w + 900, false);
+	synth_switch(&sc->s, SC_Y, w + 1000, sc_swapper1, me);
+	sc->entry = w + 3000;
+	scen_recv(sc, w + 4000, id2, 3000);
+	scen_sleep_st(sc);
+	sc->t += SC_GAP;
+}
+
+/*
+ * "stress" runs on Y from before h; the interrupt wakes the server at
+ * h + 100 but stress keeps Y until h + 30000 (preempted then): the server
+ * was runnable, not running, for 29900 ns, and ran 1000 ns.
+ */
+static inline void scen_preempted(struct scen *sc)
+{
+	struct syn_task me = { 101, 100, sc->comm };
+	uint64_t h, id;
+
+	scen_rx(sc, sc->t, 1, &h, &id);
+	synth_idle(&sc->s, SC_Y, h - 3100, false);
+	synth_switch(&sc->s, SC_Y, h - 3000, sc_swapper1, sc_stress);
+	synth_waking(&sc->s, SC_X, h + 100, me, SC_Y, 0);
+	synth_switch_st(&sc->s, SC_Y, h + 30000, sc_stress, me, 0, NSIGHT_SWITCH_PREEMPT);
+	scen_recv(sc, h + 31000, id, 3000);
+	scen_sleep_st(sc);
+	sc->t += SC_GAP;
+}
+
 static inline int scen_save(struct scen *sc, const char *path)
 {
 	int ret;

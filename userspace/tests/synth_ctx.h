@@ -17,8 +17,10 @@ struct syn_task {
 	const char *comm;
 };
 
-static inline void synth_switch(struct synth *s, uint32_t cpu, uint64_t tsc, struct syn_task prev,
-				struct syn_task next)
+/* A switch whose prev left in @prev_state (0: runnable) with @flags (NSIGHT_SWITCH_*). */
+static inline void synth_switch_st(struct synth *s, uint32_t cpu, uint64_t tsc,
+				   struct syn_task prev, struct syn_task next, uint32_t prev_state,
+				   uint32_t flags)
 {
 	struct nsight_rec_sched_switch r;
 
@@ -28,9 +30,33 @@ static inline void synth_switch(struct synth *s, uint32_t cpu, uint64_t tsc, str
 	r.next_tid = next.tid;
 	r.next_pid = next.pid;
 	r.prev_prio = r.next_prio = 120;
+	r.prev_state = prev_state;
+	r.flags = flags;
 	snprintf(r.prev_comm, sizeof(r.prev_comm), "%s", prev.comm);
 	snprintf(r.next_comm, sizeof(r.next_comm), "%s", next.comm);
 	synth_put(s, cpu, &r, sizeof(r));
+}
+
+/* sched_waking of @woken on @cpu (the waker's) by thread @waker_tid (0: an interrupt). */
+static inline void synth_waking(struct synth *s, uint32_t cpu, uint64_t tsc, struct syn_task woken,
+				uint32_t target_cpu, uint32_t waker_tid)
+{
+	struct nsight_rec_waking r;
+
+	rec_hdr(&r, NSIGHT_REC_WAKING, sizeof(r), cpu, tsc);
+	r.tid = woken.tid;
+	r.pid = woken.pid;
+	r.prio = 120;
+	r.target_cpu = target_cpu;
+	r.waker_tid = waker_tid;
+	snprintf(r.comm, sizeof(r.comm), "%s", woken.comm);
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
+static inline void synth_switch(struct synth *s, uint32_t cpu, uint64_t tsc, struct syn_task prev,
+				struct syn_task next)
+{
+	synth_switch_st(s, cpu, tsc, prev, next, 0, 0);
 }
 
 static inline void synth_irq(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t irq,

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: MIT
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chains_report.h"
+#include "flow.h"
+#include "json_out.h"
+#include "queueview.h"
+#include "vec.h"
+
+#define TOP_BLOCKERS	5
+#define TOP_ACTS	3
+
+/* A task that held up tail messages of a group, over all of them. */
+struct blocker {
+	uint32_t tid, pid;
+	char comm[17];
+	uint64_t msgs, waited, on, runnable, blocked;
+	struct nsight_chain_act *act;
+	size_t n_act, cap_act;
+};
+
+struct agg {
+	struct blocker *v;
+	size_t n, cap;
+};
+
+static void agg_fini(struct agg *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		free(g->v[i].act);
+	free(g->v);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Names come from the traced system: no control bytes in the output. */
+static const char *clean(const char *src, size_t n, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n && i + 1 < len && src[i]; i++)
+		buf[i] = src[i] > 0x20 && src[i] < 0x7f ? src[i] : '?';
+	buf[i] = '\0';
+	return i ? buf : "?";
+}
+
+static int agg_add(struct agg *g, const struct nsight_chain *ch)
+{
+	size_t i, k, j;
+
+	for (i = 1; i < ch->n; i++) {
+		const struct nsight_chain_node *nd = &ch->v[i];
+		struct blocker *b = NULL;
+
+		if (nd->parent != 0)
+			continue;
+		for (k = 0; k < g->n && g->v[k].tid != nd->tid; k++)
+			;
+		if (k == g->n) {
+			if (NSIGHT_VEC_GROW(g->v, g->n, g->cap))
+				return -1;
+			g->v[g->n] = (struct blocker){ .tid = nd->tid, .pid = nd->pid };
+			clean(nd->comm, sizeof(nd->comm), g->v[g->n].comm, sizeof(g->v[g->n].comm));
+			g->n++;
+		}
+		b = &g->v[k];
+		b->msgs++;
+		b->waited += nd->waited;
+		b->on += nd->on;
+		b->runnable += nd->runnable;
+		b->blocked += nd->blocked;
+		for (j = 0; j < nd->n_act; j++) {
+			size_t x;
+
+			for (x = 0; x < b->n_act && b->act[x].key != nd->act[j].key; x++)
+				;
+			if (x == b->n_act) {
+				if (NSIGHT_VEC_GROW(b->act, b->n_act, b->cap_act))
+					return -1;
+				b->act[b->n_act++] = (struct nsight_chain_act){ nd->act[j].key, 0 };
+			}
+			b->act[x].ticks += nd->act[j].ticks;
+		}
+	}
+	return 0;
+}
+
+static int cmp_blocker(const void *a, const void *b)
+{
+	const struct blocker *x = a, *y = b;
+
+	if (x->waited != y->waited)
+		return x->waited > y->waited ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_act(const void *a, const void *b)
+{
+	const struct nsight_chain_act *x = a, *y = b;
+
+	if (x->ticks != y->ticks)
+		return x->ticks > y->ticks ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The chain of tail message @dm: its thread over h -> a. */
+static int msg_chain(struct nsight_chain *ch, const struct nsight_analysis *a,
+		     const struct nsight_dx_msg *dm)
+{
+	const struct nsight_msg *m = &a->lt.msgs[dm->msg];
+	int ret;
+
+	ret = nsight_chain_build(ch, &a->chains, m->tid, m->t[NSIGHT_RX_H].tsc,
+				 m->t[NSIGHT_RX_A].tsc, NSIGHT_CHAIN_DEPTH);
+	if (!ret)
+		nsight_chain_sort(ch);
+	return ret;
+}
+
+/* The blockers of group @g's tail. */
+static int group_agg(struct agg *ag, const struct nsight_dx_group *g,
+		     const struct nsight_analysis *a)
+{
+	struct nsight_chain ch = { 0 };
+	size_t i;
+	int ret = 0;
+
+	memset(ag, 0, sizeof(*ag));
+	if (g->dir != NSIGHT_MSG_RX || !a->chains.finished)
+		return 0;
+	for (i = 0; i < g->n_msgs && !ret; i++) {
+		ret = msg_chain(&ch, a, &g->msgs[i]);
+		if (!ret)
+			ret = agg_add(ag, &ch);
+	}
+	nsight_chain_fini(&ch);
+	if (ag->n > 1)
+		qsort(ag->v, ag->n, sizeof(*ag->v), cmp_blocker);
+	for (i = 0; i < ag->n; i++)
+		if (ag->v[i].n_act > 1)
+			qsort(ag->v[i].act, ag->v[i].n_act, sizeof(*ag->v[i].act), cmp_act);
+	return ret ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Text                                                                     */
+
+static const char *dur(const struct nsight_analysis *a, const struct nsight_tty *t, uint64_t ticks,
+		       char *buf, size_t len)
+{
+	int64_t ns = nsight_threads_ns(&a->chains, ticks);
+
+	if (t->width)
+		return nsight_tty_duration(ns, buf, len);
+	snprintf(buf, len, "%" PRId64 " ns", ns);
+	return buf;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* "KEY P%, KEY P%" of the largest @max of @v, in shares of @whole. */
+static void acts_text(FILE *f, const struct nsight_keys *keys, const struct nsight_chain_act *v,
+		      size_t n, size_t max, uint64_t whole)
+{
+	char kb[NSIGHT_KEY_NAME_MAX + 32], cb[sizeof(kb)];
+	size_t i;
+
+	for (i = 0; i < n && i < max; i++)
+		fprintf(f, "%s%s %.0f%%", i ? ", " : "",
+			clean(nsight_key_format(keys, v[i].key, kb, sizeof(kb)), sizeof(kb), cb,
+			      sizeof(cb)),
+			share(v[i].ticks, whole));
+	if (n > max)
+		fprintf(f, ", +%zu more", n - max);
+}
+
+static void blocker_text(FILE *f, const struct blocker *b, const struct nsight_analysis *a,
+			 const struct nsight_tty *t)
+{
+	uint64_t all = b->on + b->runnable + b->blocked;
+	char d[32];
+
+	fprintf(f, "  held up by %s[%" PRIu32 "] tid %" PRIu32 ": %" PRIu64 " tail messages, %s\n",
+		b->comm, b->pid, b->tid, b->msgs, dur(a, t, b->waited, d, sizeof(d)));
+	fprintf(f, "    meanwhile on a CPU %.0f%%", share(b->on, all));
+	if (b->n_act) {
+		fputs(" (", f);
+		acts_text(f, a->keys, b->act, b->n_act, TOP_ACTS, b->on);
+		fputc(')', f);
+	}
+	fprintf(f, ", runnable %.0f%%, blocked %.0f%%\n", share(b->runnable, all),
+		share(b->blocked, all));
+}
+
+/* One chain node and its children, indented by depth. */
+static void node_text(FILE *f, const struct nsight_chain *ch, size_t i,
+		      const struct nsight_analysis *a)
+{
+	const struct nsight_chain_node *nd = &ch->v[i];
+	const struct nsight_tty t = { 0 };
+	char comm[17], d1[32], d2[32], d3[32];
+	size_t k;
+
+	fprintf(f, "%*s", 4 + 2 * nd->depth, "");
+	if (nd->depth)
+		fprintf(f, "<- %s[%" PRIu32 "] tid %" PRIu32 " ended %" PRIu32 " wait%s (%s, woke it from cpu %" PRIu32 "):",
+			clean(nd->comm, sizeof(nd->comm), comm, sizeof(comm)), nd->pid, nd->tid,
+			nd->wakes, nd->wakes == 1 ? "" : "s", dur(a, &t, nd->waited, d1, sizeof(d1)),
+			nd->wake_cpu);
+	else
+		fprintf(f, "%s[%" PRIu32 "] tid %" PRIu32 ":",
+			clean(nd->comm, sizeof(nd->comm), comm, sizeof(comm)), nd->pid, nd->tid);
+	fprintf(f, " on cpu %s", dur(a, &t, nd->on, d1, sizeof(d1)));
+	if (nd->n_act) {
+		fputs(" (", f);
+		acts_text(f, a->keys, nd->act, nd->n_act, TOP_ACTS, nd->on);
+		fputc(')', f);
+	}
+	fprintf(f, ", runnable %s", dur(a, &t, nd->runnable, d1, sizeof(d1)));
+	if (nd->n_inst) {
+		fputs(" (instead: ", f);
+		acts_text(f, a->keys, nd->inst, nd->n_inst, TOP_ACTS, nd->runnable);
+		fputc(')', f);
+	}
+	fprintf(f, ", blocked %s (by interrupts or unseen %s), unknown %s\n",
+		dur(a, &t, nd->blocked, d1, sizeof(d1)), dur(a, &t, nd->blocked_irq, d2, sizeof(d2)),
+		dur(a, &t, nd->unknown, d3, sizeof(d3)));
+	for (k = i + 1; k < ch->n; k++)
+		if (ch->v[k].parent == i)
+			node_text(f, ch, k, a);
+}
+
+static void queue_text(FILE *f, const struct nsight_qv_sock *s)
+{
+	char fl[160], comm[17], pb[8];
+
+	fprintf(f, "queue: %s %s %s[%" PRIu32 "]: %zu messages, ahead at hand-off p50 %" PRIu32
+		", p99 %" PRIu32 ", max %" PRIu32 "; kernel queue at %zu hand-offs p99 %" PRIu32
+		" skbs %" PRIu32 " bytes, max %" PRIu32 " skbs %" PRIu32 " bytes\n",
+		nsight_proto_name(s->protocol, pb, sizeof(pb)),
+		nsight_flow_format(&s->flow, fl, sizeof(fl)),
+		clean(s->comm, sizeof(s->comm), comm, sizeof(comm)), s->pid, s->messages,
+		s->ahead_p50, s->ahead_p99, s->ahead_max, s->handoffs, s->kq_len_p99,
+		s->kq_bytes_p99, s->kq_len_max, s->kq_bytes_max);
+}
+
+static void warn_text(FILE *f, const struct nsight_qv_sock *s)
+{
+	char fl[160];
+
+	if (!s->not_queued)
+		return;
+	fprintf(f, "warning: %" PRIu64 " datagrams to %s were never made readable: lost before the socket's queue (a full receive buffer, a socket filter or a bad checksum; kernel queue max %" PRIu32 " bytes)\n",
+		s->not_queued, nsight_flow_format(&s->flow, fl, sizeof(fl)), s->kq_bytes_max);
+}
+
+int nsight_chains_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
+			      const struct nsight_tty *t)
+{
+	struct nsight_queueview qv;
+	struct nsight_diag d = { 0 };
+	struct nsight_chain ch = { 0 };
+	size_t gi, i;
+
+	if (!a->have_lifetimes)
+		return 0;
+	for (gi = 0; gi < dx->n; gi++) {
+		const struct nsight_dx_group *g = &dx->groups[gi];
+		struct agg ag;
+		char comm[17];
+
+		if (group_agg(&ag, g, a))
+			return -1;
+		if (ag.n) {
+			fprintf(f, "chains: %s[%" PRIu32 "] %s: waits of the tail's threads ended by other tasks\n",
+				clean(g->comm, sizeof(g->comm), comm, sizeof(comm)), g->pid,
+				nsight_msg_dir_name(g->dir));
+			for (i = 0; i < ag.n && (!t->width || i < TOP_BLOCKERS); i++)
+				blocker_text(f, &ag.v[i], a, t);
+		}
+		agg_fini(&ag);
+		if (t->width || g->dir != NSIGHT_MSG_RX || !g->n_msgs || !a->chains.finished)
+			continue;
+		fprintf(f, "chains of the tail: %s[%" PRIu32 "] %s, each thread over h->a\n",
+			clean(g->comm, sizeof(g->comm), comm, sizeof(comm)), g->pid,
+			nsight_msg_dir_name(g->dir));
+		for (i = 0; i < g->n_msgs; i++) {
+			fprintf(f, "  rx %" PRIu64 " latency %" PRId64 " ns\n", g->msgs[i].id,
+				g->msgs[i].latency);
+			if (msg_chain(&ch, a, &g->msgs[i])) {
+				nsight_chain_fini(&ch);
+				return -1;
+			}
+			node_text(f, &ch, 0, a);
+		}
+	}
+	nsight_chain_fini(&ch);
+	if (nsight_queueview_build(&qv, &a->lt, &a->cap, &d)) {
+		nsight_queueview_fini(&qv);
+		return -1;
+	}
+	for (i = 0; i < qv.n_socks; i++) {
+		if (!t->width)
+			queue_text(f, &qv.socks[i]);
+		warn_text(f, &qv.socks[i]);
+	}
+	nsight_queueview_fini(&qv);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* JSON                                                                     */
+
+static struct json_object *acts_json(const struct nsight_analysis *a,
+				     const struct nsight_chain_act *v, size_t n, int *err)
+{
+	struct json_object *arr = json_object_new_array();
+	char kb[NSIGHT_KEY_NAME_MAX + 32];
+	size_t i;
+
+	if (!arr) {
+		*err = -1;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		if (!o) {
+			*err = -1;
+			break;
+		}
+		jo_add_str(o, "context", nsight_key_format(a->keys, v[i].key, kb, sizeof(kb)), err);
+		jo_add_i64(o, "ns", nsight_threads_ns(&a->chains, v[i].ticks), err);
+		jo_push(arr, o, err);
+	}
+	return arr;
+}
+
+static struct json_object *node_json(const struct nsight_chain *ch, size_t i,
+				     const struct nsight_analysis *a, int *err)
+{
+	const struct nsight_chain_node *nd = &ch->v[i];
+	struct json_object *o = json_object_new_object(), *kids = json_object_new_array();
+	char comm[17];
+	size_t k;
+
+	if (!o || !kids) {
+		json_object_put(o);
+		json_object_put(kids);
+		*err = -1;
+		return NULL;
+	}
+	memcpy(comm, nd->comm, 16);
+	comm[16] = '\0';
+	jo_add_str(o, "comm", comm, err);
+	jo_add_u64(o, "pid", nd->pid, err);
+	jo_add_u64(o, "tid", nd->tid, err);
+	if (nd->depth) {
+		jo_add_u64(o, "waits_ended", nd->wakes, err);
+		jo_add_i64(o, "waited_ns", nsight_threads_ns(&a->chains, nd->waited), err);
+		jo_add_u64(o, "waker_cpu", nd->wake_cpu, err);
+	}
+	jo_add_i64(o, "on_cpu_ns", nsight_threads_ns(&a->chains, nd->on), err);
+	jo_add(o, "on_cpu", acts_json(a, nd->act, nd->n_act, err), err);
+	jo_add_i64(o, "runnable_ns", nsight_threads_ns(&a->chains, nd->runnable), err);
+	jo_add(o, "instead", acts_json(a, nd->inst, nd->n_inst, err), err);
+	jo_add_i64(o, "blocked_ns", nsight_threads_ns(&a->chains, nd->blocked), err);
+	jo_add_i64(o, "blocked_irq_ns", nsight_threads_ns(&a->chains, nd->blocked_irq), err);
+	jo_add_i64(o, "unknown_ns", nsight_threads_ns(&a->chains, nd->unknown), err);
+	for (k = i + 1; k < ch->n; k++)
+		if (ch->v[k].parent == i)
+			jo_push(kids, node_json(ch, k, a, err), err);
+	jo_add(o, "woken_by", kids, err);
+	return o;
+}
+
+static struct json_object *group_json(const struct nsight_dx_group *g,
+				       const struct nsight_analysis *a,
+				       const struct nsight_queueview *qv, int *err)
+{
+	struct json_object *o = json_object_new_object(), *bl = json_object_new_array();
+	struct json_object *msgs = json_object_new_array();
+	struct nsight_chain ch = { 0 };
+	struct agg ag;
+	char comm[17];
+	size_t i;
+
+	if (!o || !bl || !msgs || group_agg(&ag, g, a)) {
+		json_object_put(o);
+		json_object_put(bl);
+		json_object_put(msgs);
+		*err = -1;
+		return NULL;
+	}
+	memcpy(comm, g->comm, 16);
+	comm[16] = '\0';
+	jo_add_str(o, "comm", comm, err);
+	jo_add_u64(o, "pid", g->pid, err);
+	jo_add_str(o, "direction", nsight_msg_dir_name(g->dir), err);
+	for (i = 0; i < ag.n; i++) {
+		const struct blocker *b = &ag.v[i];
+		struct json_object *x = json_object_new_object();
+
+		if (!x) {
+			*err = -1;
+			break;
+		}
+		jo_add_str(x, "comm", b->comm, err);
+		jo_add_u64(x, "pid", b->pid, err);
+		jo_add_u64(x, "tid", b->tid, err);
+		jo_add_u64(x, "messages", b->msgs, err);
+		jo_add_i64(x, "waited_ns", nsight_threads_ns(&a->chains, b->waited), err);
+		jo_add_i64(x, "on_cpu_ns", nsight_threads_ns(&a->chains, b->on), err);
+		jo_add(x, "on_cpu", acts_json(a, b->act, b->n_act, err), err);
+		jo_add_i64(x, "runnable_ns", nsight_threads_ns(&a->chains, b->runnable), err);
+		jo_add_i64(x, "blocked_ns", nsight_threads_ns(&a->chains, b->blocked), err);
+		jo_push(bl, x, err);
+	}
+	agg_fini(&ag);
+	jo_add(o, "blockers", bl, err);
+	for (i = 0; i < g->n_msgs && g->dir == NSIGHT_MSG_RX && a->chains.finished && !*err; i++) {
+		const struct nsight_qv_msg *q = &qv->msg[g->msgs[i].msg];
+		struct json_object *x = json_object_new_object();
+
+		if (!x || msg_chain(&ch, a, &g->msgs[i])) {
+			json_object_put(x);
+			*err = -1;
+			break;
+		}
+		jo_add_u64(x, "id", g->msgs[i].id, err);
+		if (q->ahead != NSIGHT_QV_NONE)
+			jo_add_u64(x, "queue_ahead", q->ahead, err);
+		if (q->kq_len != NSIGHT_QV_NONE) {
+			jo_add_u64(x, "rcvq_len", q->kq_len, err);
+			jo_add_u64(x, "rcvq_bytes", q->kq_bytes, err);
+		}
+		jo_add(x, "chain", node_json(&ch, 0, a, err), err);
+		jo_push(msgs, x, err);
+	}
+	nsight_chain_fini(&ch);
+	jo_add(o, "messages", msgs, err);
+	return o;
+}
+
+int nsight_chains_report_json(struct json_object *o, const struct nsight_dx *dx,
+			      const struct nsight_analysis *a)
+{
+	struct json_object *chains = json_object_new_array(), *queues = json_object_new_array();
+	struct nsight_queueview qv;
+	struct nsight_diag d = { 0 };
+	char fl[160], pb[8];
+	int err = 0;
+	size_t i;
+
+	memset(&qv, 0, sizeof(qv));
+	if (!chains || !queues || (a->have_lifetimes && nsight_queueview_build(&qv, &a->lt, &a->cap, &d))) {
+		json_object_put(chains);
+		json_object_put(queues);
+		nsight_queueview_fini(&qv);
+		return -1;
+	}
+	for (i = 0; a->have_lifetimes && i < dx->n && !err; i++)
+		jo_push(chains, group_json(&dx->groups[i], a, &qv, &err), &err);
+	for (i = 0; i < qv.n_socks && !err; i++) {
+		const struct nsight_qv_sock *s = &qv.socks[i];
+		struct json_object *x = json_object_new_object();
+		char comm[17];
+
+		if (!x) {
+			err = -1;
+			break;
+		}
+		memcpy(comm, s->comm, 16);
+		comm[16] = '\0';
+		jo_add_str(x, "protocol", nsight_proto_name(s->protocol, pb, sizeof(pb)), &err);
+		jo_add_str(x, "flow", nsight_flow_format(&s->flow, fl, sizeof(fl)), &err);
+		jo_add_str(x, "comm", comm, &err);
+		jo_add_u64(x, "pid", s->pid, &err);
+		jo_add_u64(x, "messages", s->messages, &err);
+		jo_add_u64(x, "ahead_p50", s->ahead_p50, &err);
+		jo_add_u64(x, "ahead_p99", s->ahead_p99, &err);
+		jo_add_u64(x, "ahead_max", s->ahead_max, &err);
+		jo_add_u64(x, "handoffs", s->handoffs, &err);
+		jo_add_u64(x, "rcvq_len_p99", s->kq_len_p99, &err);
+		jo_add_u64(x, "rcvq_len_max", s->kq_len_max, &err);
+		jo_add_u64(x, "rcvq_bytes_p99", s->kq_bytes_p99, &err);
+		jo_add_u64(x, "rcvq_bytes_max", s->kq_bytes_max, &err);
+		jo_add_u64(x, "not_queued", s->not_queued, &err);
+		jo_push(queues, x, &err);
+	}
+	nsight_queueview_fini(&qv);
+	jo_add(o, "chains", chains, &err);
+	jo_add(o, "queues", queues, &err);
+	return err ? -1 : 0;
+}

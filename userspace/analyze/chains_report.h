@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Blocking chains and the queue view in the reports (chains.h,
+ * queueview.h), printed after the diagnosis.
+ *
+ * Per application and direction whose tail messages' threads waited for
+ * other tasks, the tasks that held them up (the wakers of their waits in
+ * the application window), each with the tail messages and time it held
+ * up and what it did meanwhile:
+ *
+ *   chains: COMM[PID] rx: waits of the tail's threads ended by other tasks
+ *     held up by WCOMM[WPID] tid T: N tail messages, D; meanwhile on a CPU
+ *       P% (KEY P%, ...), runnable P%, blocked P%
+ *
+ * --verbose adds every tail message's chain, and per socket the queue
+ * view ("queue:" lines); a warning about datagrams lost before a socket's
+ * queue is printed in every format.
+ */
+#ifndef NSIGHT_CHAINS_REPORT_H
+#define NSIGHT_CHAINS_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "analysis.h"
+#include "diagnose.h"
+#include "terminal.h"
+
+/* @t->width set: the compact form (durations in units); 0: verbose, in ns. */
+int nsight_chains_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
+			      const struct nsight_tty *t);
+
+/* Add "chains" and "queues" to @o. Returns 0, or -1 when out of memory. */
+int nsight_chains_report_json(struct json_object *o, const struct nsight_dx *dx,
+			      const struct nsight_analysis *a);
+
+#endif /* NSIGHT_CHAINS_REPORT_H */

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: MIT
+#include <stdlib.h>
+#include <string.h>
+
+#include "chains.h"
+#include "vec.h"
+
+void nsight_threads_init(struct nsight_threads *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void nsight_threads_fini(struct nsight_threads *c)
+{
+	free(c->sw);
+	free(c->st);
+	free(c->wk);
+	memset(c, 0, sizeof(*c));
+}
+
+int64_t nsight_threads_ns(const struct nsight_threads *c, uint64_t ticks)
+{
+	unsigned __int128 ns = (unsigned __int128)ticks * 1000000000U /
+			       (c->tsc_hz ? c->tsc_hz : 1000000000U);
+
+	return ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
+}
+
+static int nomem(struct nsight_diag *d)
+{
+	return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+}
+
+int nsight_threads_add(struct nsight_threads *c, const struct nsight_rec *rec, struct nsight_diag *d)
+{
+	if (rec->hdr.type == NSIGHT_REC_SCHED_SWITCH) {
+		if (NSIGHT_VEC_GROW(c->sw, c->n_sw, c->cap_sw))
+			return nomem(d);
+		memcpy(&c->sw[c->n_sw++], rec->data, sizeof(*c->sw));
+	} else if (rec->hdr.type == NSIGHT_REC_WAKING) {
+		struct nsight_rec_waking w;
+
+		memcpy(&w, rec->data, sizeof(w));
+		if (NSIGHT_VEC_GROW(c->wk, c->n_wk, c->cap_wk))
+			return nomem(d);
+		c->wk[c->n_wk++] = (struct nsight_thr_wake){
+			.tsc = w.hdr.tsc, .tid = w.tid, .waker_tid = w.waker_tid,
+			.cpu = w.hdr.cpu, .key = NSIGHT_KEY_NONE,
+		};
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Building                                                                 */
+
+static int cmp_sw(const void *a, const void *b, void *arg)
+{
+	const struct nsight_rec_sched_switch *base = arg;
+	const struct nsight_rec_sched_switch *x = a, *y = b;
+
+	if (x->hdr.cpu != y->hdr.cpu)
+		return x->hdr.cpu < y->hdr.cpu ? -1 : 1;
+	/* Stream order within a CPU. */
+	return (x - base) < (y - base) ? -1 : (x - base) > (y - base);
+}
+
+static int cmp_st(const void *a, const void *b)
+{
+	const struct nsight_thr_stretch *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static int cmp_wk(const void *a, const void *b)
+{
+	const struct nsight_thr_wake *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static int push_st(struct nsight_threads *c, const struct nsight_thr_stretch *s)
+{
+	/* The swapper (pid 0) is each CPU's idle, not a thread. */
+	if (!s->tid || s->to < s->from)
+		return 0;
+	if (NSIGHT_VEC_GROW(c->st, c->n_st, c->cap_st))
+		return -1;
+	c->st[c->n_st++] = *s;
+	return 0;
+}
+
+/* The stretches of one CPU's switches @sw[0..n). */
+static int cpu_stretches(struct nsight_threads *c, const struct nsight_rec_sched_switch *sw, size_t n,
+			 const struct nsight_timeline *tl, const struct nsight_capture *cap)
+{
+	uint32_t cpu = sw[0].hdr.cpu;
+	uint64_t first = cpu < tl->nr_cpus && tl->cpus[cpu].any ? tl->cpus[cpu].first : sw[0].hdr.tsc;
+	uint64_t last = cpu < tl->nr_cpus && tl->cpus[cpu].any ? tl->cpus[cpu].last : sw[n - 1].hdr.tsc;
+	struct nsight_thr_stretch cur = { 0 };
+	bool have = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct nsight_rec_sched_switch *s = &sw[i];
+		struct nsight_thr_stretch st = {
+			.from = first, .to = s->hdr.tsc, .tid = s->prev_tid, .pid = s->prev_pid,
+			.cpu = cpu,
+			.out = (s->flags & NSIGHT_SWITCH_PREEMPT) || !s->prev_state ?
+			       NSIGHT_THR_OUT_PREEMPT : NSIGHT_THR_OUT_SLEEP,
+		};
+
+		memcpy(st.comm, s->prev_comm, sizeof(st.comm));
+		if (have && nsight_capture_dropped_within(cap, cpu, cur.from, s->hdr.tsc)) {
+			/* Lost records: where the current one stopped is unknown. */
+			cur.out = NSIGHT_THR_OUT_UNKNOWN;
+			cur.to = cur.from;
+			if (push_st(c, &cur))
+				return -1;
+			have = false;
+		}
+		if (have && cur.tid == s->prev_tid) {
+			st.from = cur.from;
+			st.from_known = true;
+		} else if (have) {
+			/* The records disagree: what ran before is unknown. */
+			cur.out = NSIGHT_THR_OUT_UNKNOWN;
+			if (push_st(c, &cur))
+				return -1;
+			st.from = s->hdr.tsc;
+		}
+		if (push_st(c, &st))
+			return -1;
+		cur = (struct nsight_thr_stretch){
+			.from = s->hdr.tsc, .to = last, .tid = s->next_tid, .pid = s->next_pid,
+			.cpu = cpu, .out = NSIGHT_THR_OUT_UNKNOWN, .from_known = true,
+		};
+		memcpy(cur.comm, s->next_comm, sizeof(cur.comm));
+		have = true;
+	}
+	if (have && nsight_capture_dropped_within(cap, cpu, cur.from, last))
+		cur.to = cur.from;
+	return have ? push_st(c, &cur) : 0;
+}
+
+bool nsight_threads_who(const struct nsight_threads *c, uint32_t tid, uint64_t tsc, char comm[16],
+		       uint32_t *pid)
+{
+	size_t lo = 0, hi = c->n_st;
+	const struct nsight_thr_stretch *best = NULL;
+
+	/* The last stretch of @tid starting at or before @tsc, else its first. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct nsight_thr_stretch *s = &c->st[mid];
+
+		if (s->tid < tid || (s->tid == tid && s->from <= tsc))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && c->st[lo - 1].tid == tid)
+		best = &c->st[lo - 1];
+	else if (lo < c->n_st && c->st[lo].tid == tid)
+		best = &c->st[lo];
+	if (!best)
+		return false;
+	memcpy(comm, best->comm, 16);
+	*pid = best->pid;
+	return true;
+}
+
+int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline *tl,
+			 const struct nsight_capture *cap, struct nsight_keys *keys,
+			 uint64_t tsc_hz, struct nsight_diag *d)
+{
+	size_t i, s;
+
+	c->tl = tl;
+	c->tsc_hz = tsc_hz;
+	if (c->n_sw > 1)
+		qsort_r(c->sw, c->n_sw, sizeof(*c->sw), cmp_sw, c->sw);
+	for (s = 0; s < c->n_sw; ) {
+		size_t e = s + 1;
+
+		while (e < c->n_sw && c->sw[e].hdr.cpu == c->sw[s].hdr.cpu)
+			e++;
+		if (cpu_stretches(c, c->sw + s, e - s, tl, cap))
+			return nomem(d);
+		s = e;
+	}
+	/* The raw switches are not needed any more. */
+	free(c->sw);
+	c->sw = NULL;
+	c->n_sw = c->cap_sw = 0;
+	if (c->n_st > 1)
+		qsort(c->st, c->n_st, sizeof(*c->st), cmp_st);
+	if (c->n_wk > 1)
+		qsort(c->wk, c->n_wk, sizeof(*c->wk), cmp_wk);
+	for (i = 0; i < c->n_wk; i++) {
+		struct nsight_thr_wake *w = &c->wk[i];
+		char comm[17] = { 0 };
+		uint32_t pid;
+
+		if (!w->waker_tid || !nsight_threads_who(c, w->waker_tid, w->tsc, comm, &pid))
+			continue;
+		w->key = nsight_keys_intern(keys, NSIGHT_KEY_BLOCKED, comm, 16);
+		if (w->key == NSIGHT_KEY_NONE)
+			return nomem(d);
+	}
+	c->finished = true;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* A thread's states                                                        */
+
+/* First index of @tid's entries in a sorted array (by tid first). */
+#define LOWER_TID(arr, n, tid_, out)						\
+	do {									\
+		size_t lo_ = 0, hi_ = (n);					\
+		while (lo_ < hi_) {						\
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;			\
+			if ((arr)[mid_].tid < (tid_))				\
+				lo_ = mid_ + 1;					\
+			else							\
+				hi_ = mid_;					\
+		}								\
+		(out) = lo_;							\
+	} while (0)
+
+/* A wakeup up to 1/200000 s (5 us) before the switch out can be its own. */
+#define WAKE_SLACK_DIV	200000
+
+/* The wakeup of @tid ending a sleep, in [@from, @until]. */
+static uint32_t wake_of(const struct nsight_threads *c, uint32_t tid, uint64_t from, uint64_t until)
+{
+	size_t lo, hi;
+
+	LOWER_TID(c->wk, c->n_wk, tid, lo);
+	/* The last one at or before @until... */
+	hi = lo;
+	while (hi < c->n_wk && c->wk[hi].tid == tid && c->wk[hi].tsc <= until)
+		hi++;
+	/* ...that came after the stretch before the sleep began. */
+	if (hi > lo && c->wk[hi - 1].tsc >= from)
+		return (uint32_t)(hi - 1);
+	return NSIGHT_CHAIN_NONE;
+}
+
+struct span_ctx {
+	uint64_t s, e;
+	nsight_thr_span_fn fn;
+	void *arg;
+};
+
+static int emit(struct span_ctx *x, struct nsight_thr_span sp)
+{
+	if (sp.from < x->s)
+		sp.from = x->s;
+	if (sp.to > x->e)
+		sp.to = x->e;
+	return sp.from < sp.to ? x->fn(x->arg, &sp) : 0;
+}
+
+/* The time after stretch @p until @next_from (UINT64_MAX: the end). */
+static int gap(const struct nsight_threads *c, struct span_ctx *x, const struct nsight_thr_stretch *p,
+	       uint64_t next_from, uint32_t next_cpu)
+{
+	struct nsight_thr_span sp = { .from = p->to, .to = next_from, .cpu = next_cpu,
+				      .wake = NSIGHT_CHAIN_NONE };
+	uint64_t slack;
+	uint32_t w;
+	int ret;
+
+	if (p->out == NSIGHT_THR_OUT_UNKNOWN) {
+		sp.state = NSIGHT_THR_UNKNOWN;
+		return emit(x, sp);
+	}
+	if (p->out == NSIGHT_THR_OUT_PREEMPT) {
+		sp.state = next_from == UINT64_MAX ? NSIGHT_THR_UNKNOWN : NSIGHT_THR_RUNNABLE;
+		return emit(x, sp);
+	}
+	/*
+	 * A wakeup while it still ran belongs to an earlier wait (one that
+	 * ended before it slept), unless it raced with the switch itself.
+	 */
+	slack = c->tsc_hz ? c->tsc_hz / WAKE_SLACK_DIV : 5000;
+	w = wake_of(c, p->tid, p->to - (p->to - p->from < slack ? p->to - p->from : slack),
+		    next_from);
+	sp.state = NSIGHT_THR_BLOCKED;
+	sp.wake = w;
+	if (w == NSIGHT_CHAIN_NONE)
+		return emit(x, sp);
+	sp.to = c->wk[w].tsc > p->to ? c->wk[w].tsc : p->to;
+	ret = emit(x, sp);
+	if (ret)
+		return ret;
+	sp = (struct nsight_thr_span){ .from = sp.to, .to = next_from, .cpu = next_cpu,
+				       .wake = NSIGHT_CHAIN_NONE,
+				       .state = next_from == UINT64_MAX ? NSIGHT_THR_UNKNOWN :
+									NSIGHT_THR_RUNNABLE };
+	return emit(x, sp);
+}
+
+int nsight_threads_spans(const struct nsight_threads *c, uint32_t tid, uint64_t s, uint64_t e,
+			nsight_thr_span_fn fn, void *arg)
+{
+	struct span_ctx x = { s, e, fn, arg };
+	const struct nsight_thr_stretch *prev = NULL;
+	size_t i, first;
+	int ret;
+
+	if (s >= e)
+		return 0;
+	LOWER_TID(c->st, c->n_st, tid, first);
+	/* Skip the stretches that end before @s, keeping the last as prev. */
+	for (i = first; i < c->n_st && c->st[i].tid == tid && c->st[i].to <= s; i++)
+		prev = &c->st[i];
+	if (!prev && (i >= c->n_st || c->st[i].tid != tid))
+		return emit(&x, (struct nsight_thr_span){ s, e, NSIGHT_THR_UNKNOWN, UINT32_MAX,
+							  NSIGHT_CHAIN_NONE });
+	for (; i < c->n_st && c->st[i].tid == tid && c->st[i].from < e; i++) {
+		const struct nsight_thr_stretch *st = &c->st[i];
+
+		if (prev)
+			ret = gap(c, &x, prev, st->from, st->cpu);
+		else
+			ret = emit(&x, (struct nsight_thr_span){ s, st->from, NSIGHT_THR_UNKNOWN,
+								 UINT32_MAX, NSIGHT_CHAIN_NONE });
+		if (!ret)
+			ret = emit(&x, (struct nsight_thr_span){ st->from, st->to, NSIGHT_THR_ON,
+								 st->cpu, NSIGHT_CHAIN_NONE });
+		if (ret)
+			return ret;
+		prev = st;
+	}
+	if (prev && prev->to < e) {
+		uint64_t next = i < c->n_st && c->st[i].tid == tid ? c->st[i].from : UINT64_MAX;
+		uint32_t ncpu = next != UINT64_MAX ? c->st[i].cpu : UINT32_MAX;
+
+		return gap(c, &x, prev, next, ncpu);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Chains                                                                   */
+
+struct builder {
+	struct nsight_chain *ch;
+	const struct nsight_threads *c;
+	uint32_t node;
+	unsigned int max_depth;
+};
+
+static int add_act(struct nsight_chain_act **v, size_t *n, size_t *cap, uint32_t key,
+		   uint64_t ticks)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i].key == key) {
+			(*v)[i].ticks += ticks;
+			return 0;
+		}
+	if (NSIGHT_VEC_GROW(*v, *n, *cap))
+		return -1;
+	(*v)[(*n)++] = (struct nsight_chain_act){ key, ticks };
+	return 0;
+}
+
+/* The innermost contexts of @cpu over [@s, @e) into act (@inst false) or inst. */
+static int cpu_keys(struct builder *b, uint32_t cpu, uint64_t s, uint64_t e, bool inst)
+{
+	const struct nsight_timeline *tl = b->c->tl;
+	struct nsight_chain_node *nd = &b->ch->v[b->node];
+	struct nsight_chain_act **v = inst ? &nd->inst : &nd->act;
+	size_t *n = inst ? &nd->n_inst : &nd->n_act, *cap = inst ? &nd->cap_inst : &nd->cap_act;
+	const struct nsight_tl_cpu *tc;
+	ssize_t i;
+
+	if (!tl || cpu >= tl->nr_cpus || !tl->cpus[cpu].n)
+		return add_act(v, n, cap, NSIGHT_KEY_ID_UNKNOWN, e - s);
+	tc = &tl->cpus[cpu];
+	if (s < tc->segs[0].start) {
+		uint64_t to = e < tc->segs[0].start ? e : tc->segs[0].start;
+
+		if (add_act(v, n, cap, NSIGHT_KEY_ID_UNKNOWN, to - s))
+			return -1;
+		s = to;
+	}
+	for (i = nsight_tl_find(tl, cpu, s); i >= 0 && (size_t)i < tc->n && s < e; i++) {
+		uint64_t end = nsight_tl_seg_end(tl, cpu, (size_t)i);
+		const struct nsight_seg *sg = &tc->segs[i];
+
+		if (end > e)
+			end = e;
+		if (end <= s)
+			continue;
+		if (add_act(v, n, cap, sg->ctx == NSIGHT_CTX_LOST ? NSIGHT_KEY_ID_UNKNOWN : sg->key,
+			    end - s))
+			return -1;
+		s = end;
+	}
+	return s < e ? add_act(v, n, cap, NSIGHT_KEY_ID_UNKNOWN, e - s) : 0;
+}
+
+static int node_walk(struct builder *b, uint32_t tid, uint64_t s, uint64_t e);
+
+/* The child of the current node for waker @tid, made if new. */
+static uint32_t child(struct builder *b, uint32_t tid, uint64_t tsc)
+{
+	struct nsight_chain *ch = b->ch;
+	const struct nsight_chain_node *p = &ch->v[b->node];
+	struct nsight_chain_node nd = { .tid = tid, .parent = b->node, .depth = p->depth + 1 };
+	size_t i;
+
+	for (i = b->node + 1; i < ch->n; i++)
+		if (ch->v[i].parent == b->node && ch->v[i].tid == tid)
+			return (uint32_t)i;
+	if (NSIGHT_VEC_GROW(ch->v, ch->n, ch->cap))
+		return NSIGHT_CHAIN_NONE;
+	nsight_threads_who(b->c, tid, tsc, nd.comm, &nd.pid);
+	ch->v[ch->n] = nd;
+	return (uint32_t)ch->n++;
+}
+
+static int on_span(void *arg, const struct nsight_thr_span *sp)
+{
+	struct builder *b = arg;
+	struct nsight_chain_node *nd = &b->ch->v[b->node];
+	uint64_t t = sp->to - sp->from;
+	const struct nsight_thr_wake *w;
+	uint32_t saved, k;
+
+	switch (sp->state) {
+	case NSIGHT_THR_ON:
+		nd->on += t;
+		return cpu_keys(b, sp->cpu, sp->from, sp->to, false) ? -NSIGHT_E_NOMEM : 0;
+	case NSIGHT_THR_RUNNABLE:
+		nd->runnable += t;
+		if (sp->cpu == UINT32_MAX)
+			return 0;
+		return cpu_keys(b, sp->cpu, sp->from, sp->to, true) ? -NSIGHT_E_NOMEM : 0;
+	case NSIGHT_THR_UNKNOWN:
+		nd->unknown += t;
+		return 0;
+	default:
+		break;
+	}
+	nd->blocked += t;
+	w = sp->wake != NSIGHT_CHAIN_NONE ? &b->c->wk[sp->wake] : NULL;
+	if (!w || !w->waker_tid) {
+		nd->blocked_irq += t;
+		return 0;
+	}
+	if (nd->depth >= b->max_depth)
+		return 0;
+	k = child(b, w->waker_tid, w->tsc);
+	if (k == NSIGHT_CHAIN_NONE)
+		return -NSIGHT_E_NOMEM;
+	b->ch->v[k].wakes++;
+	b->ch->v[k].wake_cpu = w->cpu;
+	b->ch->v[k].waited += t;
+	saved = b->node;
+	b->node = k;
+	/* The waker's own time while this thread waited for it. */
+	k = (uint32_t)node_walk(b, w->waker_tid, sp->from, sp->to);
+	b->node = saved;
+	return (int)k;
+}
+
+static int node_walk(struct builder *b, uint32_t tid, uint64_t s, uint64_t e)
+{
+	return nsight_threads_spans(b->c, tid, s, e, on_span, b);
+}
+
+void nsight_chain_fini(struct nsight_chain *ch)
+{
+	size_t i;
+
+	for (i = 0; i < ch->n; i++) {
+		free(ch->v[i].act);
+		free(ch->v[i].inst);
+	}
+	free(ch->v);
+	memset(ch, 0, sizeof(*ch));
+}
+
+int nsight_chain_build(struct nsight_chain *ch, const struct nsight_threads *c, uint32_t tid,
+		       uint64_t s, uint64_t e, unsigned int depth)
+{
+	struct builder b = { .ch = ch, .c = c, .node = 0, .max_depth = depth };
+	struct nsight_chain_node root = { .tid = tid, .parent = NSIGHT_CHAIN_NONE };
+
+	nsight_chain_fini(ch);
+	if (NSIGHT_VEC_GROW(ch->v, ch->n, ch->cap))
+		return -NSIGHT_E_NOMEM;
+	nsight_threads_who(c, tid, s, root.comm, &root.pid);
+	ch->v[ch->n++] = root;
+	return node_walk(&b, tid, s, e);
+}
+
+static int cmp_act(const void *a, const void *b)
+{
+	const struct nsight_chain_act *x = a, *y = b;
+
+	if (x->ticks != y->ticks)
+		return x->ticks > y->ticks ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+void nsight_chain_sort(struct nsight_chain *ch)
+{
+	size_t i;
+
+	for (i = 0; i < ch->n; i++) {
+		if (ch->v[i].n_act > 1)
+			qsort(ch->v[i].act, ch->v[i].n_act, sizeof(*ch->v[i].act), cmp_act);
+		if (ch->v[i].n_inst > 1)
+			qsort(ch->v[i].inst, ch->v[i].n_inst, sizeof(*ch->v[i].inst), cmp_act);
+	}
+}

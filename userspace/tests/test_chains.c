@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Blocking chains and the queue view on synthetic captures with known
+ * answers: a server thread blocked on a mutex that "lockholder" on the
+ * other CPU releases 34.3 us after the next request's hand-off; a server
+ * thread woken by an interrupt but preempted by "stress"; socket queue
+ * depths of a known arrival and receive sequence; datagrams lost before
+ * a socket's queue.
+ */
+#include <json-c/json.h>
+
+#include "analysis.h"
+#include "chains.h"
+#include "clirun.h"
+#include "queueview.h"
+#include "scenario.h"
+
+static struct cli c;
+
+static const char *const files[] = { "lock", "preempt", "lost", NULL };
+
+/* 40 requests, every 8th (from the 7th) a lock pair: 5 slow of 45. */
+static void save_lock(void)
+{
+	struct scen sc;
+	int i;
+
+	scen_init(&sc, "server");
+	for (i = 0; i < 40; i++) {
+		if (i % 8 == 7)
+			scen_lock_pair(&sc);
+		else
+			scen_woken(&sc);
+	}
+	CHECK(scen_save(&sc, cli_file(&c, "lock")) == 0);
+}
+
+static int analyze_file(struct nsight_analysis *a, const char *name)
+{
+	struct nsight_analysis_opts o = { .params = NSIGHT_TC_IN_FORCE, .lifetimes = true };
+	struct nsight_diag d = { 0 };
+	FILE *f = fopen(cli_file(&c, name), "rb");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = nsight_analysis_run(a, f, &o, &d);
+	fclose(f);
+	if (ret)
+		printf("# %s: %s\n", name, d.msg);
+	return ret;
+}
+
+/* The RX message with @id. */
+static const struct nsight_msg *rx_msg(const struct nsight_analysis *a, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < a->lt.n; i++)
+		if (a->lt.msgs[i].dir == NSIGHT_MSG_RX && a->lt.msgs[i].id == id)
+			return &a->lt.msgs[i];
+	return NULL;
+}
+
+static uint64_t act_of(const struct nsight_analysis *a, const struct nsight_chain_act *v, size_t n,
+		       const char *key)
+{
+	char buf[200];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(nsight_key_format(a->keys, v[i].key, buf, sizeof(buf)), key))
+			return v[i].ticks;
+	return 0;
+}
+
+/* The chain of the second request of the first lock pair (rx 9). */
+static void test_chain_mutex(void)
+{
+	struct nsight_analysis a;
+	struct nsight_chain ch = { 0 };
+	const struct nsight_chain_node *r, *k;
+	const struct nsight_msg *m;
+
+	REQUIRE(analyze_file(&a, "lock") == 0);
+	m = rx_msg(&a, 9);
+	REQUIRE(m && m->reason == NSIGHT_MSG_COMPLETE);
+	CHECK_U64((uint64_t)m->total_ns, 39000);
+	REQUIRE(nsight_chain_build(&ch, &a.chains, m->tid, m->t[NSIGHT_RX_H].tsc,
+				   m->t[NSIGHT_RX_A].tsc, NSIGHT_CHAIN_DEPTH) == 0);
+	nsight_chain_sort(&ch);
+	REQUIRE(ch.n == 2);
+	r = &ch.v[0];
+	k = &ch.v[1];
+	CHECK_U64(r->tid, 101);
+	CHECK_U64(r->blocked, 34300);
+	CHECK_U64(r->blocked_irq, 0);
+	CHECK_U64(r->runnable, 1000);	/* woken at W, running at W + 1000 */
+	CHECK_U64(r->on, 3000);
+	/* The waker: lockholder, on X, what it did while the server waited. */
+	CHECK_U64(k->parent, 0);
+	CHECK_U64(k->tid, 102);
+	CHECK_U64(k->pid, 100);
+	CHECK(!strcmp(k->comm, "lockholder"));
+	CHECK_U64(k->wakes, 1);
+	CHECK_U64(k->wake_cpu, SC_X);
+	CHECK_U64(k->waited, 34300);
+	CHECK_U64(k->on, 34300);
+	/* The second request's softirq ran in it until h2 + 300. */
+	CHECK_U64(act_of(&a, k->act, k->n_act, "task:lockholder"), 34000);
+	CHECK_U64(act_of(&a, k->act, k->n_act, "softirq:NET_RX"), 300);
+	CHECK(k->n_act && !strcmp(nsight_key_name(a.keys, k->act[0].key), "lockholder"));
+	/* A request that did not wait: its thread never blocked in h -> a. */
+	m = rx_msg(&a, 2);
+	REQUIRE(m && nsight_chain_build(&ch, &a.chains, m->tid, m->t[NSIGHT_RX_H].tsc,
+					m->t[NSIGHT_RX_A].tsc, NSIGHT_CHAIN_DEPTH) == 0);
+	CHECK_U64(ch.n, 1);
+	CHECK_U64(ch.v[0].blocked, 100);	/* until the interrupt's wakeup */
+	CHECK_U64(ch.v[0].blocked_irq, 100);
+	nsight_chain_fini(&ch);
+	nsight_analysis_fini(&a);
+}
+
+/* The diagnosis names the sc_holder first; the reports carry the chain. */
+static void test_diagnosis_mutex(void)
+{
+	struct cli_result r;
+	struct json_object *j, *ch, *g, *b, *msgs, *m0, *kids, *v;
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--color", "never", cli_file(&c, "lock"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "  Blocked by lockholder (A)");
+	CHECK_STR_HAS(r.out, "chains: server[100] rx: waits of the tail's threads ended by other tasks\n"
+			     "  held up by lockholder[100] tid 102: 5 tail messages, 172us\n"
+			     "    meanwhile on a CPU 100% (task:lockholder 99%, softirq:NET_RX 1%), runnable 0%, blocked 0%\n");
+	cli_result_free(&r);
+
+	cli_run_verbose(&c, &r, NULL, (const char *[]){ cli_file(&c, "lock"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "  Blocked by lockholder (A)                        5        5   100%           34300          34300\n");
+	CHECK_STR_HAS(r.out, "  rx 9 latency 39000 ns\n"
+			     "    server[100] tid 101: on cpu 3000 ns (task:server 100%), runnable 1000 ns (instead: idle:task:server 100%), blocked 34300 ns (by interrupts or unseen 0 ns), unknown 0 ns\n"
+			     "      <- lockholder[100] tid 102 ended 1 wait (34300 ns, woke it from cpu 0): on cpu 34300 ns (task:lockholder 99%, softirq:NET_RX 1%), runnable 0 ns, blocked 0 ns (by interrupts or unseen 0 ns), unknown 0 ns\n");
+	cli_result_free(&r);
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--json", cli_file(&c, "lock"), NULL });
+	CHECK_U64(r.status, 0);
+	j = json_tokener_parse(r.out);
+	REQUIRE(j);
+	REQUIRE(json_object_object_get_ex(j, "chains", &ch));
+	g = json_object_array_get_idx(ch, 0);
+	REQUIRE(g && json_object_object_get_ex(g, "blockers", &b));
+	CHECK_U64(json_object_array_length(b), 1);
+	v = json_object_object_get(json_object_array_get_idx(b, 0), "comm");
+	CHECK(v && !strcmp(json_object_get_string(v), "lockholder"));
+	REQUIRE(json_object_object_get_ex(g, "messages", &msgs));
+	CHECK_U64(json_object_array_length(msgs), 5);
+	m0 = json_object_object_get(json_object_array_get_idx(msgs, 0), "chain");
+	REQUIRE(m0 && json_object_object_get_ex(m0, "woken_by", &kids));
+	CHECK_U64(json_object_array_length(kids), 1);
+	v = json_object_object_get(json_object_array_get_idx(kids, 0), "waited_ns");
+	CHECK_U64(v ? (uint64_t)json_object_get_int64(v) : 0, 34300);
+	/* The anomaly's reason. */
+	CHECK_STR_HAS(r.out, "\"reason\": \"blocked\"");
+	json_object_put(j);
+	cli_result_free(&r);
+}
+
+/* Runnable but not running: what ran instead. */
+static void test_chain_preempted(void)
+{
+	struct nsight_analysis a;
+	struct nsight_chain ch = { 0 };
+	const struct nsight_msg *m;
+	struct scen sc;
+	int i;
+
+	scen_init(&sc, "server");
+	for (i = 0; i < 10; i++) {
+		if (i == 5)
+			scen_preempted(&sc);
+		else
+			scen_woken(&sc);
+	}
+	REQUIRE(scen_save(&sc, cli_file(&c, "preempt")) == 0);
+	REQUIRE(analyze_file(&a, "preempt") == 0);
+	m = rx_msg(&a, 6);
+	REQUIRE(m && m->reason == NSIGHT_MSG_COMPLETE);
+	REQUIRE(nsight_chain_build(&ch, &a.chains, m->tid, m->t[NSIGHT_RX_H].tsc,
+				   m->t[NSIGHT_RX_A].tsc, NSIGHT_CHAIN_DEPTH) == 0);
+	nsight_chain_sort(&ch);
+	CHECK_U64(ch.n, 1);	/* no task woke it */
+	CHECK_U64(ch.v[0].blocked, 100);
+	CHECK_U64(ch.v[0].blocked_irq, 100);
+	CHECK_U64(ch.v[0].runnable, 29900);
+	CHECK_U64(ch.v[0].on, 1000);
+	CHECK_U64(ch.v[0].n_inst, 1);
+	CHECK_U64(act_of(&a, ch.v[0].inst, ch.v[0].n_inst, "task:stress"), 29900);
+	nsight_chain_fini(&ch);
+	nsight_analysis_fini(&a);
+}
+
+/* Depths of a known sequence: (h, a) of five datagrams on one socket. */
+static void test_queue_depths(void)
+{
+	static const uint64_t ha[][2] = {
+		{ 100, 150 }, { 200, 600 }, { 300, 700 }, { 400, 800 }, { 900, 950 },
+	};
+	static const uint32_t ahead[] = { 0, 0, 1, 2, 0 };
+	struct nsight_msg msgs[7];
+	struct nsight_cap_handoff ho[5];
+	struct nsight_lifetimes lt = { .msgs = msgs, .n = 7, .n_rx = 7 };
+	struct nsight_capture cap = { .handoffs = ho, .n_handoffs = 5 };
+	struct nsight_queueview qv;
+	struct nsight_diag d = { 0 };
+	const struct nsight_qv_sock *s;
+	size_t i;
+
+	memset(msgs, 0, sizeof(msgs));
+	memset(ho, 0, sizeof(ho));
+	for (i = 0; i < 5; i++) {
+		msgs[i].id = i + 1;
+		msgs[i].protocol = IPPROTO_UDP;
+		msgs[i].sock_id = 0x51;
+		msgs[i].t[NSIGHT_RX_H] = (struct nsight_msg_time){ .valid = true, .tsc = ha[i][0] };
+		msgs[i].t[NSIGHT_RX_A] = (struct nsight_msg_time){ .valid = true, .tsc = ha[i][1] };
+		ho[i].r.hdr.tsc = ha[i][0];
+		ho[i].r.sock_id = 0x51;
+		ho[i].r.rcvq_len = ahead[i] + 1;
+		ho[i].r.rcvq_bytes = 64 * (ahead[i] + 1);
+	}
+	/* A datagram never made readable, and another socket's message. */
+	msgs[5] = (struct nsight_msg){ .id = 6, .protocol = IPPROTO_UDP, .sock_id = 0x51,
+				       .reason = NSIGHT_MSG_NO_HANDOFF };
+	msgs[6] = (struct nsight_msg){ .id = 7, .protocol = IPPROTO_UDP, .sock_id = 0x52,
+				       .reason = NSIGHT_MSG_NO_APP_RECV };
+	REQUIRE(nsight_queueview_build(&qv, &lt, &cap, &d) == 0);
+	for (i = 0; i < 5; i++) {
+		CHECK_U64(qv.msg[i].ahead, ahead[i]);
+		CHECK_U64(qv.msg[i].kq_len, ahead[i] + 1);
+		CHECK_U64(qv.msg[i].kq_bytes, 64 * (ahead[i] + 1));
+	}
+	CHECK_U64(qv.msg[5].ahead, NSIGHT_QV_NONE);
+	CHECK_U64(qv.n_socks, 2);
+	s = nsight_queueview_sock(&qv, 0x51);
+	REQUIRE(s);
+	CHECK_U64(s->messages, 5);
+	CHECK_U64(s->ahead_p50, 0);
+	CHECK_U64(s->ahead_p99, 2);
+	CHECK_U64(s->ahead_max, 2);
+	CHECK_U64(s->handoffs, 5);
+	CHECK_U64(s->kq_len_max, 3);
+	CHECK_U64(s->kq_bytes_max, 192);
+	CHECK_U64(s->not_queued, 1);
+	s = nsight_queueview_sock(&qv, 0x52);
+	REQUIRE(s);
+	CHECK_U64(s->messages, 0);
+	CHECK_U64(s->not_queued, 0);
+	nsight_queueview_fini(&qv);
+}
+
+/* Datagrams that reach the host but never the socket's queue: a warning. */
+static void test_rcvbuf_warning(void)
+{
+	struct cli_result r;
+	struct scen sc;
+	uint64_t t;
+	int i;
+
+	scen_init(&sc, "server");
+	for (i = 0; i < 10; i++)
+		scen_woken(&sc);
+	/* Three more datagrams seen on X, dropped before the socket. */
+	for (i = 0, t = sc.t; i < 3; i++, t += 1000) {
+		synth_pkt(&sc.s, SC_X, t, NSIGHT_PKT_RX_GRO, 0x9000 + i, sc.flow, 0, 64, 0);
+		synth_pkt(&sc.s, SC_X, t + 200, NSIGHT_PKT_RX_RECEIVE, 0x9000 + i, sc.flow, 0, 64, 0);
+	}
+	REQUIRE(scen_save(&sc, cli_file(&c, "lost")) == 0);
+	cli_run(&c, &r, NULL, (const char *[]){ cli_file(&c, "lost"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "warning: 3 datagrams to 10.0.0.1:5000 > 10.0.0.2:9000 were never made readable: lost before the socket's queue (a full receive buffer, a socket filter or a bad checksum; kernel queue max 0 bytes)\n");
+	cli_result_free(&r);
+	cli_run_verbose(&c, &r, NULL, (const char *[]){ cli_file(&c, "lost"), NULL });
+	CHECK_STR_HAS(r.out, "queue: udp 10.0.0.1:5000 > 10.0.0.2:9000 server[100]: 10 messages, ahead at hand-off p50 0, p99 0, max 0; kernel queue at 10 hand-offs p99 1 skbs 0 bytes, max 1 skbs 0 bytes\n");
+	CHECK_STR_HAS(r.out, "warning: 3 datagrams");
+	cli_result_free(&r);
+	/* Without losses, no warning. */
+	cli_run(&c, &r, NULL, (const char *[]){ cli_file(&c, "lock"), NULL });
+	CHECK(r.out && !strstr(r.out, "warning:"));
+	cli_result_free(&r);
+}
+
+static void test_setup(void)
+{
+	REQUIRE(cli_init(&c) == 0);
+	save_lock();
+}
+
+static void test_cleanup(void)
+{
+	CHECK(cli_fini(&c, files) == 0);
+}
+
+KTAP_MAIN(KTAP_TEST(test_setup), KTAP_TEST(test_chain_mutex), KTAP_TEST(test_diagnosis_mutex),
+	  KTAP_TEST(test_chain_preempted), KTAP_TEST(test_queue_depths),
+	  KTAP_TEST(test_rcvbuf_warning), KTAP_TEST(test_cleanup))
