@@ -11,6 +11,7 @@
 #include "diag_report.h"
 #include "html_report.h"
 #include "intervals_report.h"
+#include "merge_report.h"
 #include "whatif_report.h"
 #include "perfetto.h"
 #include "print.h"
@@ -34,6 +35,7 @@ struct opts {
 	bool intervals;			/* --intervals */
 	struct nsight_wi_spec whatif;	/* --what-if */
 	bool have_whatif;
+	bool merge;			/* --merge CLIENT SERVER */
 };
 
 /* What the options add after the diagnosis; NULL when not asked for. */
@@ -55,6 +57,7 @@ enum {
 	OPT_COLOR,
 	OPT_INTERVALS,
 	OPT_WHATIF,
+	OPT_MERGE,
 };
 
 static void usage(FILE *f)
@@ -455,6 +458,22 @@ out:
 	return ret;
 }
 
+/* --merge CLIENT SERVER: only --json, --verbose, --tail and --time-params go with it. */
+static int merge(int n, char **files, const struct opts *o)
+{
+	struct nsight_merge_report_opts mo = { .params = o->params, .tail = o->dx.tail,
+					       .json = o->json, .verbose = o->verbose };
+
+	if (n != 2)
+		return usage_error("%s", "--merge takes two captures: CLIENT SERVER");
+	if (o->pairs || o->html || o->perfetto || o->intervals || o->have_whatif || o->messages ||
+	    o->strict || o->dx.baseline || o->categories)
+		return usage_error("%s", "--merge goes only with --json, --verbose, --tail and --time-params");
+	if (!strcmp(files[0], "-") && !strcmp(files[1], "-"))
+		return usage_error("%s", "the two captures cannot both be stdin");
+	return nsight_merge_main(files[0], files[1], &mo);
+}
+
 /*
  * A percentage "pN", "N" or "N%" with up to 3 decimals, 0..100, in
  * parts per 100000; @end gets the first byte after it. Returns 0 or -1.
@@ -520,6 +539,7 @@ int main(int argc, char **argv)
 		{ "perfetto", required_argument, NULL, OPT_PERFETTO },
 		{ "intervals", no_argument, NULL, OPT_INTERVALS },
 		{ "what-if", required_argument, NULL, OPT_WHATIF },
+		{ "merge", no_argument, NULL, OPT_MERGE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -631,6 +651,9 @@ int main(int argc, char **argv)
 			o.have_whatif = true;
 			break;
 		}
+		case OPT_MERGE:
+			o.merge = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -644,6 +667,8 @@ int main(int argc, char **argv)
 			return usage_error("bad option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o.merge)
+		return merge(argc - optind, argv + optind, &o);
 	if (argc - optind > 1)
 		return usage_error("more than one input ('%s')", argv[optind + 1]);
 	if (!color_set)
