@@ -66,7 +66,7 @@ void nsight_merge_report_text(FILE *f, const char *client, const char *server,
 		if (m->by_state[s])
 			fprintf(f, ", %llu %s", (unsigned long long)m->by_state[s],
 				nsight_req_state_name(s));
-	fprintf(f, "; %llu server arrivals of no client send\n",
+	fprintf(f, "; %llu server arrivals no client send joined\n",
 		(unsigned long long)m->server_rx_unmatched);
 	clock_text(f, m);
 	if (m->clamped)

@@ -415,6 +415,7 @@ int nsight_merge_build(struct nsight_merge *m, const struct nsight_lifetimes *a,
 	struct build bu = { m, a, b, NULL, NULL, NULL, NULL };
 	struct nsight_clock_pair *pairs = NULL;
 	size_t i, np = 0;
+	bool *used;
 	int err;
 
 	memset(m, 0, sizeof(*m));
@@ -425,13 +426,17 @@ int nsight_merge_build(struct nsight_merge *m, const struct nsight_lifetimes *a,
 	free(bu.crm);
 	if (err)
 		goto nomem;
-	/* B's arrivals of flows A never sent on. */
-	for (i = 0; i < b->n; i++)
-		if (b->msgs[i].dir == NSIGHT_MSG_RX)
-			m->server_rx_unmatched++;
+	/* B's arrivals (messages with a NIC stage) that no client send joined. */
+	used = calloc(b->n ? b->n : 1, sizeof(*used));
+	if (!used)
+		goto nomem;
 	for (i = 0; i < m->n; i++)
 		if (m->reqs[i].s_rx != NONE)
-			m->server_rx_unmatched--;
+			used[m->reqs[i].s_rx] = true;
+	for (i = 0; i < b->n; i++)
+		if (b->msgs[i].dir == NSIGHT_MSG_RX && b->msgs[i].t[NSIGHT_RX_N].valid && !used[i])
+			m->server_rx_unmatched++;
+	free(used);
 
 	pairs = malloc((m->n ? m->n : 1) * sizeof(*pairs));
 	if (!pairs)
