@@ -7,18 +7,22 @@
 #
 #   scripts/check-twohost.sh [OUTDIR [NSIGHT.KO]]
 #
-# The server guest's clock is stepped by STEP seconds and its frequency
-# raised by FREQ_PPM (adjtimex); the client's egress on the guest link is
-# delayed by netem (NETEM: every request 0 to 20 ms). The true clock
-# offset is measured independently: each guest probes the host's clock
-# (timeprobe, over a second, user-mode NIC) before and after the load,
+# Two scenarios, a pair of guests each: "client-egress" steps the server's
+# clock +37 s and makes it run +300 ppm fast (adjtimex) and delays the
+# client's egress on the guest link with netem (every request 0 to 40 ms);
+# "server-egress" steps it -5 s, -200 ppm, and delays the server's egress
+# (every response). The true clock
+# offset is measured independently: each guest probes the host's
+# CLOCK_MONOTONIC_RAW (timeprobe, over a second, user-mode NIC; a reference
+# the host's time daemon cannot step or slew) before and after the load,
 # which bounds guest - host at two instants; the offset between the
 # guests at the merge's reference instant is interpolated from those, with
 # the sum of the probes' bounds as its uncertainty, and the drift likewise.
-# Checks: every request matched on both hosts, the estimated offset's
-# bound overlaps the measured offset's, the drift's likewise, no wire time
-# below zero, and the tail's deviation is put on the client's send layer.
-# Prints KTAP on stdout; files in OUTDIR/twohost (default build/check).
+# Checks per scenario: every request matched on both hosts, the estimated
+# offset's bound overlaps the measured offset's, the drift's likewise, no
+# wire time below zero, and the tail's deviation is put on the delayed
+# host's send layer. Prints KTAP on stdout; files in
+# OUTDIR/twohost/SCENARIO (default OUTDIR build/check).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,11 +30,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/check}/twohost
 ko=${2:-}
 N=${NSIGHT_TWOHOST_REQUESTS:-300}
-STEP=37
-FREQ_PPM=300
-NETEM="delay 10ms 10ms"
+NETEM="delay 20ms 20ms"
+rm -rf "$out"
 mkdir -p "$out"
-rm -f "$out"/*.log "$out"/*.nsight "$out"/*.json "$out"/*.ktap "$out"/*.err
 
 n=0 failed=0
 result() { # result OK|FAIL NAME [DIAG]
@@ -78,15 +80,15 @@ free_port() {
 		[ -z "$(ss -Hln"$(echo "$1" | cut -c1)" "sport = :$p")" ] && echo "$p" && return
 	done
 }
-link_port=$(free_port tcp)
 probe_port=$(free_port udp)
+initrd=$out/twohost.cpio.gz
 "$top/build/selftests/timeprobe" serve "$probe_port" &
 probe_pid=$!
 trap 'kill $probe_pid 2>/dev/null' EXIT
 
-# guest ROLE MAC NETDEV-OPTION EXTRA-APPEND
+# guest ROLE MAC NETDEV-OPTION EXTRA-APPEND (in $out, the scenario's)
 guest() {
-	"$top/selftests/harness/run-guest.sh" --kernel "$kernel" --initrd "$out/twohost.cpio.gz" \
+	"$top/selftests/harness/run-guest.sh" --kernel "$kernel" --initrd "$initrd" \
 		--log "$out/$1.serial.log" --tests twohost --timeout 280 --test-timeout 240 \
 		--append "tsc=reliable nsight_role=$1 nsight_mac=$2 nsight_requests=$N" \
 		--append "nsight_probe_port=$probe_port $4" \
@@ -94,13 +96,21 @@ guest() {
 		--qemu-args "-netdev socket,id=n1,$3 -device e1000e,netdev=n1,mac=$2" \
 		>"$out/$1.ktap" 2>"$out/$1.err"
 }
+# scenario NAME STEP FREQ_PPM DELAYED(client|server): one pair of guests.
+scenario() {
+name=$1 STEP=$2 FREQ_PPM=$3 delayed=$4
+out=$base/$1
+mkdir -p "$out"
+echo "# scenario $name: server clock step $STEP s, frequency $FREQ_PPM ppm; netem on the $delayed's egress"
+link_port=$(free_port tcp)
+netem="nsight_netem=$(echo "$NETEM" | tr ' ' '+')"
+if [ "$delayed" = server ]; then snetem=$netem cnetem=; else snetem= cnetem=$netem; fi
 t0=$(date +%s)
 guest server 52:54:00:77:00:02 "listen=127.0.0.1:$link_port" \
-	"nsight_clock_step=$STEP nsight_clock_freq=$((FREQ_PPM * 65536))" &
+	"nsight_clock_step=$STEP nsight_clock_freq=$((FREQ_PPM * 65536)) $snetem" &
 spid=$!
 sleep 2
-guest client 52:54:00:77:00:01 "connect=127.0.0.1:$link_port" \
-	"nsight_netem=$(echo "$NETEM" | tr ' ' '+')" &
+guest client 52:54:00:77:00:01 "connect=127.0.0.1:$link_port" "$cnetem" &
 cpid=$!
 wait $spid
 src=$?
@@ -109,9 +119,9 @@ crc=$?
 for r in server client; do
 	if [ "$r" = server ]; then rc=$src; else rc=$crc; fi
 	if [ "$rc" -eq 0 ]; then
-		result OK "$r guest: every check passed"
+		result OK "$name: $r guest: every check passed"
 	else
-		result FAIL "$r guest: every check passed" \
+		result FAIL "$name: $r guest: every check passed" \
 			"$(grep -E 'not ok|^#' "$out/$r.ktap" | tail -n 15; tail -n 5 "$out/$r.err")"
 	fi
 	tr -d '\r' <"$out/$r.serial.log" |
@@ -120,24 +130,24 @@ for r in server client; do
 done
 echo "# guests ran in $(( $(date +%s) - t0 )) s"
 if [ ! -s "$out/client.nsight" ] || [ ! -s "$out/server.nsight" ]; then
-	result FAIL "captures copied out of both guests"
-	finish
+	result FAIL "$name: captures copied out of both guests"
+	return
 fi
-result OK "captures copied out of both guests"
+result OK "$name: captures copied out of both guests"
 
 an=$top/userspace/nsight-analyze
 "$an" --merge "$out/client.nsight" "$out/server.nsight" >"$out/merge.txt" 2>"$out/merge.err"
 if ! "$an" --merge --json "$out/client.nsight" "$out/server.nsight" >"$out/merge.json" \
 	2>>"$out/merge.err"; then
-	result FAIL "nsight-analyze --merge" "$(cat "$out/merge.err")"
-	finish
+	result FAIL "$name: nsight-analyze --merge" "$(cat "$out/merge.err")"
+	return
 fi
-result OK "nsight-analyze --merge" "$(cat "$out/merge.txt")"
+result OK "$name: nsight-analyze --merge" "$(cat "$out/merge.txt")"
 j() { jq -r "$1" "$out/merge.json"; }
 
 complete=$(j '.states.complete')
 result "$([ "$(j .requests)" = "$N" ] && [ "$complete" = "$N" ] && echo OK || echo FAIL)" \
-	"all $N requests matched on both hosts" "requests $(j .requests), complete $complete"
+	"$name: all $N requests matched on both hosts" "requests $(j .requests), complete $complete"
 
 # The probes: "probe MID OFFSET HALF" per guest, before (1) and after (2).
 probe() { # probe ROLE 1|2 -> "MID OFFSET HALF"
@@ -166,29 +176,36 @@ BEGIN {
 	printf "%.0f %.0f %.3f %.3f\n", theta, u, drift, ud
 }')
 if [ "$truth" = none ] || [ -z "$truth" ]; then
-	result FAIL "the probes measured both guests' clocks"
-	finish
+	result FAIL "$name: the probes measured both guests' clocks"
+	return
 fi
 set -- $truth
 theta=$1 u=$2 drift=$3 ud=$4
 lo=$(j .clock.offset_lo_ns) hi=$(j .clock.offset_hi_ns) est=$(j .clock.offset_ns)
 dlo=$(j .clock.drift_lo_ppm) dhi=$(j .clock.drift_hi_ppm) dest=$(j .clock.drift_ppm)
 ok=$(awk -v lo="$lo" -v hi="$hi" -v t="$theta" -v u="$u" 'BEGIN { print (lo <= t + u && t - u <= hi) ? "OK" : "FAIL" }')
-result "$ok" "estimated offset's bound overlaps the measured offset" \
+result "$ok" "$name: estimated offset's bound overlaps the measured offset" \
 	"$(awk -v e="$est" -v lo="$lo" -v hi="$hi" -v t="$theta" -v u="$u" -v s="$STEP" 'BEGIN {
 		printf "estimate %.3f us, bound [%.3f, %.3f] us; measured (probes) %.3f +- %.3f us; set: step %d s",
 			e / 1000, lo / 1000, hi / 1000, t / 1000, u / 1000, s }')"
 ok=$(awk -v lo="$dlo" -v hi="$dhi" -v t="$drift" -v u="$ud" 'BEGIN { print (lo <= t + u && t - u <= hi) ? "OK" : "FAIL" }')
-result "$ok" "estimated drift's bound overlaps the measured drift" \
-	"estimate $dest ppm, bound [$dlo, $dhi] ppm; measured (probes) $drift +- $ud ppm; set: adjtimex +$FREQ_PPM ppm"
+result "$ok" "$name: estimated drift's bound overlaps the measured drift" \
+	"estimate $dest ppm, bound [$dlo, $dhi] ppm; measured (probes) $drift +- $ud ppm; set: adjtimex $FREQ_PPM ppm"
 result "$([ "$(j .clamped)" = 0 ] && [ "$(j .clock.consistent)" = true ] && echo OK || echo FAIL)" \
-	"no negative wire time (consistent fit, nothing clamped)" \
+	"$name: no negative wire time (consistent fit, nothing clamped)" \
 	"clamped $(j .clamped), consistent $(j .clock.consistent), violation $(j .clock.violation_ns) ns"
 top_layer=$(jq -r '.layers | max_by(.tail_dev_ns) | .layer' "$out/merge.json")
 top_host=$(jq -r '.hosts | max_by(.tail_dev_ns) | .host' "$out/merge.json")
-share=$(jq -r '.layers[] | select(.layer == "client send") | "\(.share) \(.main)"' "$out/merge.json")
-result "$([ "$top_layer" = "client send" ] && [ "$top_host" = client ] && echo OK || echo FAIL)" \
-	"netem on the client's egress: the tail's deviation is the client's send layer" \
-	"top layer '$top_layer', top host '$top_host'; client send: share and main of $(j .tail) tail requests: $share"
-echo "# total $(( $(date +%s) - t0 )) s"
+share=$(jq -r ".layers[] | select(.layer == \"$delayed send\") | \"\\(.share) \\(.main)\"" "$out/merge.json")
+result "$([ "$top_layer" = "$delayed send" ] && [ "$top_host" = "$delayed" ] && echo OK || echo FAIL)" \
+	"$name: netem on the $delayed's egress: the tail's deviation is the $delayed's send layer" \
+	"top layer '$top_layer', top host '$top_host'; $delayed send: share and main of $(j .tail) tail requests: $share"
+echo "# $name: $(( $(date +%s) - t0 )) s"
+}
+
+base=$out
+t00=$(date +%s)
+scenario client-egress 37 300 client
+scenario server-egress -5 -200 server
+echo "# total $(( $(date +%s) - t00 )) s"
 finish

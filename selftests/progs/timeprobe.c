@@ -4,15 +4,21 @@
  * two-guest test's independent figure of the guests' true clock offset.
  *
  *   timeprobe serve PORT
- *       On the host: answer every UDP datagram on 127.0.0.1:PORT with the
- *       host's CLOCK_REALTIME (8 bytes, ns, host order) until killed.
+ *       On the host: answer every UDP datagram on 127.0.0.1:PORT (an 8-byte
+ *       query number) with the number and the host's CLOCK_MONOTONIC_RAW
+ *       (8 bytes each, ns, host order) until killed:
+ *       a reference that is never stepped nor slewed (the host's realtime
+ *       clock may be, by its own time daemon, between two probes).
  *
  *   timeprobe query ADDR PORT [COUNT]
  *       In a guest: send COUNT (default 20) queries, each bracketed by the
  *       guest's CLOCK_REALTIME before (t1) and after (t4); the host's answer
- *       h was read between them. Of the query with the shortest round trip,
+ *       h was read between them (an answer to an earlier query, late, is
+ *       recognised by its number and skipped: taken for this one it would
+ *       look like a very short round trip). Of the query with the shortest
+ *       round trip,
  *       prints "probe MID OFFSET HALF": MID = (t1 + t4) / 2 (guest ns),
- *       OFFSET = h - MID (host - guest, ns), HALF = (t4 - t1) / 2, the bound
+ *       OFFSET = h - MID (host's reference - guest, ns), HALF = (t4 - t1) / 2, the bound
  *       on |OFFSET - true offset at MID|.
  *
  * Exit 0 on success, 1 on a runtime error, 2 on a usage error.
@@ -29,11 +35,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ns(void)
+static int64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clk, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -50,13 +56,13 @@ static int serve(int port)
 	for (;;) {
 		struct sockaddr_in from;
 		socklen_t fl = sizeof(from);
-		char buf[64];
-		int64_t t;
+		int64_t a[2];
 
-		if (recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl) < 0)
+		if (recvfrom(fd, a, sizeof(a[0]), 0, (struct sockaddr *)&from, &fl) !=
+		    sizeof(a[0]))
 			continue;
-		t = now_ns();
-		sendto(fd, &t, sizeof(t), 0, (struct sockaddr *)&from, fl);
+		a[1] = now_ns(CLOCK_MONOTONIC_RAW);
+		sendto(fd, a, sizeof(a), 0, (struct sockaddr *)&from, fl);
 	}
 }
 
@@ -73,15 +79,18 @@ static int query(const char *addr, int port, int count)
 	}
 	for (i = 0; i < count; i++) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t t1, t4, h;
-		char q = 'q';
+		int64_t t1, t4, h, q = i, a[2] = { -1, 0 };
 
-		t1 = now_ns();
-		if (send(fd, &q, 1, 0) != 1)
+		t1 = now_ns(CLOCK_REALTIME);
+		if (send(fd, &q, sizeof(q), 0) != sizeof(q))
 			continue;
-		if (poll(&p, 1, 1000) != 1 || recv(fd, &h, sizeof(h), 0) != sizeof(h))
+		while (a[0] != q && poll(&p, 1, 1000) == 1)
+			if (recv(fd, a, sizeof(a), 0) != sizeof(a))
+				a[0] = -1;
+		t4 = now_ns(CLOCK_REALTIME);
+		if (a[0] != q)
 			continue;
-		t4 = now_ns();
+		h = a[1];
 		if (t4 - t1 < best_rtt) {
 			best_rtt = t4 - t1;
 			best_mid = t1 + (t4 - t1) / 2;

@@ -8,11 +8,12 @@
 # against the host's before and after (timeprobe, over the user-mode NIC),
 # captures the msgload flow only, and prints its capture gzip'ed and
 # base64-encoded between NSIGHT-CAPTURE-BEGIN/END lines for the host to
-# merge. The client can delay its own egress with netem (nsight_netem).
+# merge. Either side can delay its egress on the guest link with netem
+# (nsight_netem).
 #
 # Variables (kernel command line): nsight_role=client|server, nsight_mac
 # (the MAC of the NIC on the guest link), nsight_requests, nsight_gap_us,
-# nsight_probe_port, nsight_netem (netem options with + for blanks, client only).
+# nsight_probe_port, nsight_netem (netem options with + for blanks).
 . /lib/nsight/lib.sh
 
 ROLE=${nsight_role:?}
@@ -68,6 +69,13 @@ check "capture the msgload flow" sh -c "
 	nsightctl config --sources handoff,clock,net_rx,net_tx,app --filter port=$PORT &&
 	nsightctl start"
 
+if [ -n "${nsight_netem:-}" ]; then
+	netem=$(echo "$nsight_netem" | tr '+' ' ')
+	ktap_diag "netem on $link: $netem"
+	modprobe sch_netem 2>/dev/null
+	# shellcheck disable=SC2086
+	/sbin/tc qdisc add dev "$link" root netem $netem || ktap_diag "tc failed"
+fi
 if [ "$ROLE" = server ]; then
 	msgload server -p udp -P $PORT >/tmp/server.log 2>&1 &
 	spid=$!
@@ -84,12 +92,6 @@ if [ "$ROLE" = server ]; then
 	kill $spid
 	check "echo server ran" grep -q listening /tmp/server.log
 else
-	if [ -n "${nsight_netem:-}" ]; then
-		netem=$(echo "$nsight_netem" | tr '+' ' ')
-		ktap_diag "netem on $link: $netem"
-		modprobe sch_netem 2>/dev/null
-		/sbin/tc qdisc add dev "$link" root netem $netem || ktap_diag "tc failed"
-	fi
 	i=0
 	until msgload client -p udp -a $PEER -P $READY -n 1 -T 500 | grep -q 'received 1' ||
 	      [ $i -ge 120 ]; do
