@@ -34,11 +34,20 @@ static void host_dev(const struct nsight_merge *m, int64_t dev[__NSIGHT_HOST_COU
 
 static void clock_text(FILE *f, const struct nsight_merge *m)
 {
-	const struct nsight_clockfit *c = &m->fit;
+	const struct nsight_clockfit *c = m->given ? &m->estimate : &m->fit;
 
 	if (!m->have_fit) {
 		fprintf(f, "clock: no complete request to estimate the server's clock with\n");
 		return;
+	}
+	if (m->given) {
+		fprintf(f, "clock: given as synchronised within %.3f us (--synced): %s\n",
+			us(m->fit.offset_hi),
+			m->fit.consistent ? "the pairs agree" : "the pairs DISAGREE");
+		if (!m->fit.consistent)
+			fprintf(f, "       by %.3f us: the hosts' clocks are not synchronised that well\n",
+				us(m->fit.violation));
+		fprintf(f, "       the pairs alone estimate:\n");
 	}
 	fprintf(f, "clock: server - client %+.3f us at client time %lld.%09lld, bound [%+.3f, %+.3f] us (%s)\n",
 		us(c->offset), (long long)(c->x0 / 1000000000), (long long)(c->x0 % 1000000000),
@@ -104,9 +113,8 @@ void nsight_merge_report_text(FILE *f, const char *client, const char *server,
 	}
 }
 
-static struct json_object *clock_json(const struct nsight_merge *m, int *err)
+static struct json_object *clock_json(const struct nsight_clockfit *c, int *err)
 {
-	const struct nsight_clockfit *c = &m->fit;
 	struct json_object *o = json_object_new_object();
 
 	if (!o) {
@@ -146,10 +154,14 @@ struct json_object *nsight_merge_report_json(const char *client, const char *ser
 	jo_add(o, "states", st, &err);
 	jo_add_u64(o, "server_rx_unmatched", m->server_rx_unmatched, &err);
 	jo_add_u64(o, "clamped", m->clamped, &err);
-	if (m->have_fit)
-		jo_add(o, "clock", clock_json(m, &err), &err);
-	else
+	if (m->have_fit) {
+		jo_add(o, "clock", clock_json(&m->fit, &err), &err);
+		if (m->given)
+			jo_add(o, "clock_estimate", clock_json(&m->estimate, &err), &err);
+	} else {
 		jo_add_null(o, "clock", &err);
+	}
+	jo_add_bool(o, "synced_given", m->given, &err);
 	jo_add_i64(o, "median_total_ns", m->median_total_ns, &err);
 	jo_add_i64(o, "tail_threshold_ns", m->tail_threshold_ns, &err);
 	jo_add_u64(o, "tail", m->n_tail, &err);
@@ -231,7 +243,8 @@ static int load(struct nsight_analysis *a, const char *name, const struct nsight
 int nsight_merge_main(const char *client, const char *server,
 		      const struct nsight_merge_report_opts *o)
 {
-	struct nsight_merge_opts mo = { .tail = o->tail };
+	struct nsight_merge_opts mo = { .tail = o->tail, .synced = o->synced,
+					.synced_ns = o->synced_ns };
 	struct nsight_analysis a, b;
 	struct nsight_merge m = { 0 };
 	struct nsight_diag d = { 0 };

@@ -18,7 +18,9 @@ struct nsight_merge_report_opts {
 	enum nsight_tc_params params;	/* --time-params */
 	uint32_t tail;			/* --tail, per 100000 */
 	bool json;
-	bool verbose;			/* every complete request */
+	bool verbose;			/* every tail request */
+	bool synced;			/* --synced NS: the clocks are synchronised */
+	int64_t synced_ns;
 };
 
 /* Read, merge and report; returns an exit code (NSIGHT_EXIT_*). */

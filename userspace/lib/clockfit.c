@@ -91,28 +91,62 @@ static double edge(const struct bounds *s, double in, double out)
 	return in;
 }
 
-int nsight_clockfit(struct nsight_clockfit *f, const struct nsight_clock_pair *p, size_t n)
+/* x0: the middle of the pairs' span. */
+static int64_t middle(const struct nsight_clock_pair *p, size_t n)
 {
-	const double M = NSIGHT_CLOCKFIT_MAX_DRIFT;
-	struct bounds s = { p, n, 0 };
-	int64_t xmin, xmax;
-	double b, w;
+	int64_t xmin = p[0].t1, xmax = p[0].t4;
 	size_t i;
 
-	memset(f, 0, sizeof(*f));
-	if (!n)
-		return -1;
-	xmin = p[0].t1;
-	xmax = p[0].t4;
 	for (i = 0; i < n; i++) {
 		if (p[i].t1 < xmin)
 			xmin = p[i].t1;
 		if (p[i].t4 > xmax)
 			xmax = p[i].t4;
 	}
-	s.x0 = xmin + (xmax - xmin) / 2;
-	f->n = n;
-	f->x0 = s.x0;
+	return xmin + (xmax - xmin) / 2;
+}
+
+/* Clear @f and set it up for @n pairs; -1 if there are none. */
+static int begin(struct nsight_clockfit *f, struct bounds *s)
+{
+	memset(f, 0, sizeof(*f));
+	if (!s->n)
+		return -1;
+	s->x0 = middle(s->p, s->n);
+	f->n = s->n;
+	f->x0 = s->x0;
+	return 0;
+}
+
+int nsight_clockfit_given(struct nsight_clockfit *f, const struct nsight_clock_pair *p, size_t n,
+			  int64_t bound_ns)
+{
+	struct bounds s = { p, n, 0 };
+	double lo, hi;
+
+	if (begin(f, &s))
+		return -1;
+	f->offset_lo = -(double)bound_ns;
+	f->offset_hi = (double)bound_ns;
+	lo = lo_at(&s, 0);
+	hi = hi_at(&s, 0);
+	/* [lo, hi] and [-bound, bound] must meet. */
+	f->violation = lo > f->offset_hi ? lo - f->offset_hi :
+		       hi < f->offset_lo ? f->offset_lo - hi : 0;
+	if (hi < lo && f->violation < lo - hi)
+		f->violation = lo - hi;
+	f->consistent = f->violation == 0;
+	return 0;
+}
+
+int nsight_clockfit(struct nsight_clockfit *f, const struct nsight_clock_pair *p, size_t n)
+{
+	const double M = NSIGHT_CLOCKFIT_MAX_DRIFT;
+	struct bounds s = { p, n, 0 };
+	double b, w;
+
+	if (begin(f, &s))
+		return -1;
 
 	/* One pair (or pairs at one instant) fix no drift: take 0. */
 	b = n < 2 ? 0 : argmax(&s, WIDTH_MAX, -M, M);

@@ -56,6 +56,15 @@ struct nsight_clockfit {
  */
 int nsight_clockfit(struct nsight_clockfit *f, const struct nsight_clock_pair *p, size_t n);
 
+/*
+ * The clocks are given as synchronised (PTP) to within @bound_ns: offset 0,
+ * drift 0, bound [-bound_ns, bound_ns] at the pairs' middle x0. Consistent
+ * when some offset in that range satisfies every pair (a constant offset;
+ * @violation says by how far none does).
+ */
+int nsight_clockfit_given(struct nsight_clockfit *f, const struct nsight_clock_pair *p, size_t n,
+			  int64_t bound_ns);
+
 /* theta at A's time @x under the estimate. */
 static inline double nsight_clockfit_theta(const struct nsight_clockfit *f, int64_t x)
 {

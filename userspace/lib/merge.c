@@ -452,7 +452,13 @@ int nsight_merge_build(struct nsight_merge *m, const struct nsight_lifetimes *a,
 		}
 		pairs[np++] = (struct nsight_clock_pair){ r->t1, r->t2, r->t3, r->t4 };
 	}
-	m->have_fit = np && !nsight_clockfit(&m->fit, pairs, np);
+	if (o->synced) {
+		m->given = true;
+		m->have_fit = np && !nsight_clockfit_given(&m->fit, pairs, np, o->synced_ns) &&
+			      !nsight_clockfit(&m->estimate, pairs, np);
+	} else {
+		m->have_fit = np && !nsight_clockfit(&m->fit, pairs, np);
+	}
 	free(pairs);
 	for (i = 0; i < m->n; i++) {
 		struct nsight_request *r = &m->reqs[i];

@@ -23,7 +23,8 @@
  * number or order); for UDP it must be the one A's own pairing gives.
  *
  * The clocks: B's times are put on A's clock with the line nsight_clockfit()
- * estimates from the requests' NIC stamps (client NIC TX t1, server NIC RX
+ * estimates (or, when the clocks are given as synchronised, offset 0, checked
+ * against the pairs with nsight_clockfit_given()) from the requests' NIC stamps (client NIC TX t1, server NIC RX
  * t2, server NIC TX t3, client NIC RX t4). NIC TX is the TX completion
  * when it has a hardware stamp, else the driver hand-over (TX_XMIT); NIC
  * RX is the message's n. A wire time that comes out below zero (the
@@ -94,6 +95,9 @@ struct nsight_request {
 
 struct nsight_merge_opts {
 	uint32_t tail;			/* tail from this percentile, per 100000 */
+	bool synced;			/* the clocks are synchronised (PTP) within
+					 * synced_ns: used instead of the estimate */
+	int64_t synced_ns;
 };
 
 /* A layer across the tail. */
@@ -109,8 +113,10 @@ struct nsight_merge {
 	uint64_t by_state[__NSIGHT_REQ_STATES];
 	uint64_t clamped;
 	uint64_t server_rx_unmatched;	/* B's arrivals no client send matched */
-	struct nsight_clockfit fit;
+	struct nsight_clockfit fit;	/* the line used */
 	bool have_fit;
+	bool given;			/* fit is the synchronised clocks (synced_ns) */
+	struct nsight_clockfit estimate; /* given: what the pairs alone estimate */
 
 	/* Diagnosis over the complete requests. */
 	int64_t median_total_ns;

@@ -143,16 +143,22 @@ struct merged {
 	struct nsight_merge m;
 };
 
-static int merge_them(struct twohost *h, struct merged *x)
+static int merge_opts(struct twohost *h, struct merged *x, const struct nsight_merge_opts *o)
 {
-	/* p90.5 of 200: the 20 slowest (nearest rank 181, and those above). */
-	struct nsight_merge_opts o = { .tail = 90500 };
 	struct nsight_diag d = { 0 };
 
 	memset(x, 0, sizeof(*x));
 	if (synth_analyze(&h->c, &x->a) || synth_analyze(&h->s, &x->b))
 		return -1;
-	return nsight_merge_build(&x->m, &x->a.lt, &x->b.lt, &o, &d);
+	return nsight_merge_build(&x->m, &x->a.lt, &x->b.lt, o, &d);
+}
+
+static int merge_them(struct twohost *h, struct merged *x)
+{
+	/* p90.5 of 200: the 20 slowest (nearest rank 181, and those above). */
+	struct nsight_merge_opts o = { .tail = 90500 };
+
+	return merge_opts(h, x, &o);
 }
 
 static void merged_fini(struct merged *x)
@@ -160,6 +166,40 @@ static void merged_fini(struct merged *x)
 	nsight_merge_fini(&x->m);
 	nsight_analysis_fini(&x->a);
 	nsight_analysis_fini(&x->b);
+}
+
+/*
+ * --synced: clocks given as synchronised. Truly synchronised (offset 0,
+ * no drift), the pairs agree and nothing is clamped; 2 ms apart while
+ * given as within 10 us, they disagree, wire times that would be negative
+ * are clamped, and the estimate still finds the 2 ms.
+ */
+static void test_synced(void)
+{
+	struct nsight_merge_opts o = { .tail = 90500, .synced = true, .synced_ns = 10000 };
+	struct twohost h = { 0 };
+	struct merged x;
+
+	build(&h, 0, 0, UDP);
+	REQUIRE(merge_opts(&h, &x, &o) == 0);
+	CHECK(x.m.given && x.m.have_fit);
+	CHECK(x.m.fit.consistent);
+	CHECK(x.m.fit.offset == 0 && x.m.fit.drift == 0);
+	CHECK_U64(x.m.clamped, 0);
+	CHECK_U64(x.m.layers[NSIGHT_L_SERVER_APP].main, 10);
+	merged_fini(&x);
+	synth_free(&h.c);
+	synth_free(&h.s);
+
+	build(&h, 2000000, 0, UDP);
+	REQUIRE(merge_opts(&h, &x, &o) == 0);
+	CHECK(!x.m.fit.consistent);
+	CHECK(x.m.fit.violation > 2000000 - 10000 - 2 * (WIRE_MIN + 3000));
+	CHECK_U64(x.m.clamped, N_REQ);
+	CHECK(fabs(x.m.estimate.offset - 2000000) < 1000);
+	merged_fini(&x);
+	synth_free(&h.c);
+	synth_free(&h.s);
 }
 
 /* The checks every clean run passes. */
@@ -363,6 +403,17 @@ static void test_cli(void)
 	CHECK_STR_HAS(r.out, "most in server app (server, +");
 	cli_result_free(&r);
 
+	cli_run(&c, &r, NULL, (const char *[]){ "--merge", "--synced", "1000", cf, sf, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "clock: given as synchronised within 1.000 us (--synced): the pairs DISAGREE");
+	cli_result_free(&r);
+	cli_run(&c, &r, NULL, (const char *[]){ "--synced", "1000", cf, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "--synced goes with --merge");
+	cli_result_free(&r);
+	cli_run(&c, &r, NULL, (const char *[]){ "--merge", "--synced", "-3", cf, sf, NULL });
+	CHECK_U64(r.status, 2);
+	cli_result_free(&r);
 	cli_run(&c, &r, NULL, (const char *[]){ "--merge", cf, NULL });
 	CHECK_U64(r.status, 2);
 	CHECK_STR_HAS(r.err, "--merge takes two captures");
@@ -387,5 +438,6 @@ KTAP_MAIN(
 	KTAP_TEST(test_tcp),
 	KTAP_TEST(test_tcp_lost),
 	KTAP_TEST(test_udp_lost),
+	KTAP_TEST(test_synced),
 	KTAP_TEST(test_cli),
 )
