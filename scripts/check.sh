@@ -18,11 +18,15 @@
 #               (selftests/nsight/2?-diag-*.sh) in one more Debian 6.12 guest
 #               under -icount, so that their timing does not depend on the
 #               load of the host (guest time follows executed instructions)
+#   guest-twohost  two Debian 6.12 guests joined by a QEMU socket netdev,
+#               the server's clock stepped and skewed, the client's egress
+#               delayed; nsight-analyze --merge of their captures
+#               (scripts/check-twohost.sh), after the other guests
 #
 # Logs and KTAP of each suite go to build/check/. The last line is
 # "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
 #
-# Environment: NSIGHT_GUESTS="deb612 deb61 test diag" (which guests to boot),
+# Environment: NSIGHT_GUESTS="deb612 deb61 test diag twohost" (which guests to boot),
 # NSIGHT_TESTS="01-load 05-udp" (which guest tests, default all),
 # NSIGHT_CACHE (test-kernel cache, default /var/cache/nsight).
 set -u
@@ -31,7 +35,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 harness=$top/selftests/harness
 out=$top/build/check
-guests=${NSIGHT_GUESTS:-deb612 deb61 test diag}
+guests=${NSIGHT_GUESTS:-deb612 deb61 test diag twohost}
+twohost=
+case " $guests " in *" twohost "*) twohost=1; guests=$(echo " $guests " | sed 's/ twohost / /') ;; esac
 # Test lists: the diagnosis scenarios run in the "diag" guest only.
 diag_tests=$(cd "$top/selftests/nsight" && ls 2?-diag-*.sh | tr '\n' ' ')
 other_tests=$(cd "$top/selftests/nsight" && ls [0-9]*.sh | grep -v -- '-diag-' | tr '\n' ' ')
@@ -220,6 +226,15 @@ for tag in $guests; do
 	suite "guest-$tag" "$out/guest-$tag.ktap"
 done
 echo "   ($(elapsed $t))"
+
+if [ -n "$twohost" ]; then
+	echo "== two guests: nsight-analyze --merge (build/check/twohost/)"
+	t=$(date +%s)
+	"$top/scripts/check-twohost.sh" "$out" "$(awk '$1 == "deb612" {print $2}' "$out/modules.list")" \
+		>"$out/guest-twohost.ktap" 2>"$out/guest-twohost.err"
+	suite guest-twohost "$out/guest-twohost.ktap"
+	echo "   ($(elapsed $t))"
+fi
 
 echo "== total wall time $(elapsed $t0)"
 echo "$pass passed, $fail failed, $skip skipped"

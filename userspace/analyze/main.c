@@ -12,6 +12,7 @@
 #include "diag_report.h"
 #include "html_report.h"
 #include "intervals_report.h"
+#include "merge_report.h"
 #include "whatif_report.h"
 #include "perfetto.h"
 #include "print.h"
@@ -35,6 +36,8 @@ struct opts {
 	bool intervals;			/* --intervals */
 	struct nsight_wi_spec whatif;	/* --what-if */
 	bool have_whatif;
+	bool merge;			/* --merge CLIENT SERVER */
+	long long synced_ns;		/* --synced NS, -1 if not given */
 };
 
 /* What the options add after the diagnosis; NULL when not asked for. */
@@ -56,6 +59,8 @@ enum {
 	OPT_COLOR,
 	OPT_INTERVALS,
 	OPT_WHATIF,
+	OPT_MERGE,
+	OPT_SYNCED,
 };
 
 static void usage(FILE *f)
@@ -67,6 +72,8 @@ static void usage(FILE *f)
 		"                      [FILE|-]\n"
 		"       nsight-analyze --time-check PAIRS [--time-params PARAMS] [--strict]\n"
 		"                      [--json] [FILE|-]\n"
+		"       nsight-analyze --merge [--json] [--verbose] [--tail pN] [--synced NS]\n"
+		"                      CLIENT SERVER\n"
 		"\n"
 		"Read a stream written by 'nsightctl dump' (stdin by default), validate\n"
 		"it and print a summary: span, record and drop counts per CPU and per\n"
@@ -170,6 +177,16 @@ static void usage(FILE *f)
 		"                        in-force (default) or first: convert every TSC\n"
 		"                        with the first timekeeper record only (validation:\n"
 		"                        shows what a single set of parameters gets wrong)\n"
+		"      --merge           two hosts: join CLIENT's and SERVER's captures into\n"
+		"                        requests split into nine layers (client send,\n"
+		"                        wire, server rx/wakeup/app/send, wire, client\n"
+		"                        rx/wakeup) on the client's clock; the server's\n"
+		"                        clock offset and drift estimated from the requests\n"
+		"                        with their bounds; the layer and host the tail's\n"
+		"                        deviation came from\n"
+		"      --synced NS       with --merge: the hosts' clocks are synchronised\n"
+		"                        (PTP) within NS ns: use them (offset 0) instead of\n"
+		"                        the estimate, and check them against the requests\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -469,6 +486,23 @@ out:
 	return ret;
 }
 
+/* --merge CLIENT SERVER: only --json, --verbose, --tail and --time-params go with it. */
+static int merge(int n, char **files, const struct opts *o)
+{
+	struct nsight_merge_report_opts mo = { .params = o->params, .tail = o->dx.tail,
+					       .json = o->json, .verbose = o->verbose,
+					       .synced = o->synced_ns >= 0, .synced_ns = o->synced_ns };
+
+	if (n != 2)
+		return usage_error("%s", "--merge takes two captures: CLIENT SERVER");
+	if (o->pairs || o->html || o->perfetto || o->intervals || o->have_whatif || o->messages ||
+	    o->strict || o->dx.baseline || o->categories)
+		return usage_error("%s", "--merge goes only with --json, --verbose, --tail, --synced and --time-params");
+	if (!strcmp(files[0], "-") && !strcmp(files[1], "-"))
+		return usage_error("%s", "the two captures cannot both be stdin");
+	return nsight_merge_main(files[0], files[1], &mo);
+}
+
 /*
  * A percentage "pN", "N" or "N%" with up to 3 decimals, 0..100, in
  * parts per 100000; @end gets the first byte after it. Returns 0 or -1.
@@ -534,11 +568,13 @@ int main(int argc, char **argv)
 		{ "perfetto", required_argument, NULL, OPT_PERFETTO },
 		{ "intervals", no_argument, NULL, OPT_INTERVALS },
 		{ "what-if", required_argument, NULL, OPT_WHATIF },
+		{ "merge", no_argument, NULL, OPT_MERGE },
+		{ "synced", required_argument, NULL, OPT_SYNCED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .clk = NSIGHT_CLOCK_REALTIME, .params = NSIGHT_TC_IN_FORCE,
+	struct opts o = { .clk = NSIGHT_CLOCK_REALTIME, .params = NSIGHT_TC_IN_FORCE, .synced_ns = -1,
 			  .tty = { .width = NSIGHT_TTY_WIDTH } };
 	bool color_set = false;
 	const char *name = "-", *end;
@@ -645,6 +681,18 @@ int main(int argc, char **argv)
 			o.have_whatif = true;
 			break;
 		}
+		case OPT_MERGE:
+			o.merge = true;
+			break;
+		case OPT_SYNCED: {
+			char *e;
+
+			errno = 0;
+			o.synced_ns = strtoll(optarg, &e, 10);
+			if (errno || e == optarg || *e || o.synced_ns < 0)
+				return usage_error("bad --synced '%s' (ns, 0 or more)", optarg);
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -658,6 +706,10 @@ int main(int argc, char **argv)
 			return usage_error("bad option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o.merge)
+		return merge(argc - optind, argv + optind, &o);
+	if (o.synced_ns >= 0)
+		return usage_error("%s", "--synced goes with --merge");
 	if (argc - optind > 1)
 		return usage_error("more than one input ('%s')", argv[optind + 1]);
 	if (!color_set)

@@ -103,6 +103,7 @@ struct nsight_msg {
 	struct nsight_msg_time t[NSIGHT_MSG_STAGES];
 	uint32_t packets;
 	uint64_t bytes;
+	uint32_t seq;			/* TCP: sequence number of its first byte */
 	int64_t seg_ns[NSIGHT_MSG_STAGES - 1];	/* stage i -> i + 1, when both timed */
 	int64_t total_ns;		/* complete messages: n -> a, send -> xmit/done */
 

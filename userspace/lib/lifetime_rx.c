@@ -563,6 +563,7 @@ static int rx_tcp(struct lt_build *b, uint32_t si)
 		nsight_lt_stage(m, NSIGHT_RX_A, a->r.hdr.tsc, a->r.hdr.cpu, a->m.ooo);
 		nsight_lt_app(m, &a->r);
 		m->bytes = len;
+		m->seq = f;
 		last_end = a->r.tcp_seq;
 		have_end = true;
 	}

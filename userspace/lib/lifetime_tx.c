@@ -80,6 +80,8 @@ static void stage_pkt(struct lt_build *b, struct nsight_msg *m, unsigned int sta
 	const struct nsight_cap_pkt *p = &b->cap->pkts[i];
 
 	nsight_lt_stage(m, stage, p->r.hdr.tsc, p->r.hdr.cpu, p->m.ooo);
+	if (stage == NSIGHT_TX_QUEUE)
+		m->flow = p->r.flow;	/* the socket's may lack an address */
 }
 
 /* The first unclaimed @stage record of @pkt_id at or after @from on @ifindex. */
@@ -240,6 +242,7 @@ int nsight_lt_tx(struct lt_build *b)
 		nsight_lt_app(m, &snd->r);
 		m->flow = snd->r.flow;
 		m->bytes = proto == IPPROTO_TCP ? len : (uint64_t)snd->r.ret;
+		m->seq = proto == IPPROTO_TCP ? snd->r.tcp_seq : 0;
 		nsight_lt_stage(m, NSIGHT_TX_SEND, snd->r.hdr.tsc, snd->r.hdr.cpu, snd->m.ooo);
 		g = nsight_chains_group(&b->txq,
 					txq_key(proto, snd->r.flow.sport, snd->r.flow.dport));

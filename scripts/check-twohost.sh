@@ -1,0 +1,211 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The two-host test: two Debian 6.12 QEMU guests joined by a QEMU socket
+# network backend, nsight in each, a UDP request/response load from the
+# client guest to the server guest, and nsight-analyze --merge on the host
+# over the two captures (selftests/twohost/twohost.sh runs in the guests).
+#
+#   scripts/check-twohost.sh [OUTDIR [NSIGHT.KO]]
+#
+# Two scenarios, a pair of guests each: "client-egress" steps the server's
+# clock +37 s and makes it run +300 ppm fast (adjtimex) and delays the
+# client's egress on the guest link with netem (every request 0 to 40 ms);
+# "server-egress" steps it -5 s, -200 ppm, and delays the server's egress
+# (every response). The true clock
+# offset is measured independently: each guest probes the host's
+# CLOCK_MONOTONIC_RAW (timeprobe, over a second, user-mode NIC; a reference
+# the host's time daemon cannot step or slew) before and after the load,
+# which bounds guest - host at two instants; the offset between the
+# guests at the merge's reference instant is interpolated from those, with
+# the sum of the probes' bounds as its uncertainty, and the drift likewise.
+# Checks per scenario: every request matched on both hosts, the estimated
+# offset's bound overlaps the measured offset's, the drift's likewise, no
+# wire time below zero, and the tail's deviation is put on the delayed
+# host's send layer. Prints KTAP on stdout; files in
+# OUTDIR/twohost/SCENARIO (default OUTDIR build/check).
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+out=${1:-$top/build/check}/twohost
+ko=${2:-}
+N=${NSIGHT_TWOHOST_REQUESTS:-300}
+NETEM="delay 20ms 20ms"
+rm -rf "$out"
+mkdir -p "$out"
+
+n=0 failed=0
+result() { # result OK|FAIL NAME [DIAG]
+	n=$((n + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
+}
+finish() {
+	echo "1..$n"
+	exit $((failed > 0))
+}
+
+echo "KTAP version 1"
+kdir=$(kdir_of deb612)
+kver=$(basename "$(dirname "$kdir")")
+kernel=/boot/vmlinuz-$kver
+if [ -z "$kdir" ] || [ ! -r "$kernel" ] || ! command -v jq >/dev/null; then
+	echo "ok 1 - twohost # SKIP needs Debian 6.12 (image and headers) and jq"
+	echo "1..1"
+	exit 0
+fi
+if [ -z "$ko" ]; then
+	ko=$("$top/scripts/build-modules.sh" "deb612=$kdir" 2>"$out/build.err" | awk '{print $2}')
+fi
+make -s -C "$top/userspace" >/dev/null 2>"$out/build.err" &&
+	make -s -C "$top/selftests" >/dev/null 2>>"$out/build.err"
+if [ ! -r "$ko" ] || ! "$top/selftests/harness/mkinitramfs.sh" --out "$out/twohost.cpio.gz" \
+	--kver "$kver" --kmods "e1000e sch_netem" --file "$ko:/lib/nsight/nsight.ko" \
+	--bin "$top/userspace/nsightctl" --bin "$top/build/selftests/msgload" \
+	--bin "$top/build/selftests/timeprobe" --bin /usr/sbin/tc \
+	--tests "$top/selftests/twohost" 2>"$out/initramfs.err"; then
+	result FAIL "build the guests' initramfs" "$(cat "$out/build.err" "$out/initramfs.err" | tail -n 20)"
+	finish
+fi
+
+# free_port tcp|udp: a random port nothing listens on.
+free_port() {
+	while :; do
+		p=$(shuf -i 20000-60000 -n 1)
+		[ -z "$(ss -Hln"$(echo "$1" | cut -c1)" "sport = :$p")" ] && echo "$p" && return
+	done
+}
+probe_port=$(free_port udp)
+initrd=$out/twohost.cpio.gz
+"$top/build/selftests/timeprobe" serve "$probe_port" &
+probe_pid=$!
+trap 'kill $probe_pid 2>/dev/null' EXIT
+
+# guest ROLE MAC NETDEV-OPTION EXTRA-APPEND (in $out, the scenario's)
+guest() {
+	"$top/selftests/harness/run-guest.sh" --kernel "$kernel" --initrd "$initrd" \
+		--log "$out/$1.serial.log" --tests twohost --timeout 280 --test-timeout 240 \
+		--append "tsc=reliable nsight_role=$1 nsight_mac=$2 nsight_requests=$N" \
+		--append "nsight_probe_port=$probe_port $4" \
+		--qemu-args "-netdev user,id=h0 -device e1000e,netdev=h0,mac=${2%?}f" \
+		--qemu-args "-netdev socket,id=n1,$3 -device e1000e,netdev=n1,mac=$2" \
+		>"$out/$1.ktap" 2>"$out/$1.err"
+}
+# scenario NAME STEP FREQ_PPM DELAYED(client|server): one pair of guests.
+scenario() {
+name=$1 STEP=$2 FREQ_PPM=$3 delayed=$4
+out=$base/$1
+mkdir -p "$out"
+echo "# scenario $name: server clock step $STEP s, frequency $FREQ_PPM ppm; netem on the $delayed's egress"
+link_port=$(free_port tcp)
+netem="nsight_netem=$(echo "$NETEM" | tr ' ' '+')"
+if [ "$delayed" = server ]; then snetem=$netem cnetem=; else snetem= cnetem=$netem; fi
+t0=$(date +%s)
+guest server 52:54:00:77:00:02 "listen=127.0.0.1:$link_port" \
+	"nsight_clock_step=$STEP nsight_clock_freq=$((FREQ_PPM * 65536)) $snetem" &
+spid=$!
+sleep 2
+guest client 52:54:00:77:00:01 "connect=127.0.0.1:$link_port" "$cnetem" &
+cpid=$!
+wait $spid
+src=$?
+wait $cpid
+crc=$?
+for r in server client; do
+	if [ "$r" = server ]; then rc=$src; else rc=$crc; fi
+	if [ "$rc" -eq 0 ]; then
+		result OK "$name: $r guest: every check passed"
+	else
+		result FAIL "$name: $r guest: every check passed" \
+			"$(grep -E 'not ok|^#' "$out/$r.ktap" | tail -n 15; tail -n 5 "$out/$r.err")"
+	fi
+	tr -d '\r' <"$out/$r.serial.log" |
+		sed -n "/^NSIGHT-CAPTURE-BEGIN $r\$/,/^NSIGHT-CAPTURE-END $r\$/p" | sed '1d;$d' |
+		base64 -d 2>/dev/null | gunzip >"$out/$r.nsight" 2>/dev/null
+done
+echo "# guests ran in $(( $(date +%s) - t0 )) s"
+if [ ! -s "$out/client.nsight" ] || [ ! -s "$out/server.nsight" ]; then
+	result FAIL "$name: captures copied out of both guests"
+	return
+fi
+result OK "$name: captures copied out of both guests"
+
+an=$top/userspace/nsight-analyze
+"$an" --merge "$out/client.nsight" "$out/server.nsight" >"$out/merge.txt" 2>"$out/merge.err"
+if ! "$an" --merge --json "$out/client.nsight" "$out/server.nsight" >"$out/merge.json" \
+	2>>"$out/merge.err"; then
+	result FAIL "$name: nsight-analyze --merge" "$(cat "$out/merge.err")"
+	return
+fi
+result OK "$name: nsight-analyze --merge" "$(cat "$out/merge.txt")"
+j() { jq -r "$1" "$out/merge.json"; }
+
+complete=$(j '.states.complete')
+result "$([ "$(j .requests)" = "$N" ] && [ "$complete" = "$N" ] && echo OK || echo FAIL)" \
+	"$name: all $N requests matched on both hosts" "requests $(j .requests), complete $complete"
+
+# The probes: "probe MID OFFSET HALF" per guest, before (1) and after (2).
+probe() { # probe ROLE 1|2 -> "MID OFFSET HALF"
+	tr -d '\r' <"$out/$1.serial.log" | sed -n "s/^ *# probe$2 probe //p" | head -n 1
+}
+truth=$(awk -v x0="$(j .clock.at_client_ns)" -v c1="$(probe client 1)" -v c2="$(probe client 2)" \
+	-v s1="$(probe server 1)" -v s2="$(probe server 2)" '
+function interp(a, b, x) { # a, b: "mid off half"; off (host - guest) at guest time x
+	split(a, p); split(b, q)
+	return p[2] + (q[2] - p[2]) * (x - p[1]) / (q[1] - p[1])
+}
+BEGIN {
+	if (c1 == "" || c2 == "" || s1 == "" || s2 == "") { print "none"; exit }
+	split(c1, a); split(c2, b); split(s1, c); split(s2, d)
+	oc = interp(c1, c2, x0)			# host - client at client time x0
+	h0 = x0 + oc				# the host time of x0
+	# server time at h0: h0 - off_s; off_s(x) interpolated at server time x
+	# (found by one fixed-point step from x = h0 - first offset).
+	xs = h0 - c[2]; os = interp(s1, s2, xs); xs = h0 - os; os = interp(s1, s2, xs)
+	theta = oc - os				# server - client at x0
+	u = (a[3] > b[3] ? a[3] : b[3]) + (c[3] > d[3] ? c[3] : d[3])
+	# Drift: the change of (host - server) - (host - client) per client ns.
+	dc = (b[2] - a[2]) / (b[1] - a[1]); ds = (d[2] - c[2]) / (d[1] - c[1])
+	drift = (dc - ds) * 1e6
+	ud = ((a[3] + b[3]) / (b[1] - a[1]) + (c[3] + d[3]) / (d[1] - c[1])) * 1e6
+	printf "%.0f %.0f %.3f %.3f\n", theta, u, drift, ud
+}')
+if [ "$truth" = none ] || [ -z "$truth" ]; then
+	result FAIL "$name: the probes measured both guests' clocks"
+	return
+fi
+set -- $truth
+theta=$1 u=$2 drift=$3 ud=$4
+lo=$(j .clock.offset_lo_ns) hi=$(j .clock.offset_hi_ns) est=$(j .clock.offset_ns)
+dlo=$(j .clock.drift_lo_ppm) dhi=$(j .clock.drift_hi_ppm) dest=$(j .clock.drift_ppm)
+ok=$(awk -v lo="$lo" -v hi="$hi" -v t="$theta" -v u="$u" 'BEGIN { print (lo <= t + u && t - u <= hi) ? "OK" : "FAIL" }')
+result "$ok" "$name: estimated offset's bound overlaps the measured offset" \
+	"$(awk -v e="$est" -v lo="$lo" -v hi="$hi" -v t="$theta" -v u="$u" -v s="$STEP" 'BEGIN {
+		printf "estimate %.3f us, bound [%.3f, %.3f] us; measured (probes) %.3f +- %.3f us; set: step %d s",
+			e / 1000, lo / 1000, hi / 1000, t / 1000, u / 1000, s }')"
+ok=$(awk -v lo="$dlo" -v hi="$dhi" -v t="$drift" -v u="$ud" 'BEGIN { print (lo <= t + u && t - u <= hi) ? "OK" : "FAIL" }')
+result "$ok" "$name: estimated drift's bound overlaps the measured drift" \
+	"estimate $dest ppm, bound [$dlo, $dhi] ppm; measured (probes) $drift +- $ud ppm; set: adjtimex $FREQ_PPM ppm"
+result "$([ "$(j .clamped)" = 0 ] && [ "$(j .clock.consistent)" = true ] && echo OK || echo FAIL)" \
+	"$name: no negative wire time (consistent fit, nothing clamped)" \
+	"clamped $(j .clamped), consistent $(j .clock.consistent), violation $(j .clock.violation_ns) ns"
+top_layer=$(jq -r '.layers | max_by(.tail_dev_ns) | .layer' "$out/merge.json")
+top_host=$(jq -r '.hosts | max_by(.tail_dev_ns) | .host' "$out/merge.json")
+share=$(jq -r ".layers[] | select(.layer == \"$delayed send\") | \"\\(.share) \\(.main)\"" "$out/merge.json")
+result "$([ "$top_layer" = "$delayed send" ] && [ "$top_host" = "$delayed" ] && echo OK || echo FAIL)" \
+	"$name: netem on the $delayed's egress: the tail's deviation is the $delayed's send layer" \
+	"top layer '$top_layer', top host '$top_host'; $delayed send: share and main of $(j .tail) tail requests: $share"
+echo "# $name: $(( $(date +%s) - t0 )) s"
+}
+
+base=$out
+t00=$(date +%s)
+scenario client-egress 37 300 client
+scenario server-egress -5 -200 server
+echo "# total $(( $(date +%s) - t00 )) s"
+finish
