@@ -70,7 +70,8 @@ int nsight_pkt_record(struct nsight_rec_pkt *r, const struct sk_buff *skb,
 	r->sw_tstamp = ktime_to_ns(skb->tstamp);
 	r->gso_segs = 1;
 	r->rc = 0;
-	r->pad = 0;
+	r->wire_hash = pi.wire_hash;
+	r->flags |= NSIGHT_PKT_F_WIRE_HASH;
 	if (stage <= NSIGHT_PKT_RX_RECEIVE) {
 		r->queue = skb_rx_queue_recorded(skb) ?
 			   skb_get_rx_queue(skb) : 0;

@@ -20,6 +20,7 @@
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
+#include <linux/jhash.h>
 #include <linux/siphash.h>
 #include <linux/random.h>
 #include <linux/string.h>
@@ -172,6 +173,8 @@ int nsight_pkt_parse(const struct sk_buff *skb, int nh_off,
 		return -EINVAL;
 	}
 	pi->id = nsight_pkt_hash(&in);
+	/* Unkeyed: the same on every host the packet crosses. */
+	pi->wire_hash = jhash(&in, sizeof(in), 0);
 	return 0;
 }
 

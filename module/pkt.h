@@ -17,12 +17,15 @@ struct sock;
  * @seq:         TCP sequence number of the first payload byte
  * @payload_len: transport payload bytes
  * @id:          packet identity, see nsight_pkt_id()
+ * @wire_hash:   the same identity unkeyed (jhash, seed 0): equal on both
+ *               hosts a packet travels between
  */
 struct nsight_pkt_info {
 	struct nsight_flow flow;
 	u32 seq;
 	u32 payload_len;
 	u64 id;
+	u32 wire_hash;
 };
 
 void nsight_pkt_init_key(void);

@@ -7,11 +7,12 @@
 #
 #   scripts/check-twohost.sh [OUTDIR [NSIGHT.KO]]
 #
-# Two scenarios, a pair of guests each: "client-egress" steps the server's
-# clock +37 s and makes it run +300 ppm fast (adjtimex) and delays the
-# client's egress on the guest link with netem (every request 0 to 40 ms);
-# "server-egress" steps it -5 s, -200 ppm, and delays the server's egress
-# (every response). The true clock
+# Three scenarios, a pair of guests each: "client-egress" steps the
+# server's clock +37 s and makes it run +300 ppm fast (adjtimex) and delays
+# the client's egress on the guest link with netem (every request 0 to 40
+# ms); "server-egress" steps it -5 s, -200 ppm, and delays the server's
+# egress (every response); "server-hog" steps it +600 s, +100 ppm, and runs
+# a CPU hog beside the echo server on its core. The true clock
 # offset is measured independently: each guest probes the host's
 # CLOCK_MONOTONIC_RAW (timeprobe, over a second, user-mode NIC; a reference
 # the host's time daemon cannot step or slew) before and after the load,
@@ -21,8 +22,9 @@
 # Checks per scenario: every request matched on both hosts, the estimated
 # offset's bound overlaps the measured offset's, the drift's likewise, no
 # wire time below zero, and the tail's deviation is put on the delayed
-# host's send layer. Prints KTAP on stdout; files in
-# OUTDIR/twohost/SCENARIO (default OUTDIR build/check).
+# host's send layer (netem) or the server's wakeup layer (hog). Prints
+# KTAP on stdout; files in OUTDIR/twohost/SCENARIO (default OUTDIR
+# build/check).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,7 +69,7 @@ make -s -C "$top/userspace" >/dev/null 2>"$out/build.err" &&
 if [ ! -r "$ko" ] || ! "$top/selftests/harness/mkinitramfs.sh" --out "$out/twohost.cpio.gz" \
 	--kver "$kver" --kmods "e1000e sch_netem" --file "$ko:/lib/nsight/nsight.ko" \
 	--bin "$top/userspace/nsightctl" --bin "$top/build/selftests/msgload" \
-	--bin "$top/build/selftests/timeprobe" --bin /usr/sbin/tc \
+	--bin "$top/build/selftests/timeprobe" --bin "$top/build/selftests/hog" --bin /usr/sbin/tc \
 	--tests "$top/selftests/twohost" 2>"$out/initramfs.err"; then
 	result FAIL "build the guests' initramfs" "$(cat "$out/build.err" "$out/initramfs.err" | tail -n 20)"
 	finish
@@ -96,15 +98,22 @@ guest() {
 		--qemu-args "-netdev socket,id=n1,$3 -device e1000e,netdev=n1,mac=$2" \
 		>"$out/$1.ktap" 2>"$out/$1.err"
 }
-# scenario NAME STEP FREQ_PPM DELAYED(client|server): one pair of guests.
+# scenario NAME STEP FREQ_PPM DELAY: one pair of guests. DELAY is what
+# slows requests down: "client" or "server" (netem on that host's egress:
+# its send layer must lead the tail) or "hog" (a CPU hog on the server's
+# application core: the server's wakeup layer must).
 scenario() {
-name=$1 STEP=$2 FREQ_PPM=$3 delayed=$4
+name=$1 STEP=$2 FREQ_PPM=$3 delay=$4
 out=$base/$1
 mkdir -p "$out"
-echo "# scenario $name: server clock step $STEP s, frequency $FREQ_PPM ppm; netem on the $delayed's egress"
+echo "# scenario $name: server clock step $STEP s, frequency $FREQ_PPM ppm; delay: $delay"
 link_port=$(free_port tcp)
 netem="nsight_netem=$(echo "$NETEM" | tr ' ' '+')"
-if [ "$delayed" = server ]; then snetem=$netem cnetem=; else snetem= cnetem=$netem; fi
+case $delay in
+server) snetem=$netem cnetem= want_host=server want_layer="server send" ;;
+client) snetem= cnetem=$netem want_host=client want_layer="client send" ;;
+hog) snetem=nsight_hog=1 cnetem= want_host=server want_layer="server wakeup" ;;
+esac
 t0=$(date +%s)
 guest server 52:54:00:77:00:02 "listen=127.0.0.1:$link_port" \
 	"nsight_clock_step=$STEP nsight_clock_freq=$((FREQ_PPM * 65536)) $snetem" &
@@ -196,10 +205,10 @@ result "$([ "$(j .clamped)" = 0 ] && [ "$(j .clock.consistent)" = true ] && echo
 	"clamped $(j .clamped), consistent $(j .clock.consistent), violation $(j .clock.violation_ns) ns"
 top_layer=$(jq -r '.layers | max_by(.tail_dev_ns) | .layer' "$out/merge.json")
 top_host=$(jq -r '.hosts | max_by(.tail_dev_ns) | .host' "$out/merge.json")
-share=$(jq -r ".layers[] | select(.layer == \"$delayed send\") | \"\\(.share) \\(.main)\"" "$out/merge.json")
-result "$([ "$top_layer" = "$delayed send" ] && [ "$top_host" = "$delayed" ] && echo OK || echo FAIL)" \
-	"$name: netem on the $delayed's egress: the tail's deviation is the $delayed's send layer" \
-	"top layer '$top_layer', top host '$top_host'; $delayed send: share and main of $(j .tail) tail requests: $share"
+share=$(jq -r ".layers[] | select(.layer == \"$want_layer\") | \"\\(.share) \\(.main)\"" "$out/merge.json")
+result "$([ "$top_layer" = "$want_layer" ] && [ "$top_host" = "$want_host" ] && echo OK || echo FAIL)" \
+	"$name: delay ($delay): the tail's deviation is the $want_layer layer" \
+	"top layer '$top_layer', top host '$top_host'; $want_layer: share and main of $(j .tail) tail requests: $share"
 echo "# $name: $(( $(date +%s) - t0 )) s"
 }
 
@@ -207,5 +216,6 @@ base=$out
 t00=$(date +%s)
 scenario client-egress 37 300 client
 scenario server-egress -5 -200 server
+scenario server-hog 600 100 hog
 echo "# total $(( $(date +%s) - t00 )) s"
 finish

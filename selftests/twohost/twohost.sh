@@ -9,11 +9,13 @@
 # captures the msgload flow only, and prints its capture gzip'ed and
 # base64-encoded between NSIGHT-CAPTURE-BEGIN/END lines for the host to
 # merge. Either side can delay its egress on the guest link with netem
-# (nsight_netem).
+# (nsight_netem); the server can run a CPU hog (nice -5) on its echo
+# server's core (nsight_hog=1, both pinned to CPU 1).
 #
 # Variables (kernel command line): nsight_role=client|server, nsight_mac
 # (the MAC of the NIC on the guest link), nsight_requests, nsight_gap_us,
-# nsight_probe_port, nsight_netem (netem options with + for blanks).
+# nsight_probe_port, nsight_netem (netem options with + for blanks),
+# nsight_hog.
 . /lib/nsight/lib.sh
 
 ROLE=${nsight_role:?}
@@ -77,7 +79,12 @@ if [ -n "${nsight_netem:-}" ]; then
 	/sbin/tc qdisc add dev "$link" root netem $netem || ktap_diag "tc failed"
 fi
 if [ "$ROLE" = server ]; then
-	msgload server -p udp -P $PORT >/tmp/server.log 2>&1 &
+	if [ "${nsight_hog:-0}" = 1 ]; then
+		ktap_diag "hog (nice -5) on CPU 1, the echo server's core"
+		taskset -c 1 hog -5 >/dev/null 2>&1 &
+		at_exit "kill $! 2>/dev/null"
+	fi
+	taskset -c 1 msgload server -p udp -P $PORT >/tmp/server.log 2>&1 &
 	spid=$!
 	at_exit "kill $spid 2>/dev/null"
 	# Ready once the echo server listens: answer one beacon, then wait

@@ -399,6 +399,12 @@ struct nsight_flow {
  * across the stack, and a reused sk_buff gets a new one. Two datagrams of
  * one flow with the same payload and IP id collide; the socket queue is
  * FIFO, so matching them in order stays right.
+ *
+ * wire_hash is a 32-bit jhash (seed 0, unkeyed) of the same content: equal
+ * on every host the packet crosses (unless a middlebox rewrites addresses,
+ * ports or the IP id), so two hosts' captures can be joined per datagram.
+ * Unkeyed, it tells a reader of the capture which of a few guessed
+ * payloads a datagram started with; pkt_id does not.
  */
 
 /*
@@ -438,6 +444,7 @@ enum nsight_pkt_stage {
 #define NSIGHT_PKT_F_HWTSTAMP	0x1	/* hw_tstamp is valid */
 #define NSIGHT_PKT_F_GSO	0x2	/* aggregate of gso_segs segments */
 #define NSIGHT_PKT_F_CLONED	0x4	/* the sk_buff was a clone */
+#define NSIGHT_PKT_F_WIRE_HASH	0x8	/* wire_hash is set (older modules: 0) */
 
 /*
  * pkt: a TCP or UDP packet over IPv4/IPv6 at one stage of its way.
@@ -447,6 +454,7 @@ enum nsight_pkt_stage {
  * @payload_len: transport payload bytes (of the whole aggregate)
  * @queue:     RX queue (RX stages) or TX queue (TX stages)
  * @rc:        net_dev_xmit's return code, 0 elsewhere
+ * @wire_hash: host-independent identity (see above), if NSIGHT_PKT_F_WIRE_HASH
  */
 struct nsight_rec_pkt {
 	struct nsight_rec_hdr hdr;
@@ -462,7 +470,7 @@ struct nsight_rec_pkt {
 	__u8 flags;		/* NSIGHT_PKT_F_* */
 	__u16 gso_segs;
 	__s16 rc;
-	__u32 pad;
+	__u32 wire_hash;
 };
 
 /*

@@ -104,6 +104,9 @@ struct nsight_msg {
 	uint32_t packets;
 	uint64_t bytes;
 	uint32_t seq;			/* TCP: sequence number of its first byte */
+	uint32_t wire_hash;		/* UDP: the packet's host-independent
+					 * identity (uapi nsight.h), if has_wire */
+	bool has_wire;
 	int64_t seg_ns[NSIGHT_MSG_STAGES - 1];	/* stage i -> i + 1, when both timed */
 	int64_t total_ns;		/* complete messages: n -> a, send -> xmit/done */
 

@@ -75,6 +75,8 @@ static void msg_nic(struct lt_build *b, struct nsight_msg *m, uint32_t i)
 	nsight_lt_stage(m, NSIGHT_RX_N, p->r.hdr.tsc, p->r.hdr.cpu, in->ooo);
 	nsight_lt_touch(m, in->tsc_last, in->cpus[1], in->ooo);
 	m->flow = p->r.flow;
+	m->has_wire = p->r.flags & NSIGHT_PKT_F_WIRE_HASH;
+	m->wire_hash = p->r.wire_hash;
 	nic_hw_time(b, in, &m->t[NSIGHT_RX_N]);
 }
 

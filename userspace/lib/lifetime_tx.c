@@ -80,8 +80,11 @@ static void stage_pkt(struct lt_build *b, struct nsight_msg *m, unsigned int sta
 	const struct nsight_cap_pkt *p = &b->cap->pkts[i];
 
 	nsight_lt_stage(m, stage, p->r.hdr.tsc, p->r.hdr.cpu, p->m.ooo);
-	if (stage == NSIGHT_TX_QUEUE)
+	if (stage == NSIGHT_TX_QUEUE) {
 		m->flow = p->r.flow;	/* the socket's may lack an address */
+		m->has_wire = p->r.flags & NSIGHT_PKT_F_WIRE_HASH;
+		m->wire_hash = p->r.wire_hash;
+	}
 }
 
 /* The first unclaimed @stage record of @pkt_id at or after @from on @ifindex. */

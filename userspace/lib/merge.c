@@ -9,8 +9,8 @@
 #include "vec.h"
 
 #define NONE NSIGHT_REQ_NONE
-/* TCP: how far ahead a request's arrival is looked for among B's. */
-#define TCP_LOOKAHEAD 64
+/* By key: how far ahead a message is looked for among the other host's. */
+#define LOOKAHEAD 64
 
 /* A message in one of the four lists: keyed by the request's flow. */
 struct ent {
@@ -127,24 +127,56 @@ struct build {
 	size_t *srm, *resp_s, *resp_c, *crm;	/* scratch, per group */
 };
 
+/* How one flow's messages are found on the other host. */
+enum cross_by {
+	BY_SEQ,		/* TCP: the sequence number of the first byte */
+	BY_WIRE,	/* UDP: the packets' wire hash, where both modules give it */
+	BY_ORDER,	/* UDP from older modules: the k-th is the k-th */
+};
+
+/* Whether every message of @g carries a wire hash. */
+static bool wire_keyed(const struct nsight_lifetimes *lt, struct group g)
+{
+	size_t i;
+
+	for (i = 0; i < g.n; i++)
+		if (!lt->msgs[g.e[i].msg].has_wire)
+			return false;
+	return true;
+}
+
+static enum cross_by cross_by(bool tcp, const struct nsight_lifetimes *la, struct group from,
+			      const struct nsight_lifetimes *lb, struct group to)
+{
+	if (tcp)
+		return BY_SEQ;
+	return wire_keyed(la, from) && wire_keyed(lb, to) ? BY_WIRE : BY_ORDER;
+}
+
+static bool same_msg(enum cross_by by, const struct nsight_msg *x, const struct nsight_msg *y)
+{
+	return by == BY_SEQ ? x->seq == y->seq : x->wire_hash == y->wire_hash;
+}
+
 /*
  * The same messages on the other host: out[i] is the index in @to of @from's
- * i-th, by sequence number (TCP) or by order (UDP).
+ * i-th, by sequence number or wire hash (in order, skipping what one host
+ * alone saw, within LOOKAHEAD) or by order.
  */
 static void cross(const struct nsight_lifetimes *la, struct group from,
-		  const struct nsight_lifetimes *lb, struct group to, bool tcp, size_t *out)
+		  const struct nsight_lifetimes *lb, struct group to, enum cross_by by, size_t *out)
 {
 	size_t i, j, q;
 
 	for (i = 0, j = 0; i < from.n; i++) {
 		out[i] = NONE;
-		if (!tcp) {
+		if (by == BY_ORDER) {
 			if (i < to.n)
 				out[i] = i;
 			continue;
 		}
-		for (q = j; q < to.n && q < j + TCP_LOOKAHEAD; q++)
-			if (lb->msgs[to.e[q].msg].seq == la->msgs[from.e[i].msg].seq) {
+		for (q = j; q < to.n && q < j + LOOKAHEAD; q++)
+			if (same_msg(by, &lb->msgs[to.e[q].msg], &la->msgs[from.e[i].msg])) {
 				out[i] = q;
 				j = q + 1;
 				break;
@@ -159,11 +191,12 @@ static int join_group(struct build *bu, const struct ent *k, struct group ct, st
 	struct nsight_merge *m = bu->m;
 	const struct nsight_lifetimes *a = bu->a, *b = bu->b;
 	bool tcp = k->key.protocol == IPPROTO_TCP;
+	enum cross_by req_by = cross_by(tcp, a, ct, b, sr), resp_by = cross_by(tcp, b, st, a, cr);
 	size_t i, j, q;
 
 	/* Across hosts: request i arrives as B's srm[i], response j as A's crm[j]. */
-	cross(a, ct, b, sr, tcp, bu->srm);
-	cross(b, st, a, cr, tcp, bu->crm);
+	cross(a, ct, b, sr, req_by, bu->srm);
+	cross(b, st, a, cr, resp_by, bu->crm);
 	/* On B: each response answers the oldest request received before it. */
 	for (i = 0; i < sr.n; i++)
 		bu->resp_s[i] = NONE;
@@ -192,7 +225,8 @@ static int join_group(struct build *bu, const struct ent *k, struct group ct, st
 		r->protocol = k->key.protocol;
 		r->c_tx = ct.e[i].msg;
 		r->s_rx = r->s_tx = r->c_rx = NONE;
-		if (!tcp && (ct.n != sr.n || st.n != cr.n)) {
+		if ((req_by == BY_ORDER && ct.n != sr.n) ||
+		    (resp_by == BY_ORDER && st.n != cr.n)) {
 			r->state = NSIGHT_REQ_AMBIGUOUS;
 			continue;
 		}
@@ -214,7 +248,8 @@ static int join_group(struct build *bu, const struct ent *k, struct group ct, st
 		}
 		r->c_rx = cr.e[c_rx].msg;
 		/* The response must come after the request on A's own clock. */
-		if (cr.e[c_rx].t < ct.e[i].t || (!tcp && bu->resp_c[i] != c_rx)) {
+		if (cr.e[c_rx].t < ct.e[i].t ||
+		    (resp_by == BY_ORDER && bu->resp_c[i] != c_rx)) {
 			r->state = NSIGHT_REQ_MISMATCH;
 			continue;
 		}

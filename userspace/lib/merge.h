@@ -9,18 +9,22 @@
  * packets carry them) and then:
  * - TCP: by the sequence number of the message's first byte, which is the
  *   same on both hosts;
- * - UDP: by order within the flow (the k-th datagram A sent is the k-th
- *   B received), since a packet's pkt_id is keyed per host. Both captures
- *   must cover the same datagrams of a flow: when the hosts saw different
- *   numbers of a flow's requests or responses (a capture started later, a
- *   datagram was lost) order cannot join them and the flow's requests are
+ * - UDP: by the packets' wire hash (uapi nsight.h: an unkeyed hash of
+ *   addresses, ports, IP id, length and the first payload bytes, the same
+ *   on both hosts; pkt_id is keyed per host), in order within the flow,
+ *   skipping datagrams one host alone saw. Captures from modules without
+ *   wire hashes join by order (the k-th datagram A sent is the k-th B
+ *   received): then both must cover the same datagrams of a flow, and when
+ *   the hosts saw different numbers of a flow's requests or responses (a
+ *   capture started later, a datagram was lost) the flow's requests are
  *   all "ambiguous", never joined by a guess.
  * Pairing a request with its response, on one host (one clock): B's
  * responses in send order go to its oldest unanswered request received
  * before them, A's received responses to its oldest unanswered request
  * sent before them (request/response in order, one response each). The
  * response B sent is joined to A's arrival of it like a request (sequence
- * number or order); for UDP it must be the one A's own pairing gives.
+ * number, wire hash or order); joined by order it must also be the one
+ * A's own pairing gives.
  *
  * The clocks: B's times are put on A's clock with the line nsight_clockfit()
  * estimates (or, when the clocks are given as synchronised, offset 0, checked
@@ -70,9 +74,9 @@ enum nsight_req_state {
 	NSIGHT_REQ_NO_RESPONSE,		/* B sent no response to it */
 	NSIGHT_REQ_NO_CLIENT_RX,	/* A received no response to it */
 	NSIGHT_REQ_MISMATCH,		/* the response came before the request, or
-					 * (UDP) A's own pairing disagrees */
-	NSIGHT_REQ_AMBIGUOUS,		/* UDP: the hosts saw different numbers of
-					 * the flow's datagrams: order cannot join */
+					 * (UDP by order) A's own pairing disagrees */
+	NSIGHT_REQ_AMBIGUOUS,		/* UDP by order: the hosts saw different
+					 * numbers of the flow's datagrams */
 	NSIGHT_REQ_UNTIMED,		/* a stage it needs is missing or untimed */
 	__NSIGHT_REQ_STATES
 };

@@ -213,9 +213,10 @@ static inline struct nsight_flow flow4(const char *saddr, uint16_t sport, const 
 	return f;
 }
 
-static inline void synth_pkt(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_t stage,
-			     uint64_t pkt_id, struct nsight_flow flow, uint32_t seq, uint32_t len,
-			     uint8_t flags)
+/* A packet record; a non-zero @wire_hash sets NSIGHT_PKT_F_WIRE_HASH. */
+static inline void synth_pkt_wire(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_t stage,
+				  uint64_t pkt_id, struct nsight_flow flow, uint32_t seq,
+				  uint32_t len, uint8_t flags, uint32_t wire_hash)
 {
 	struct nsight_rec_pkt p;
 
@@ -228,7 +229,18 @@ static inline void synth_pkt(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_
 	p.stage = stage;
 	p.flags = flags;
 	p.gso_segs = (flags & NSIGHT_PKT_F_GSO) ? 2 : 1;
+	if (wire_hash) {
+		p.wire_hash = wire_hash;
+		p.flags |= NSIGHT_PKT_F_WIRE_HASH;
+	}
 	synth_put(s, cpu, &p, sizeof(p));
+}
+
+static inline void synth_pkt(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_t stage,
+			     uint64_t pkt_id, struct nsight_flow flow, uint32_t seq, uint32_t len,
+			     uint8_t flags)
+{
+	synth_pkt_wire(s, cpu, tsc, stage, pkt_id, flow, seq, len, flags, 0);
 }
 
 static inline void synth_handoff(struct synth *s, uint32_t cpu, uint64_t tsc, uint64_t sock_id,

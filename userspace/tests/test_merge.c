@@ -36,6 +36,7 @@ struct twohost {
 	uint64_t rnd;
 	uint32_t cseq, sseq;	/* TCP: next byte of each direction */
 	bool drop_one;		/* the server misses request #50 */
+	bool wire;		/* the modules give wire hashes */
 };
 
 static uint32_t next_rand(struct twohost *h)
@@ -56,22 +57,26 @@ static double true_theta(const struct twohost *h, int64_t x)
 	return (double)h->off_ns + h->drift * (double)(x - SYN_C);
 }
 
-/* A message sent on @s: send, queue, xmit at @t (host TSC). */
+/*
+ * A message sent on @s: send, queue, xmit at @t (host TSC). @wire is its
+ * packets' wire hash (0: none), the same on both hosts.
+ */
 static void send_msg(struct synth *s, uint64_t t, uint64_t sock_id, struct nsight_flow sock,
-		     struct nsight_flow pkt, uint64_t id, uint32_t seq, const char *comm)
+		     struct nsight_flow pkt, uint64_t id, uint32_t seq, uint32_t wire,
+		     const char *comm)
 {
 	synth_app(s, SEND, 0, t, sock_id, sock, 64, seq, 11, 10, comm);
-	synth_pkt(s, 0, t + 300, NSIGHT_PKT_TX_QUEUE, id, pkt, seq, 64, 0);
-	synth_pkt(s, 0, t + 600, NSIGHT_PKT_TX_XMIT, id, pkt, seq, 64, 0);
+	synth_pkt_wire(s, 0, t + 300, NSIGHT_PKT_TX_QUEUE, id, pkt, seq, 64, 0, wire);
+	synth_pkt_wire(s, 0, t + 600, NSIGHT_PKT_TX_XMIT, id, pkt, seq, 64, 0, wire);
 }
 
 /* A message arriving on @s at @n (host TSC), received at @a. */
 static void recv_msg(struct synth *s, uint64_t n, uint64_t a, uint64_t sock_id,
 		     struct nsight_flow sock, struct nsight_flow pkt, uint64_t id, uint32_t seq,
-		     const char *comm)
+		     uint32_t wire, const char *comm)
 {
-	synth_pkt(s, 1, n, NSIGHT_PKT_RX_GRO, id, pkt, seq, 64, 0);
-	synth_pkt(s, 1, n + 200, NSIGHT_PKT_RX_RECEIVE, id, pkt, seq, 64, 0);
+	synth_pkt_wire(s, 1, n, NSIGHT_PKT_RX_GRO, id, pkt, seq, 64, 0, wire);
+	synth_pkt_wire(s, 1, n + 200, NSIGHT_PKT_RX_RECEIVE, id, pkt, seq, 64, 0, wire);
 	synth_handoff(s, 1, n + 700, sock_id, sock, id, seq + 64);
 	if (pkt.protocol == UDP)
 		synth_copy(s, 0, a - 500, id, 11, 10, 64);
@@ -122,14 +127,18 @@ static void build(struct twohost *h, int64_t off_ns, double drift, uint8_t proto
 		uint64_t cn = ss + 600 + w2;
 		uint64_t ca = cn + 2000 + next_rand(h) % 500 + (uint64_t)inj_client(i);
 		uint64_t id = 0x1000 + i;
+		/* Per-host pkt_ids differ; wire hashes do not. */
+		uint32_t wq = h->wire ? 0xa0000000u + (uint32_t)i : 0;
+		uint32_t wr = h->wire ? 0xb0000000u + (uint32_t)i : 0;
 
-		send_msg(&h->c, t, 0x71, csock, req, id, h->cseq, "client");
+		send_msg(&h->c, t, 0x71, csock, req, id, h->cseq, wq, "client");
 		if (!(h->drop_one && i == 50)) {
 			recv_msg(&h->s, srv(h, sn), srv(h, sa), 0x81, ssock, req, id + 0x50000,
-				 h->cseq, "server");
-			send_msg(&h->s, srv(h, ss), 0x81, ssend, rsp, id + 0x90000, h->sseq,
+				 h->cseq, wq, "server");
+			send_msg(&h->s, srv(h, ss), 0x81, ssend, rsp, id + 0x90000, h->sseq, wr,
 				 "server");
-			recv_msg(&h->c, cn, ca, 0x71, csock, rsp, id + 0xd0000, h->sseq, "client");
+			recv_msg(&h->c, cn, ca, 0x71, csock, rsp, id + 0xd0000, h->sseq, wr,
+				 "client");
 		}
 		h->cseq += 64;
 		h->sseq += 64;
@@ -288,13 +297,17 @@ static void test_tcp(void)
 	clean_run(5000000000LL, 10e-6, TCP);
 }
 
-/* A request the server never saw: TCP still joins the rest by sequence. */
-static void test_tcp_lost(void)
+/*
+ * A request the server never saw (#50): joined by key (TCP's sequence
+ * number, UDP's wire hash) it alone is "no-server-rx", every other request
+ * is joined and timed right.
+ */
+static void lost_run(int64_t off_ns, double drift, uint8_t proto, bool wire)
 {
-	struct twohost h = { .drop_one = true };
+	struct twohost h = { .drop_one = true, .wire = wire };
 	struct merged x;
 
-	build(&h, 5000000000LL, 10e-6, TCP);
+	build(&h, off_ns, drift, proto);
 	REQUIRE(merge_them(&h, &x) == 0);
 	CHECK_U64(x.m.n, N_REQ);
 	CHECK_U64(x.m.by_state[NSIGHT_REQ_COMPLETE], N_REQ - 1);
@@ -309,10 +322,16 @@ static void test_tcp_lost(void)
 	synth_free(&h.s);
 }
 
+static void test_tcp_lost(void)
+{
+	lost_run(5000000000LL, 10e-6, TCP, false);
+}
+
 /*
- * UDP joins by order: with a datagram the server missed, order would join
- * the wrong ones from there on, and closed-loop timing would not show it.
- * The flow is reported ambiguous instead.
+ * UDP from modules without wire hashes joins by order: with a datagram the
+ * server missed, order would join the wrong ones from there on, and
+ * closed-loop timing would not show it. The flow is reported ambiguous
+ * instead.
  */
 static void test_udp_lost(void)
 {
@@ -327,6 +346,12 @@ static void test_udp_lost(void)
 	merged_fini(&x);
 	synth_free(&h.c);
 	synth_free(&h.s);
+}
+
+/* With wire hashes UDP joins per datagram, like TCP. */
+static void test_udp_wire_lost(void)
+{
+	lost_run(37000000000LL, 25e-6, UDP, true);
 }
 
 /* The fit alone: exact symmetric pairs, one pair, crossing bounds. */
@@ -438,6 +463,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_tcp),
 	KTAP_TEST(test_tcp_lost),
 	KTAP_TEST(test_udp_lost),
+	KTAP_TEST(test_udp_wire_lost),
 	KTAP_TEST(test_synced),
 	KTAP_TEST(test_cli),
 )
