@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Load and faults. Two rate-limited UDP floods over veth while:
 #  - a 64 KiB buffer per CPU is drained by readers of the relay files once
-#    a second, slower than the records come (nsight_load_secs, default 30 s):
+#    a second, slower than the records come (nsight_load_secs, default 60 s):
 #    records lost, none unaccounted (hits == written + dropped, in total
 #    and on every CPU);
 #  - the same buffer is left undrained, then dumped and analysed: the
@@ -23,7 +23,7 @@
 S=/sys/kernel/nsight
 D=/sys/kernel/debug/nsight
 CPU1=/sys/devices/system/cpu/cpu1/online
-FLOOD_SECS=${nsight_load_secs:-30}
+FLOOD_SECS=${nsight_load_secs:-60}
 CYCLE_SECS=${nsight_cycle_secs:-20}
 TOGGLES=${nsight_toggle_count:-10000}
 
