@@ -39,6 +39,10 @@ int nsight_ptev_add_chunk(struct nsight_ptev *p, const struct nsight_chunk *ch,
 	if (ch->type == NSIGHT_CHUNK_PT && ch->cpu < p->nr_cpus) {
 		struct nsight_ptev_cpu *c = &p->cpus[ch->cpu];
 
+		/* An empty chunk adds nothing (and c->trace may still be NULL). */
+		if (!ch->size)
+			return 0;
+
 		if (nsight_vec_reserve((void **)&c->trace, &c->cap, c->len + ch->size, 1))
 			return nomem(d);
 		memcpy(c->trace + c->len, ch->payload, ch->size);
