@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # make bench: the overhead benchmark (selftests/nsight/30-diag-bench.sh at
-# full length) in one Debian 6.12 guest under -icount shift=2,sleep=off.
+# full length) in one Debian 6.12 guest under -icount shift=2,sleep=off,
 # where guest time follows executed instructions (4 ns each), so the
 # figures repeat whatever the host's load. Prints the latency table (ratios
 # to no tracing, like Table 2 of the paper) and the per-record cost, and
@@ -10,7 +10,8 @@
 #
 # Environment: BENCH_N (requests per cell at the low rate, default 1000;
 # the high rate sends 5x as many), BENCH_LOW / BENCH_HIGH (requests/s,
-# default 200 / 2000), BENCH_LOOPS (recloop iterations, default 20000).
+# default 200 / 2000), BENCH_LOOPS (recloop iterations, default 20000),
+# BENCH_REPS (runs of the whole table, default 3; each cell is the median).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +34,7 @@ rc=0
 	--initrd "$out/guest.cpio.gz" --log "$out/guest.serial.log" \
 	--tests 30-diag-bench --timeout 3000 --test-timeout 2700 --icount \
 	--append "tsc=reliable nsight_bench_n=${BENCH_N:-1000} nsight_bench_low=${BENCH_LOW:-200}" \
-	--append "nsight_bench_high=${BENCH_HIGH:-2000} nsight_bench_loops=${BENCH_LOOPS:-20000}" \
+	--append "nsight_bench_high=${BENCH_HIGH:-2000} nsight_bench_loops=${BENCH_LOOPS:-20000} nsight_bench_reps=${BENCH_REPS:-3}" \
 	>"$out/guest.ktap" 2>"$out/guest.err" || rc=1
 sed -n 's/^ *# T //p' "$out/guest.ktap" >"$out/overhead.txt"
 cat "$out/overhead.txt"

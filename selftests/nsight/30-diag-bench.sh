@@ -22,7 +22,9 @@
 #
 # nsight_bench_n (requests per cell at the low rate; the high rate sends
 # 5x as many), nsight_bench_low / nsight_bench_high (requests/s),
-# nsight_bench_loops (recloop iterations).
+# nsight_bench_loops (recloop iterations), nsight_bench_reps (repetitions of
+# the whole table, configurations in alternating order; each cell is the
+# median of its repetitions).
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
@@ -31,7 +33,9 @@ N_HIGH=$((N_LOW * 5))
 R_LOW=${nsight_bench_low:-200}
 R_HIGH=${nsight_bench_high:-2000}
 LOOPS=${nsight_bench_loops:-2000}
+REPS=${nsight_bench_reps:-1}
 CONFIGS="none nsight sampled ftrace fgraph"
+CONFIGS_REV="fgraph ftrace sampled nsight none"
 S=/sys/kernel/nsight
 T=/sys/kernel/tracing
 NSIGHT_SRC=sched_switch,handoff,clock,net_rx,net_tx,app,sched_waking,irq,softirq,idle,fault,workqueue,napi
@@ -166,20 +170,40 @@ cell udp low none
 cell memcached low none
 : >/tmp/bench.cells
 : >/tmp/bench.records
-for w in udp memcached; do
-	for l in low high; do
-		for c in $CONFIGS; do
-			cell $w $l $c
+r=0
+while [ $r -lt "$REPS" ]; do
+	order=$CONFIGS
+	[ $((r % 2)) = 1 ] && order=$CONFIGS_REV
+	for w in udp memcached; do
+		for l in low high; do
+			for c in $order; do
+				cell $w $l $c
+			done
 		done
 	done
+	r=$((r + 1))
 done
 
-# The table: ratios to "none" of the same workload and load.
-awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" '
-	{ p50[$1 " " $2 " " $3] = $4; p999[$1 " " $2 " " $3] = $5 }
+# The table: ratios to "none" of the same workload and load, each cell the
+# median of its repetitions.
+awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS" '
+	function median(list,   v, n, i, j, t) {
+		n = split(list, v, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	{ l50[$1 " " $2 " " $3] = l50[$1 " " $2 " " $3] " " $4
+	  l999[$1 " " $2 " " $3] = l999[$1 " " $2 " " $3] " " $5 }
 	END {
+		for (k in l50) {
+			p50[k] = median(l50[k])
+			p999[k] = median(l999[k])
+		}
 		printf "T Client latency under tracing, ratio to no tracing (p50 / p99.9);\n"
-		printf "T low = %d req/s x %d, high = %d req/s x %d; -icount shift=2,sleep=off\n", rl, nl, rh, nh
+		printf "T low = %d req/s x %d, high = %d req/s x %d; median of %d runs; -icount shift=2,sleep=off\n", rl, nl, rh, nh, reps
 		printf "T %-16s %12s %12s %12s %12s\n", "", "udp low", "udp high", "mc low", "mc high"
 		nc = split("none nsight sampled ftrace fgraph", cf, " ")
 		split("none|(a) nsight|(b) +sampling|(c) ftrace|(d) fn_graph", name, "|")
@@ -201,20 +225,20 @@ awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" '
 		}
 	}' /tmp/bench.cells >/tmp/bench.table
 while IFS= read -r l; do ktap_diag "$l"; done </tmp/bench.table
-check "every cell measured (20 cells, each with replies)" \
-	test "$(awk '$4 != "" && $6 > 0' /tmp/bench.cells | wc -l)" -eq 20
+check "every cell measured (20 cells, each with replies, $REPS times)" \
+	test "$(awk '$4 != "" && $6 > 0' /tmp/bench.cells | wc -l)" -eq $((20 * REPS))
 check "no cell of the table is missing" sh -c '! grep -q " - " /tmp/bench.table'
 check "every traced configuration recorded events" \
-	test "$(awk '$3 != "none" && $4 > 0' /tmp/bench.records | wc -l)" -eq 16
+	test "$(awk '$3 != "none" && $4 > 0' /tmp/bench.records | wc -l)" -eq $((16 * REPS))
 check "nsight: hook hits == written + dropped in every cell" \
-	test "$(awk 'NF == 8 && $5 == $6 + $7' /tmp/bench.records | wc -l)" -eq 8
+	test "$(awk 'NF == 8 && $5 == $6 + $7' /tmp/bench.records | wc -l)" -eq $((8 * REPS))
 
 # Bytes per message: the UDP echo at the high rate under (a); every request
 # and reply crosses this guest's kernel twice (client and server side).
 awk '$1 == "udp" && $2 == "high" && $3 == "nsight" {
-	print $8, $4 }' /tmp/bench.records >/tmp/bench.bytes
+	print $8, $4; exit }' /tmp/bench.records >/tmp/bench.bytes
 read -r bytes recs </tmp/bench.bytes
-msgs=$(awk '$1 == "udp" && $2 == "high" && $3 == "nsight" { print 2 * $6 }' /tmp/bench.cells)
+msgs=$(awk '$1 == "udp" && $2 == "high" && $3 == "nsight" { print 2 * $6; exit }' /tmp/bench.cells)
 ktap_diag "$(awk -v b="$bytes" -v r="$recs" -v m="$msgs" 'BEGIN {
 	printf "T bytes per message (udp high, (a)): %.0f bytes, %.1f records (%d messages, %d bytes, %d records; %.1f bytes per record)", b / m, r / m, m, b, r, b / r }')"
 
