@@ -138,7 +138,7 @@ cell() {
 			>/tmp/bench.server 2>&1 &
 		spid=$!
 		i=0
-		until grep -q listening /tmp/bench.server || [ $i -ge 100 ]; do
+		until grep -qs listening /tmp/bench.server || [ $i -ge 100 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
@@ -203,7 +203,7 @@ awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS
 			p999[k] = median(l999[k])
 		}
 		printf "T Client latency under tracing, ratio to no tracing (p50 / p99.9);\n"
-		printf "T low = %d req/s x %d, high = %d req/s x %d; median of %d runs; -icount shift=2,sleep=off\n", rl, nl, rh, nh, reps
+		printf "T low = %d req/s x %d, high = %d req/s x %d; median of runs: %d; -icount shift=2,sleep=off\n", rl, nl, rh, nh, reps
 		printf "T %-16s %12s %12s %12s %12s\n", "", "udp low", "udp high", "mc low", "mc high"
 		nc = split("none nsight sampled ftrace fgraph", cf, " ")
 		split("none|(a) nsight|(b) +sampling|(c) ftrace|(d) fn_graph", name, "|")
