@@ -6,6 +6,8 @@
 #   make deps         install the Debian packages the build and tests need
 #   make check        every test suite; ends with "N passed, N failed, N skipped"
 #   make demo         boot a guest, capture a workload, print the diagnosis
+#   make bench        tracing overhead (ratios to no tracing) and cost per
+#                     record, in a guest under -icount (build/bench/)
 #   make modules-all  build the module against every supported Debian kernel
 #   make lint         checkpatch + sparse on the module
 #   make install      the tools, man pages, bash completion and uapi header
@@ -35,7 +37,7 @@ INCDIR  := $(DESTDIR)$(PREFIX)/include/linux
 DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/nsight
 DKMSDIR := $(DESTDIR)/usr/src/nsight-$(VERSION)
 
-.PHONY: all module userspace deps check demo modules-all lint clean help install install-dkms
+.PHONY: all module userspace deps check bench demo modules-all lint clean help install install-dkms
 
 all: module userspace
 
@@ -56,6 +58,10 @@ check:
 demo:
 	scripts/deps.sh --if-missing
 	scripts/demo.sh
+
+bench:
+	scripts/deps.sh --if-missing
+	scripts/bench.sh
 
 modules-all:
 	scripts/build-modules.sh
@@ -88,4 +94,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'

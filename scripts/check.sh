@@ -15,7 +15,7 @@
 #   guest-*     the selftests in QEMU guests: Debian 6.12, Debian 6.1, and
 #               the test kernel (KUnit, KASAN, lockdep, kmemleak) which also
 #               runs the KUnit suites; and the diagnosis scenarios
-#               (selftests/nsight/2?-diag-*.sh) in one more Debian 6.12 guest
+#               (selftests/nsight/[23]?-diag-*.sh) in one more Debian 6.12 guest
 #               under -icount, so that their timing does not depend on the
 #               load of the host (guest time follows executed instructions)
 #   guest-twohost  two Debian 6.12 guests joined by a QEMU socket netdev,
@@ -39,7 +39,7 @@ guests=${NSIGHT_GUESTS:-deb612 deb61 test diag twohost}
 twohost=
 case " $guests " in *" twohost "*) twohost=1; guests=$(echo " $guests " | sed 's/ twohost / /') ;; esac
 # Test lists: the diagnosis scenarios run in the "diag" guest only.
-diag_tests=$(cd "$top/selftests/nsight" && ls 2?-diag-*.sh | tr '\n' ' ')
+diag_tests=$(cd "$top/selftests/nsight" && ls 2?-diag-*.sh 3?-diag-*.sh | tr '\n' ' ')
 other_tests=$(cd "$top/selftests/nsight" && ls [0-9]*.sh | grep -v -- '-diag-' | tr '\n' ' ')
 rm -rf "$out"
 mkdir -p "$out"
@@ -190,19 +190,8 @@ guest() {
 		;;
 	esac
 	[ -n "$ko" ] && [ -r "$kernel" ] || return 1
-	"$harness/mkinitramfs.sh" --out "$out/guest-$1.cpio.gz" --kver "$kver" \
-		--kmods "veth e1000e" --file "$ko:/lib/nsight/nsight.ko" \
-		--file "$testko:/lib/nsight/nsight_busywork.ko" \
-		--file "${testko%/*}/nsight_slowpath.ko:/lib/nsight/nsight_slowpath.ko" \
-		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
-		--bin "$top/build/selftests/udp_pair" --bin "$top/build/selftests/run_as" \
-		--bin "$top/build/selftests/nl_probe" --bin "$top/build/selftests/write_file" \
-		--bin "$top/build/selftests/nl_fuzz" --bin "$top/build/selftests/toggle" \
-		--bin "$top/build/selftests/msgload" --bin "$top/build/selftests/tsc_pairs" \
-		--bin "$top/build/selftests/clock_churn" --bin "$top/build/selftests/hog" \
-		--bin "$top/build/selftests/trace_check" \
-		--bin /usr/bin/memcached \
-		--tests "$top/selftests/nsight" 2>"$out/guest-$1.err" || return 1
+	guest_initramfs "$out/guest-$1.cpio.gz" "$kver" "$ko" "$testko" \
+		2>"$out/guest-$1.err" || return 1
 	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$1.cpio.gz" \
 		--log "$out/guest-$1.serial.log" --tests "$tests" --timeout 2400 \
 		--test-timeout 900 --append "tsc=reliable nsight_toggle_count=$toggles" $icount \

@@ -13,16 +13,8 @@ ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
 hpid=$!
 at_exit "kill $hpid 2>/dev/null"
 nsightctl start
-ip netns exec nsb taskset -c 1 memcached -u root -l 10.16.0.2 -p 11211 -U 0 -t 1 \
-	>/tmp/mc.log 2>&1 &
-at_exit "killall memcached 2>/dev/null"
-i=0
-until ip netns exec nsa sh -c 'printf "version\r\n" | nc -w 1 10.16.0.2 11211' 2>/dev/null |
-	grep -q VERSION || [ $i -ge 50 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-check "memcached answers" test $i -lt 50
+memcached_start
+check "memcached answers" test $? -eq 0
 mpid=$(pidof memcached)
 ip netns exec nsa taskset -c 0 msgload client -p memcache -a 10.16.0.2 -P 11211 \
 	-n "$DIAG_N" -r "$DIAG_RATE" -s 7 -T 10000 >/tmp/mc.client 2>&1

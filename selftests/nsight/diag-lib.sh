@@ -14,6 +14,21 @@ diag_setup() {
 	netns_pair nsa nsb 10.16.0.1 10.16.0.2
 }
 
+# memcached_start: memcached (one worker thread) in nsb on CPU 1, port
+# 11211, killed at exit; returns 1 if it does not answer within 10 s.
+memcached_start() {
+	ip netns exec nsb taskset -c 1 memcached -u root -l 10.16.0.2 -p 11211 -U 0 -t 1 \
+		>/tmp/mc.log 2>&1 &
+	at_exit "killall memcached 2>/dev/null"
+	_i=0
+	until ip netns exec nsa sh -c 'printf "version\r\n" | nc -w 1 10.16.0.2 11211' \
+		2>/dev/null | grep -q VERSION; do
+		[ $_i -ge 50 ] && return 1
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+}
+
 # top_cause FILE PID: the first cause of the diagnosis of PID's received
 # messages, and its share of the tail ("cause|share").
 top_cause() {

@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench: the overhead benchmark (selftests/nsight/30-diag-bench.sh at
+# full length) in one Debian 6.12 guest under -icount shift=2,sleep=off,
+# where guest time follows executed instructions (4 ns each), so the
+# figures repeat whatever the host's load. Prints the latency table (ratios
+# to no tracing, like Table 2 of the paper) and the per-record cost, and
+# keeps them in build/bench/overhead.txt; the guest's KTAP and serial log
+# go beside it. make check runs the same test short.
+#
+# Environment: BENCH_N (requests per cell at the low rate, default 1000;
+# the high rate sends 5x as many), BENCH_LOW / BENCH_HIGH (requests/s,
+# default 200 / 2000), BENCH_LOOPS (recloop iterations, default 20000),
+# BENCH_REPS (runs of the whole table, default 3; each cell is the median).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+out=$top/build/bench
+mkdir -p "$out"
+
+kdir=$(kdir_of deb612)
+[ -n "$kdir" ] || { echo "bench: no Debian 6.12 headers (run make deps)" >&2; exit 1; }
+kver=$(basename "$(dirname "$kdir")")
+make -s -C "$top/userspace" >"$out/build.log" 2>&1 &&
+	make -s -C "$top/selftests" >>"$out/build.log" 2>&1 &&
+	"$top/scripts/build-modules.sh" "deb612=$kdir" >"$out/modules.list" 2>>"$out/build.log" ||
+	{ tail -n 30 "$out/build.log" >&2; exit 1; }
+read -r _ ko testko <"$out/modules.list"
+guest_initramfs "$out/guest.cpio.gz" "$kver" "$ko" "$testko" 2>>"$out/build.log"
+echo "bench: booting Debian $kver under -icount shift=2,sleep=off (guest log in $out/)"
+rc=0
+"$top/selftests/harness/run-guest.sh" --kernel "/boot/vmlinuz-$kver" \
+	--initrd "$out/guest.cpio.gz" --log "$out/guest.serial.log" \
+	--tests 30-diag-bench --timeout 3000 --test-timeout 2700 --icount \
+	--append "tsc=reliable nsight_bench_n=${BENCH_N:-1000} nsight_bench_low=${BENCH_LOW:-200}" \
+	--append "nsight_bench_high=${BENCH_HIGH:-2000} nsight_bench_loops=${BENCH_LOOPS:-20000} nsight_bench_reps=${BENCH_REPS:-3}" \
+	>"$out/guest.ktap" 2>"$out/guest.err" || rc=1
+sed -n 's/^ *# T //p' "$out/guest.ktap" >"$out/overhead.txt"
+cat "$out/overhead.txt"
+if [ $rc -ne 0 ] || [ ! -s "$out/overhead.txt" ]; then
+	echo "bench: the guest run failed:" >&2
+	grep -E '^ *not ok' "$out/guest.ktap" >&2 || true
+	cat "$out/guest.err" >&2
+	exit 1
+fi

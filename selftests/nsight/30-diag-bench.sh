@@ -1,0 +1,269 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Overhead benchmark (make bench runs it at full length, make check a short
+# smoke run), in the diag guest under -icount: guest time follows executed
+# instructions, so the figures repeat and do not depend on the host's load.
+#
+# 1. Latency overhead, the paper's Table 2: the UDP echo (msgload server on
+#    CPU 1, open-loop Poisson client on CPU 0, over veth) and memcached (one
+#    worker thread on CPU 1, msgload's memcache client) at a low and a high
+#    rate, each under five configurations: none; (a) nsight, context and
+#    message sources; (b) nsight plus sampling (1 ms); (c) ftrace recording
+#    the tracepoints nsight uses and a kprobe event on sock_def_readable;
+#    (d) function_graph on the network stack's entry points. The client's
+#    p50 and p99.9 are printed as ratios to "none", on lines starting with
+#    "T ", which scripts/bench.sh collects.
+# 2. Cost per record: recloop (a loopback UDP round trip in a tight loop on
+#    CPU 0) without and with nsight's message sources; the extra guest time
+#    divided by the records written.
+#
+# Asserted: every cell of the table measured, every traced configuration
+# recorded something, hook hits == written + dropped. Never timing.
+#
+# nsight_bench_n (requests per cell at the low rate; the high rate sends
+# 5x as many), nsight_bench_low / nsight_bench_high (requests/s),
+# nsight_bench_loops (recloop iterations), nsight_bench_reps (repetitions of
+# the whole table, configurations in alternating order; each cell is the
+# median of its repetitions).
+. /lib/nsight/lib.sh
+. /tests/diag-lib.sh
+
+N_LOW=${nsight_bench_n:-100}
+N_HIGH=$((N_LOW * 5))
+R_LOW=${nsight_bench_low:-200}
+R_HIGH=${nsight_bench_high:-2000}
+LOOPS=${nsight_bench_loops:-2000}
+REPS=${nsight_bench_reps:-1}
+CONFIGS="none nsight sampled ftrace fgraph"
+CONFIGS_REV="fgraph ftrace sampled nsight none"
+S=/sys/kernel/nsight
+T=/sys/kernel/tracing
+NSIGHT_SRC=sched_switch,handoff,clock,net_rx,net_tx,app,sched_waking,irq,softirq,idle,fault,workqueue,napi
+# The tracepoints nsight's sources attach to, as ftrace events.
+EVENTS="sched/sched_switch sched/sched_waking irq/irq_handler_entry irq/irq_handler_exit
+irq/softirq_entry irq/softirq_exit power/cpu_idle workqueue/workqueue_execute_start
+workqueue/workqueue_execute_end napi/napi_poll net/netif_rx net/napi_gro_receive_entry
+net/netif_receive_skb net/net_dev_queue net/net_dev_start_xmit skb/skb_copy_datagram_iovec
+exceptions/page_fault_user exceptions/page_fault_kernel"
+GRAPH_FUNCS="net_rx_action __netif_receive_skb ip_rcv __udp4_lib_rcv tcp_v4_rcv
+udp_sendmsg udp_recvmsg tcp_sendmsg tcp_recvmsg sock_def_readable dev_queue_xmit"
+
+ktap_plan 7
+nsight_load
+netns_pair nsa nsb 10.16.0.1 10.16.0.2
+: >/tmp/bench.cells
+: >/tmp/bench.records
+
+sum_files() { cat "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+
+# ftrace_entries: events in the ring buffers, kept and overwritten.
+ftrace_entries() {
+	cat $T/per_cpu/cpu*/stats | awk '$1 == "entries:" || $1 == "overrun:" { s += $2 } END { print s + 0 }'
+}
+
+# cfg_start CONFIG / cfg_stop CONFIG WORKLOAD LOAD: switch a configuration on
+# and off; cfg_stop appends "WORKLOAD LOAD CONFIG RECORDS [HITS WRITTEN
+# DROPPED BYTES]" to /tmp/bench.records.
+cfg_start() {
+	case $1 in
+	nsight|sampled)
+		src=$NSIGHT_SRC
+		[ "$1" = sampled ] && src=$src,sample
+		echo "$src" >$S/sources
+		echo 1 >$S/enable
+		;;
+	ftrace)
+		echo 8192 >$T/buffer_size_kb
+		for e in $EVENTS; do
+			[ -f $T/events/$e/enable ] && echo 1 >$T/events/$e/enable
+		done
+		echo 'p:nsbench/sock_def_readable sock_def_readable' >>$T/kprobe_events
+		echo 1 >$T/events/nsbench/enable
+		echo >$T/trace
+		echo 1 >$T/tracing_on
+		;;
+	fgraph)
+		echo 8192 >$T/buffer_size_kb
+		for f in $GRAPH_FUNCS; do
+			echo "$f" >>$T/set_graph_function 2>/dev/null
+		done
+		echo function_graph >$T/current_tracer
+		ktap_diag "function_graph on $(grep -c . $T/set_graph_function) functions:" \
+			$(cat $T/set_graph_function)
+		echo >$T/trace
+		echo 1 >$T/tracing_on
+		;;
+	esac
+}
+
+cfg_stop() {
+	case $1 in
+	none)
+		echo "$2 $3 $1 0" >>/tmp/bench.records
+		;;
+	nsight|sampled)
+		echo 0 >$S/enable
+		echo "$2 $3 $1 $(cat $S/records_written) $(cat $S/hook_hits)" \
+			"$(cat $S/records_written) $(cat $S/records_dropped)" \
+			"$(sum_files $S/cpu*/buffer_used)" >>/tmp/bench.records
+		;;
+	ftrace)
+		echo 0 >$T/tracing_on
+		echo "$2 $3 $1 $(ftrace_entries)" >>/tmp/bench.records
+		echo 0 >$T/events/enable
+		echo 0 >$T/events/nsbench/enable
+		echo '-:nsbench/sock_def_readable' >>$T/kprobe_events
+		echo >$T/trace
+		;;
+	fgraph)
+		echo 0 >$T/tracing_on
+		echo "$2 $3 $1 $(ftrace_entries)" >>/tmp/bench.records
+		echo nop >$T/current_tracer
+		echo >$T/set_graph_function
+		echo >$T/trace
+		;;
+	esac
+}
+
+# cell WORKLOAD LOAD CONFIG: one measurement; appends "WORKLOAD LOAD CONFIG
+# P50 P999 RECEIVED SENT" to /tmp/bench.cells.
+cell() {
+	n=$N_LOW rate=$R_LOW
+	[ "$2" = high ] && n=$N_HIGH rate=$R_HIGH
+	cfg_start "$3"
+	case $1 in
+	udp)
+		rm -f /tmp/bench.server
+		ip netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n "$n" \
+			>/tmp/bench.server 2>&1 &
+		spid=$!
+		i=0
+		until grep -qs listening /tmp/bench.server || [ $i -ge 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		ip netns exec nsa taskset -c 0 msgload client -p udp -a 10.16.0.2 \
+			-P $DIAG_PORT -n "$n" -r "$rate" -s 7 -T 10000 >/tmp/bench.client 2>&1
+		kill $spid 2>/dev/null
+		wait $spid 2>/dev/null
+		;;
+	memcached)
+		ip netns exec nsa taskset -c 0 msgload client -p memcache -a 10.16.0.2 \
+			-P 11211 -n "$n" -r "$rate" -s 7 -T 10000 >/tmp/bench.client 2>&1
+		;;
+	esac
+	cfg_stop "$3" "$1" "$2"
+	awk -v c="$1 $2 $3" '$1 == "sent" {
+		for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+		print c, v["p50_us"], v["p999_us"], v["received"], v["sent"] }' \
+		/tmp/bench.client >>/tmp/bench.cells
+	ktap_diag "$1 $2 $3: $(cat /tmp/bench.client)"
+}
+
+memcached_start
+check "memcached answers" test $? -eq 0
+echo 8388608 >$S/buffer_size
+
+# Warm-up (the first requests after boot pay for cold caches and page
+# faults), not counted.
+cell udp low none
+cell memcached low none
+: >/tmp/bench.cells
+: >/tmp/bench.records
+r=0
+while [ $r -lt "$REPS" ]; do
+	order=$CONFIGS
+	[ $((r % 2)) = 1 ] && order=$CONFIGS_REV
+	for w in udp memcached; do
+		for l in low high; do
+			for c in $order; do
+				cell $w $l $c
+			done
+		done
+	done
+	r=$((r + 1))
+done
+
+# The table: ratios to "none" of the same workload and load, each cell the
+# median of its repetitions.
+awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS" '
+	function median(list,   v, n, i, j, t) {
+		n = split(list, v, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	{ l50[$1 " " $2 " " $3] = l50[$1 " " $2 " " $3] " " $4
+	  l999[$1 " " $2 " " $3] = l999[$1 " " $2 " " $3] " " $5 }
+	END {
+		for (k in l50) {
+			p50[k] = median(l50[k])
+			p999[k] = median(l999[k])
+		}
+		printf "T Client latency under tracing, ratio to no tracing (p50 / p99.9);\n"
+		printf "T low = %d req/s x %d, high = %d req/s x %d; median of runs: %d; -icount shift=2,sleep=off\n", rl, nl, rh, nh, reps
+		printf "T %-16s %12s %12s %12s %12s\n", "", "udp low", "udp high", "mc low", "mc high"
+		nc = split("none nsight sampled ftrace fgraph", cf, " ")
+		split("none|(a) nsight|(b) +sampling|(c) ftrace|(d) fn_graph", name, "|")
+		for (i = 1; i <= nc; i++) {
+			line = sprintf("T %-16s", name[i])
+			split("udp low|udp high|memcached low|memcached high", col, "|")
+			for (j = 1; j <= 4; j++) {
+				k = col[j] " " cf[i]
+				b = col[j] " none"
+				if (cf[i] == "none")
+					s = sprintf("%.0f/%.0fus", p50[k], p999[k])
+				else if (p50[b] > 0 && p999[b] > 0)
+					s = sprintf("%.2f/%.2f", p50[k] / p50[b], p999[k] / p999[b])
+				else
+					s = "-"
+				line = line sprintf(" %12s", s)
+			}
+			print line
+		}
+	}' /tmp/bench.cells >/tmp/bench.table
+while IFS= read -r l; do ktap_diag "$l"; done </tmp/bench.table
+check "every cell measured (20 cells, each with replies, $REPS times)" \
+	test "$(awk '$4 != "" && $6 > 0' /tmp/bench.cells | wc -l)" -eq $((20 * REPS))
+check "no cell of the table is missing" sh -c '! grep -q " - " /tmp/bench.table'
+check "every traced configuration recorded events" \
+	test "$(awk '$3 != "none" && $4 > 0' /tmp/bench.records | wc -l)" -eq $((16 * REPS))
+check "nsight: hook hits == written + dropped in every cell" \
+	test "$(awk 'NF == 8 && $5 == $6 + $7' /tmp/bench.records | wc -l)" -eq $((8 * REPS))
+
+# Bytes per message: the UDP echo at the high rate under (a); every request
+# and reply crosses this guest's kernel twice (client and server side).
+awk '$1 == "udp" && $2 == "high" && $3 == "nsight" {
+	print $8, $4; exit }' /tmp/bench.records >/tmp/bench.bytes
+read -r bytes recs </tmp/bench.bytes
+msgs=$(awk '$1 == "udp" && $2 == "high" && $3 == "nsight" { print 2 * $6; exit }' /tmp/bench.cells)
+ktap_diag "$(awk -v b="$bytes" -v r="$recs" -v m="$msgs" 'BEGIN {
+	printf "T bytes per message (udp high, (a)): %.0f bytes, %.1f records (%d messages, %d bytes, %d records; %.1f bytes per record)", b / m, r / m, m, b, r, b / r }')"
+
+# 2. Per-record cost.
+killall memcached 2>/dev/null
+echo net_rx,net_tx,handoff,app >$S/sources
+echo 33554432 >$S/buffer_size
+taskset -c 0 recloop "$LOOPS" >/tmp/rl.off
+echo 1 >$S/enable
+taskset -c 0 recloop "$LOOPS" >/tmp/rl.on
+echo 0 >$S/enable
+hits=$(cat $S/hook_hits) written=$(cat $S/records_written) dropped=$(cat $S/records_dropped)
+used=$(sum_files $S/cpu*/buffer_used)
+ktap_diag "recloop without nsight: $(cat /tmp/rl.off)"
+ktap_diag "recloop with nsight (net_rx,net_tx,handoff,app): $(cat /tmp/rl.on)"
+ktap_diag "recloop: hook hits $hits, written $written, dropped $dropped, $used bytes"
+check "recloop: records written, hits == written + dropped" \
+	test "$written" -gt 0 -a "$hits" -eq $((written + dropped))
+check "recloop ran both times" test -s /tmp/rl.off -a -s /tmp/rl.on
+ktap_diag "$(awk -v w="$written" -v u="$used" -v l="$LOOPS" -v hz="$(cat $S/tsc_hz)" '
+	$1 == "recloop:" { ns[FILENAME] = $5; tsc[FILENAME] = $7 }
+	END {
+		on = "/tmp/rl.on"; off = "/tmp/rl.off"
+		d = ns[on] - ns[off]; c = tsc[on] - tsc[off]
+		printf "T per record: %.0f ns, %.0f TSC cycles (tsc_hz %d); %.1f records and %.0f bytes per loop, %.1f bytes per record;", d / w, c / w, hz, w / l, u / l, u / w
+		printf " one CPU wrote %.0f records/s in the loop without drops; writing alone would allow %.0f records/s\n", w / ns[on] * 1e9, 1e9 / (d / w)
+	}' /tmp/rl.off /tmp/rl.on)"
+ktap_finish
