@@ -15,6 +15,16 @@ struct cp_group {
 	size_t n;
 };
 
+static void cp_group_fini(struct cp_group *cg)
+{
+	size_t i;
+
+	for (i = 0; i < cg->n; i++)
+		nsight_cp_msg_fini(&cg->msgs[i]);
+	free(cg->msgs);
+	nsight_cp_tail_fini(&cg->tail);
+}
+
 static int cp_group(struct cp_group *cg, struct nsight_profiler *p, const struct nsight_dx_group *g,
 		    const struct nsight_analysis *a)
 {
@@ -28,11 +38,12 @@ static int cp_group(struct cp_group *cg, struct nsight_profiler *p, const struct
 	if (!cg->msgs)
 		return -1;
 	for (i = 0; i < g->n_msgs; i++) {
-		if (nsight_cp_message(&cg->msgs[i], p, &a->chains, a->keys,
-				      &a->lt.msgs[g->msgs[i].msg]))
-			return -1;
-		nsight_cp_tail_add(&cg->tail, &cg->msgs[i]);
+		int err = nsight_cp_message(&cg->msgs[i], p, &a->chains, a->keys,
+					    &a->lt.msgs[g->msgs[i].msg]);
+
 		cg->n++;
+		if (err || nsight_cp_tail_add(&cg->tail, &cg->msgs[i]))
+			return -1;
 	}
 	return 0;
 }
@@ -68,28 +79,54 @@ static size_t ranked(const struct nsight_cp_tail *t, unsigned int *v)
 	return n;
 }
 
+/* The waits: their time is what the path ran through instead. */
+static bool waiting(unsigned int s)
+{
+	return s == NSIGHT_CP_QUEUE || s == NSIGHT_CP_BLOCKED || s == NSIGHT_CP_RUNQ;
+}
+
 static double share(int64_t part, int64_t whole)
 {
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
 static void group_text(FILE *f, const struct nsight_dx_group *g, const struct cp_group *cg,
-		       const struct nsight_tty *t)
+		       const struct nsight_keys *keys, const struct nsight_tty *t)
 {
 	unsigned int v[NSIGHT_CP_STATES];
 	size_t n = ranked(&cg->tail, v), i;
-	char comm[17];
+	char comm[17], kb[NSIGHT_KEY_NAME_MAX + 32];
+	const struct nsight_cp_via *via;
 	unsigned int s;
 
-	fprintf(f, "critical path: %s[%" PRIu32 "] %s, %zu tail messages:",
-		nsight_comm_format(g->comm, comm, sizeof(comm)), g->pid,
-		nsight_msg_dir_name(g->dir), cg->n);
+	int col = fprintf(f, "critical path: %s[%" PRIu32 "] %s, %zu tail messages:",
+			  nsight_comm_format(g->comm, comm, sizeof(comm)), g->pid,
+			  nsight_msg_dir_name(g->dir), cg->n);
+
 	for (i = 0; i < n; i++) {
-		fprintf(f, "%s %s %.0f%%", i ? "," : "", nsight_cp_state_name(v[i]),
-			share(cg->tail.ns[v[i]], cg->tail.total));
+		char item[NSIGHT_KEY_NAME_MAX + 96];
+		int len = snprintf(item, sizeof(item), "%s %.0f%%", nsight_cp_state_name(v[i]),
+				   share(cg->tail.ns[v[i]], cg->tail.total));
+
+		via = waiting(v[i]) ? nsight_cp_via_top(&cg->tail.via, v[i]) : NULL;
 		if (cg->tail.most[v[i]])
-			fprintf(f, i ? " (%" PRIu64 ")" : " (most critical in %" PRIu64 ")",
-				cg->tail.most[v[i]]);
+			len += snprintf(item + len, sizeof(item) - (size_t)len,
+					i ? " (%" PRIu64 "%s" : " (most critical in %" PRIu64 "%s",
+					cg->tail.most[v[i]], via ? ", " : ")");
+		else if (via)
+			len += snprintf(item + len, sizeof(item) - (size_t)len, " (");
+		if (via)
+			len += snprintf(item + len, sizeof(item) - (size_t)len, "via %s %.0f%%)",
+					nsight_key_printable(keys, via->key, kb, sizeof(kb)),
+					share(via->ns, cg->tail.ns[v[i]]));
+		/* The compact form wraps within the width (but for long names). */
+		fputs(i ? "," : "", f);
+		col += i ? 1 : 0;
+		if (t->width && col > 2 && col + 1 + len + (i + 1 < n) > (int)t->width) {
+			fputs("\n ", f);
+			col = 1;
+		}
+		col += fprintf(f, " %s", item);
 	}
 	fputc('\n', f);
 	if (t->width)
@@ -106,6 +143,9 @@ static void group_text(FILE *f, const struct nsight_dx_group *g, const struct cp
 				continue;
 			fprintf(f, "%s %s %" PRId64 " ns", first ? "" : ",", nsight_cp_state_name(s),
 				m->ns[s]);
+			via = waiting(s) ? nsight_cp_via_top(&m->via, s) : NULL;
+			if (via)
+				fprintf(f, " via %s", nsight_key_printable(keys, via->key, kb, sizeof(kb)));
 			first = false;
 		}
 		fputc('\n', f);
@@ -128,8 +168,8 @@ int nsight_critpath_report_text(FILE *f, const struct nsight_dx *dx,
 
 		ret = cp_group(&cg, &p, &dx->groups[gi], a);
 		if (!ret && cg.n)
-			group_text(f, &dx->groups[gi], &cg, t);
-		free(cg.msgs);
+			group_text(f, &dx->groups[gi], &cg, a->keys, t);
+		cp_group_fini(&cg);
 	}
 	nsight_profiler_fini(&p);
 	return ret;
@@ -138,23 +178,35 @@ int nsight_critpath_report_text(FILE *f, const struct nsight_dx *dx,
 /* ---------------------------------------------------------------------- */
 /* JSON                                                                     */
 
-static struct json_object *states_json(const struct nsight_cp_msg *m, int *err)
+/* Per state of @dir: its ns in @ns, or its top key in @via (waits only). */
+static struct json_object *states_json(uint8_t dir, const int64_t *ns,
+				       const struct nsight_cp_vias *via,
+				       const struct nsight_keys *keys, int *err)
 {
 	struct json_object *o = json_object_new_object();
+	char kb[NSIGHT_KEY_NAME_MAX + 32];
 	unsigned int s;
 
 	if (!o) {
 		*err = -1;
 		return NULL;
 	}
-	for (s = 0; s < NSIGHT_CP_STATES; s++)
-		if (nsight_cp_state_in(m->dir, s))
-			jo_add_i64(o, nsight_cp_state_name(s), m->ns[s], err);
+	for (s = 0; s < NSIGHT_CP_STATES; s++) {
+		const struct nsight_cp_via *v;
+
+		if (!nsight_cp_state_in(dir, s))
+			continue;
+		if (ns)
+			jo_add_i64(o, nsight_cp_state_name(s), ns[s], err);
+		else if (waiting(s) && (v = nsight_cp_via_top(via, s)))
+			jo_add_str(o, nsight_cp_state_name(s),
+				   nsight_key_printable(keys, v->key, kb, sizeof(kb)), err);
+	}
 	return o;
 }
 
 static struct json_object *group_json(const struct nsight_dx_group *g, const struct cp_group *cg,
-				      int *err)
+				      const struct nsight_keys *keys, int *err)
 {
 	struct json_object *o = json_object_new_object(), *st = json_object_new_array();
 	struct json_object *msgs = json_object_new_array();
@@ -186,6 +238,13 @@ static struct json_object *group_json(const struct nsight_dx_group *g, const str
 		jo_add_f(x, "share", cg->tail.total > 0 ?
 			 (double)cg->tail.ns[s] / (double)cg->tail.total : 0, err);
 		jo_add_u64(x, "most_critical", cg->tail.most[s], err);
+		if (waiting(s) && nsight_cp_via_top(&cg->tail.via, s)) {
+			char kb[NSIGHT_KEY_NAME_MAX + 32];
+			const struct nsight_cp_via *v = nsight_cp_via_top(&cg->tail.via, s);
+
+			jo_add_str(x, "via", nsight_key_printable(keys, v->key, kb, sizeof(kb)), err);
+			jo_add_i64(x, "via_ns", v->ns, err);
+		}
 		jo_push(st, x, err);
 	}
 	jo_add(o, "states", st, err);
@@ -199,7 +258,8 @@ static struct json_object *group_json(const struct nsight_dx_group *g, const str
 		jo_add_u64(x, "id", g->msgs[i].id, err);
 		jo_add_i64(x, "latency_ns", g->msgs[i].latency, err);
 		jo_add_str(x, "most_critical", nsight_cp_state_name(cg->msgs[i].most), err);
-		jo_add(x, "states", states_json(&cg->msgs[i], err), err);
+		jo_add(x, "states", states_json(g->dir, cg->msgs[i].ns, NULL, keys, err), err);
+		jo_add(x, "via", states_json(g->dir, NULL, &cg->msgs[i].via, keys, err), err);
 		jo_push(msgs, x, err);
 	}
 	jo_add(o, "messages", msgs, err);
@@ -228,8 +288,8 @@ int nsight_critpath_report_json(struct json_object *o, const struct nsight_dx *d
 			if (cp_group(&cg, &p, &dx->groups[gi], a))
 				err = -1;
 			else if (cg.n)
-				jo_push(groups, group_json(&dx->groups[gi], &cg, &err), &err);
-			free(cg.msgs);
+				jo_push(groups, group_json(&dx->groups[gi], &cg, a->keys, &err), &err);
+			cp_group_fini(&cg);
 		}
 		nsight_profiler_fini(&p);
 	}

@@ -7,10 +7,12 @@
  * share first, states with no time left out:
  *
  *   critical path: COMM[PID] rx, N tail messages: STATE P% (most critical
- *     in K), STATE P% (K), ...
+ *     in K, via KEY P%), STATE P% (K), ...
  *
+ * where a wait (queue, blocked, runq) names the key the path ran through
+ * for most of it ("via", critpath.h) and that key's share of the state.
  * --verbose adds each tail message's path ("  rx ID latency L ns: most
- * critical STATE; STATE NS ns, ...").
+ * critical STATE; STATE NS ns [via KEY], ...").
  */
 #ifndef NSIGHT_CRITPATH_REPORT_H
 #define NSIGHT_CRITPATH_REPORT_H

@@ -19,6 +19,13 @@ static const char *printable(char *dst, const char *src, size_t len, bool blanks
 	return dst;
 }
 
+const char *nsight_key_printable(const struct nsight_keys *k, uint32_t key, char *buf, size_t len)
+{
+	char raw[NSIGHT_KEY_NAME_MAX + 32];
+
+	return printable(buf, nsight_key_format(k, key, raw, sizeof(raw)), len, false);
+}
+
 const char *nsight_comm_format(const char comm[16], char *buf, size_t len)
 {
 	char c[17];

@@ -39,6 +39,9 @@ int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
 /* "comm", "pid" and "direction" of group @g in @o. */
 void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_group *g, int *err);
 
+/* Key @key as text made printable (names come from the traced system). */
+const char *nsight_key_printable(const struct nsight_keys *k, uint32_t key, char *buf, size_t len);
+
 /* A comm (16 bytes, maybe not NUL-terminated) made printable; "?" if empty. */
 const char *nsight_comm_format(const char comm[16], char *buf, size_t len);
 

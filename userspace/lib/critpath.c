@@ -23,6 +23,33 @@ bool nsight_cp_state_in(uint8_t dir, unsigned int s)
 	return dir == NSIGHT_MSG_RX ? s <= NSIGHT_CP_APP : s >= NSIGHT_CP_SEND && s < NSIGHT_CP_STATES;
 }
 
+/* Add @ns to (@s, @key) in @v. */
+static int via_add(struct nsight_cp_vias *v, uint8_t s, uint32_t key, int64_t ns)
+{
+	size_t i;
+
+	for (i = 0; i < v->n && (v->v[i].state != s || v->v[i].key != key); i++)
+		;
+	if (i == v->n) {
+		if (NSIGHT_VEC_GROW(v->v, v->n, v->cap))
+			return -NSIGHT_E_NOMEM;
+		v->v[v->n++] = (struct nsight_cp_via){ s, key, 0 };
+	}
+	v->v[i].ns += ns;
+	return 0;
+}
+
+const struct nsight_cp_via *nsight_cp_via_top(const struct nsight_cp_vias *v, unsigned int s)
+{
+	const struct nsight_cp_via *top = NULL;
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->v[i].state == s && v->v[i].ns > 0 && (!top || v->v[i].ns > top->ns))
+			top = &v->v[i];
+	return top;
+}
+
 struct span {
 	uint64_t from, to;
 };
@@ -31,12 +58,17 @@ struct cp_walk {
 	struct nsight_profiler *p;
 	const struct nsight_keys *keys;
 	uint64_t ticks[NSIGHT_CP_STATES];
+	uint32_t key;			/* of the piece being taken */
+	struct nsight_cp_vias via;	/* ns: ticks while walking */
+	bool nomem;
 	uint64_t r_left;		/* ticks of the receive core's window to come */
 	uint64_t t;			/* application window: where the piece begins */
 	bool rx_started;		/* an irq or softirq ran in the receive window */
 	struct span *run;		/* the thread's runnable spans in [h, a) */
 	size_t n_run, cap_run;
 };
+
+static void take(struct cp_walk *w, uint8_t s, uint64_t ticks);
 
 static int on_span(void *arg, const struct nsight_thr_span *sp)
 {
@@ -78,8 +110,8 @@ static void not_runnable(struct cp_walk *w, uint64_t s, uint64_t e)
 {
 	uint64_t entry = w->p->entry, q = entry <= s ? s : entry < e ? entry : e;
 
-	w->ticks[NSIGHT_CP_QUEUE] += q - s;
-	w->ticks[NSIGHT_CP_RUNQ] += e - q;
+	take(w, NSIGHT_CP_QUEUE, q - s);
+	take(w, NSIGHT_CP_RUNQ, e - q);
 }
 
 /* [@s, @e) with the thread off its CPU. */
@@ -99,31 +131,42 @@ static void off_cpu(struct cp_walk *w, uint64_t s, uint64_t e)
 			not_runnable(w, s, r->from);
 			s = r->from;
 		}
-		w->ticks[NSIGHT_CP_RUNQ] += to - s;
+		take(w, NSIGHT_CP_RUNQ, to - s);
 		s = to;
 	}
 	if (s < e)
 		not_runnable(w, s, e);
 }
 
+static void take(struct cp_walk *w, uint8_t s, uint64_t ticks)
+{
+	if (!ticks)
+		return;
+	w->ticks[s] += ticks;
+	if (via_add(&w->via, s, w->key, (int64_t)ticks))
+		w->nomem = true;
+}
+
 static int on_piece(void *arg, const struct nsight_piece *pc)
 {
 	struct cp_walk *w = arg;
+
+	w->key = pc->depth ? pc->key[0] : NSIGHT_KEY_ID_UNKNOWN;
 
 	if (w->r_left) {
 		/* The receive window: pieces never straddle its end. */
 		if (!w->rx_started && chain_rx(w, pc))
 			w->rx_started = true;
-		w->ticks[w->rx_started ? NSIGHT_CP_SOFTIRQ : NSIGHT_CP_NIC] += pc->ticks;
+		take(w, w->rx_started ? NSIGHT_CP_SOFTIRQ : NSIGHT_CP_NIC, pc->ticks);
 		w->r_left -= pc->ticks < w->r_left ? pc->ticks : w->r_left;
 		return 0;
 	}
 	if (pc->blocked)
-		w->ticks[NSIGHT_CP_BLOCKED] += pc->ticks;
+		take(w, NSIGHT_CP_BLOCKED, pc->ticks);
 	else if (chain_has(pc, NSIGHT_KEY_ID_HOL))
-		w->ticks[NSIGHT_CP_QUEUE] += pc->ticks;
+		take(w, NSIGHT_CP_QUEUE, pc->ticks);
 	else if (chain_has(pc, NSIGHT_KEY_ID_APP))
-		w->ticks[NSIGHT_CP_APP] += pc->ticks;
+		take(w, NSIGHT_CP_APP, pc->ticks);
 	else
 		off_cpu(w, w->t, w->t + pc->ticks);
 	w->t += pc->ticks;
@@ -151,6 +194,7 @@ int nsight_cp_message(struct nsight_cp_msg *out, struct nsight_profiler *p,
 {
 	struct cp_walk w = { .p = p, .keys = keys };
 	unsigned int s;
+	size_t i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -180,17 +224,29 @@ int nsight_cp_message(struct nsight_cp_msg *out, struct nsight_profiler *p,
 	}
 	ret = nsight_profile_walk(p, m, on_piece, &w);
 	free(w.run);
+	out->via = w.via;
+	if (!ret && w.nomem)
+		ret = -NSIGHT_E_NOMEM;
 	if (ret)
 		return ret;
 	for (s = 0; s < NSIGHT_CP_STATES; s++)
 		out->ns[s] = nsight_profiler_ns(p, w.ticks[s]);
+	for (i = 0; i < out->via.n; i++)
+		out->via.v[i].ns = nsight_profiler_ns(p, (uint64_t)out->via.v[i].ns);
 	most_of(out);
 	return 0;
 }
 
-void nsight_cp_tail_add(struct nsight_cp_tail *t, const struct nsight_cp_msg *m)
+void nsight_cp_msg_fini(struct nsight_cp_msg *m)
+{
+	free(m->via.v);
+	memset(&m->via, 0, sizeof(m->via));
+}
+
+int nsight_cp_tail_add(struct nsight_cp_tail *t, const struct nsight_cp_msg *m)
 {
 	unsigned int s;
+	size_t i;
 
 	t->dir = m->dir;
 	t->n++;
@@ -198,4 +254,14 @@ void nsight_cp_tail_add(struct nsight_cp_tail *t, const struct nsight_cp_msg *m)
 	for (s = 0; s < NSIGHT_CP_STATES; s++)
 		t->ns[s] += m->ns[s];
 	t->most[m->most]++;
+	for (i = 0; i < m->via.n; i++)
+		if (via_add(&t->via, m->via.v[i].state, m->via.v[i].key, m->via.v[i].ns))
+			return -NSIGHT_E_NOMEM;
+	return 0;
+}
+
+void nsight_cp_tail_fini(struct nsight_cp_tail *t)
+{
+	free(t->via.v);
+	memset(&t->via, 0, sizeof(t->via));
 }

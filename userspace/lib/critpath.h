@@ -42,7 +42,10 @@
  * edge the path takes instead is exactly as long, and the path's length is
  * the message's latency. A state's time is the path's time in it; the most
  * critical state is the one with the most time (ties: the earlier state in
- * the order above).
+ * the order above). What the path ran through in a state is kept by the
+ * innermost context key of its core at the time ("via"): for runq what ran
+ * instead, for blocked the waker's "blocked:<comm>", for queue "hol" or
+ * what ran while the thread was away; RX only.
  */
 #ifndef NSIGHT_CRITPATH_H
 #define NSIGHT_CRITPATH_H
@@ -68,11 +71,24 @@ enum nsight_cp_state {
 	NSIGHT_CP_STATES
 };
 
+/* Time of a state through one context key. */
+struct nsight_cp_via {
+	uint8_t state;
+	uint32_t key;
+	int64_t ns;
+};
+
+struct nsight_cp_vias {
+	struct nsight_cp_via *v;
+	size_t n, cap;
+};
+
 struct nsight_cp_msg {
 	uint8_t dir;
 	int64_t ns[NSIGHT_CP_STATES];
 	int64_t total;			/* the path's length: the states' sum */
 	uint8_t most;			/* the most critical state */
+	struct nsight_cp_vias via;	/* by state, then first seen */
 };
 
 /* A direction's tail: the states' time and the messages they top. */
@@ -82,18 +98,26 @@ struct nsight_cp_tail {
 	int64_t total;
 	int64_t ns[NSIGHT_CP_STATES];
 	uint64_t most[NSIGHT_CP_STATES];
+	struct nsight_cp_vias via;	/* the messages' summed */
 };
 
 /*
  * The critical path of complete message @m, with the thread states of @c
  * (NULL or unfinished: none). Returns 0, -NSIGHT_E_NOMEM or -NSIGHT_E_INVAL
- * (an incomplete message).
+ * (an incomplete message); nsight_cp_msg_fini() either way.
  */
 int nsight_cp_message(struct nsight_cp_msg *out, struct nsight_profiler *p,
 		      const struct nsight_threads *c, const struct nsight_keys *keys,
 		      const struct nsight_msg *m);
 
-void nsight_cp_tail_add(struct nsight_cp_tail *t, const struct nsight_cp_msg *m);
+void nsight_cp_msg_fini(struct nsight_cp_msg *m);
+
+/* Add @m to @t (zeroed first). Returns 0 or -NSIGHT_E_NOMEM; nsight_cp_tail_fini(). */
+int nsight_cp_tail_add(struct nsight_cp_tail *t, const struct nsight_cp_msg *m);
+void nsight_cp_tail_fini(struct nsight_cp_tail *t);
+
+/* The key with the most of state @s's time in @v, NULL if none. */
+const struct nsight_cp_via *nsight_cp_via_top(const struct nsight_cp_vias *v, unsigned int s);
 
 /* Whether @s is a state of direction @dir. */
 bool nsight_cp_state_in(uint8_t dir, unsigned int s);

@@ -22,7 +22,7 @@ static int analyze_file(struct nsight_analysis *a, const char *name)
 	return synth_analyze_file(a, cli_file(&c, name));
 }
 
-/* The path of the message of @dir with @id. */
+/* The path of the message of @dir with @id, in @out (zeroed, or a path before). */
 static int path_of(struct nsight_cp_msg *out, const struct nsight_analysis *a, uint8_t dir,
 		   uint64_t id)
 {
@@ -31,6 +31,7 @@ static int path_of(struct nsight_cp_msg *out, const struct nsight_analysis *a, u
 	size_t i;
 	int ret = -1;
 
+	nsight_cp_msg_fini(out);
 	for (i = 0; i < a->lt.n; i++)
 		if (a->lt.msgs[i].dir == dir && a->lt.msgs[i].id == id)
 			break;
@@ -101,11 +102,25 @@ static void save_mixed(void)
 
 #define NS(m, s)	((uint64_t)(m).ns[NSIGHT_CP_##s])
 
+/* State @s's time in @m through @key (0 if none). */
+static uint64_t via_ns(const struct nsight_analysis *a, const struct nsight_cp_msg *m,
+		       unsigned int s, const char *key)
+{
+	char buf[200];
+	size_t i;
+
+	for (i = 0; i < m->via.n; i++)
+		if (m->via.v[i].state == s &&
+		    !strcmp(nsight_key_format(a->keys, m->via.v[i].key, buf, sizeof(buf)), key))
+			return (uint64_t)m->via.v[i].ns;
+	return 0;
+}
+
 /* Blocked on the mutex: the path runs through the lock holder. */
 static void test_blocked(void)
 {
 	struct nsight_analysis a;
-	struct nsight_cp_msg m;
+	struct nsight_cp_msg m = { 0 };
 
 	REQUIRE(analyze_file(&a, "lock") == 0);
 	REQUIRE(path_of(&m, &a, NSIGHT_MSG_RX, 9) == 0);
@@ -118,6 +133,11 @@ static void test_blocked(void)
 	CHECK_U64(NS(m, APP), 1000);
 	CHECK_U64((uint64_t)m.total, 39000);
 	CHECK_U64(m.most, NSIGHT_CP_BLOCKED);
+	CHECK_U64(via_ns(&a, &m, NSIGHT_CP_BLOCKED, "blocked:lockholder"), 34300);
+	CHECK_U64(via_ns(&a, &m, NSIGHT_CP_QUEUE, "hol"), 2000);
+	CHECK(nsight_cp_via_top(&m.via, NSIGHT_CP_BLOCKED) &&
+	      nsight_cp_via_top(&m.via, NSIGHT_CP_BLOCKED)->ns == 34300);
+	CHECK(!nsight_cp_via_top(&m.via, NSIGHT_CP_NIC));
 	/* An ordinary request: the wake-up ties with the application, runq first. */
 	REQUIRE(path_of(&m, &a, NSIGHT_MSG_RX, 2) == 0);
 	CHECK_U64(NS(m, SOFTIRQ), 700);
@@ -125,6 +145,7 @@ static void test_blocked(void)
 	CHECK_U64(NS(m, APP), 1000);
 	CHECK_U64(NS(m, QUEUE) + NS(m, BLOCKED) + NS(m, NIC), 0);
 	CHECK_U64(m.most, NSIGHT_CP_RUNQ);
+	nsight_cp_msg_fini(&m);
 	nsight_analysis_fini(&a);
 }
 
@@ -132,7 +153,7 @@ static void test_blocked(void)
 static void test_mixed(void)
 {
 	struct nsight_analysis a;
-	struct nsight_cp_msg m;
+	struct nsight_cp_msg m = { 0 };
 
 	REQUIRE(analyze_file(&a, "mixed") == 0);
 	REQUIRE(path_of(&m, &a, NSIGHT_MSG_RX, 6) == 0);
@@ -141,6 +162,7 @@ static void test_mixed(void)
 	CHECK_U64(NS(m, APP), 1000);
 	CHECK_U64((uint64_t)m.total, 31700);
 	CHECK_U64(m.most, NSIGHT_CP_RUNQ);
+	CHECK_U64(via_ns(&a, &m, NSIGHT_CP_RUNQ, "task:stress"), 30000);	/* what ran instead */
 	REQUIRE(path_of(&m, &a, NSIGHT_MSG_RX, 12) == 0);
 	CHECK_U64(NS(m, NIC), 0);
 	CHECK_U64(NS(m, SOFTIRQ), 30000);
@@ -151,6 +173,7 @@ static void test_mixed(void)
 	CHECK_U64(NS(m, NIC), 5000);		/* the idle X until the interrupt */
 	CHECK_U64(NS(m, SOFTIRQ), 1000);
 	CHECK_U64(m.most, NSIGHT_CP_NIC);
+	nsight_cp_msg_fini(&m);
 	nsight_analysis_fini(&a);
 }
 
@@ -159,7 +182,7 @@ static void test_tx(void)
 {
 	struct nsight_flow u = flow4("10.0.0.2", 5001, "10.0.0.9", 7000, IPPROTO_UDP);
 	struct nsight_analysis a;
-	struct nsight_cp_msg m;
+	struct nsight_cp_msg m = { 0 };
 	struct nsight_cp_tail t = { 0 };
 	struct synth s;
 
@@ -176,13 +199,15 @@ static void test_tx(void)
 	CHECK_U64(NS(m, XMIT), 2000);
 	CHECK_U64((uint64_t)m.total, 3000);
 	CHECK_U64(m.most, NSIGHT_CP_XMIT);
-	nsight_cp_tail_add(&t, &m);
-	nsight_cp_tail_add(&t, &m);
+	CHECK(nsight_cp_tail_add(&t, &m) == 0);
+	CHECK(nsight_cp_tail_add(&t, &m) == 0);
 	CHECK_U64(t.n, 2);
 	CHECK_U64((uint64_t)t.total, 6000);
 	CHECK_U64(t.most[NSIGHT_CP_XMIT], 2);
 	CHECK(!nsight_cp_state_in(NSIGHT_MSG_TX, NSIGHT_CP_APP));
 	CHECK(nsight_cp_state_in(NSIGHT_MSG_RX, NSIGHT_CP_APP));
+	nsight_cp_tail_fini(&t);
+	nsight_cp_msg_fini(&m);
 	nsight_analysis_fini(&a);
 	synth_free(&s);
 }
@@ -195,17 +220,20 @@ static void test_report(void)
 
 	cli_run(&c, &r, NULL, (const char *[]){ "--color", "never", cli_file(&c, "lock"), NULL });
 	CHECK_U64(r.status, 0);
-	CHECK_STR_HAS(r.out, "critical path: server[100] rx, 5 tail messages: blocked 88% (most critical in 5), queue 5%, runq 3%, app 3%, softirq 2%\n");
+	CHECK_STR_HAS(r.out, "critical path: server[100] rx, 5 tail messages:\n"
+			     "  blocked 88% (most critical in 5, via blocked:lockholder 100%), queue 5% (via hol 100%),\n"
+			     "  runq 3% (via idle:task:server 100%), app 3%, softirq 2%\n");
 	CHECK(!strstr(r.out, "ns: most critical"));	/* per message: --verbose */
 	cli_result_free(&r);
 
 	cli_run_verbose(&c, &r, NULL, (const char *[]){ cli_file(&c, "mixed"), NULL });
 	CHECK_U64(r.status, 0);
 	/* Of 71700 ns: runq 32000, softirq 31700, nic 5000, app 3000. */
-	CHECK_STR_HAS(r.out, "critical path: server[100] rx, 3 tail messages: runq 45% (most critical in 1), softirq 44% (1), nic 7% (1), app 4%\n"
-			     "  rx 12 latency 32000 ns: most critical softirq; softirq 30000 ns, runq 1000 ns, app 1000 ns\n"
-			     "  rx 6 latency 31700 ns: most critical runq; softirq 700 ns, runq 30000 ns, app 1000 ns\n"
-			     "  rx 16 latency 8000 ns: most critical nic; nic 5000 ns, softirq 1000 ns, runq 1000 ns, app 1000 ns\n");
+	/* Of 32000 ns runq, 30000 behind stress: 94%. */
+	CHECK_STR_HAS(r.out, "critical path: server[100] rx, 3 tail messages: runq 45% (most critical in 1, via task:stress 94%), softirq 44% (1), nic 7% (1), app 4%\n"
+			     "  rx 12 latency 32000 ns: most critical softirq; softirq 30000 ns, runq 1000 ns via idle:task:server, app 1000 ns\n"
+			     "  rx 6 latency 31700 ns: most critical runq; softirq 700 ns, runq 30000 ns via task:stress, app 1000 ns\n"
+			     "  rx 16 latency 8000 ns: most critical nic; nic 5000 ns, softirq 1000 ns, runq 1000 ns via idle:task:server, app 1000 ns\n");
 	cli_result_free(&r);
 
 	cli_run(&c, &r, NULL, (const char *[]){ "--json", cli_file(&c, "lock"), NULL });
@@ -225,6 +253,7 @@ static void test_report(void)
 	CHECK_U64((uint64_t)json_object_get_int64(json_object_object_get(v, "ns")), 5 * 34300);
 	CHECK_U64((uint64_t)json_object_get_int64(json_object_object_get(v, "most_critical")), 5);
 	CHECK_STR_HAS(r.out, "\"most_critical\": \"blocked\"");
+	CHECK_STR_HAS(r.out, "\"via\": \"blocked:lockholder\"");
 	json_object_put(j);
 	cli_result_free(&r);
 }
