@@ -4,7 +4,8 @@
  * answers: a server thread blocked on a mutex held by "lockholder" (most
  * critical: blocked), one runnable behind "stress" (runq), one whose
  * receive processing on X takes 30 us (softirq), one whose packet waits
- * 5 us on the idle X before the interrupt (nic), and a UDP send (xmit).
+ * 5 us on the idle X before the interrupt (nic), UDP sends slow in the
+ * qdisc or to their completion (qdisc, xmit).
  */
 #include <json-c/json.h>
 
@@ -80,7 +81,30 @@ static void save_lock(void)
 	CHECK(scen_save(&sc, cli_file(&c, "lock")) == 0);
 }
 
-/* 20 requests: rx 6 preempted, rx 12 a slow softirq, rx 16 a late interrupt (the tail). */
+/*
+ * Datagram @i of "client" on X, 100 us before the next request: 500 ns to
+ * the qdisc, then 500 + 10 * @i ns to the driver; tx 6 waits 20 us in the
+ * qdisc, tx 16 has its completion 30 us after the xmit.
+ */
+static void client_send(struct scen *sc, int i)
+{
+	struct nsight_flow u = flow4("10.0.0.2", 5001, "10.0.0.9", 7000, IPPROTO_UDP);
+	uint64_t t = sc->t - 100000, xmit = t + 1000 + 10 * (uint64_t)(i - 1);
+
+	if (i == 6)
+		xmit = t + 20500;
+	synth_app(&sc->s, NSIGHT_REC_APP_SEND, SC_X, t, 0x71, u, 100, 0, 201, 200, "client");
+	synth_pkt(&sc->s, SC_X, t + 500, NSIGHT_PKT_TX_QUEUE, 0x9000 + (uint64_t)i, u, 0, 100, 0);
+	synth_pkt(&sc->s, SC_X, xmit, NSIGHT_PKT_TX_XMIT, 0x9000 + (uint64_t)i, u, 0, 100, 0);
+	if (i == 16)
+		synth_pkt(&sc->s, SC_X, xmit + 30000, NSIGHT_PKT_TX_TSTAMP, 0x9000 + (uint64_t)i, u,
+			  0, 100, 0);
+}
+
+/*
+ * 20 requests: rx 6 preempted, rx 12 a slow softirq, rx 16 a late
+ * interrupt (the tail); 20 sends of "client" (client_send()).
+ */
 static void save_mixed(void)
 {
 	struct scen sc;
@@ -88,6 +112,8 @@ static void save_mixed(void)
 
 	scen_init(&sc, "server");
 	for (i = 1; i <= 20; i++) {
+		if (i > 1)
+			client_send(&sc, i - 1);
 		if (i == 6)
 			scen_preempted(&sc);
 		else if (i == 12)
@@ -234,6 +260,16 @@ static void test_report(void)
 			     "  rx 12 latency 32000 ns: most critical softirq; softirq 30000 ns, runq 1000 ns via idle:task:server, app 1000 ns\n"
 			     "  rx 6 latency 31700 ns: most critical runq; softirq 700 ns, runq 30000 ns via task:stress, app 1000 ns\n"
 			     "  rx 16 latency 8000 ns: most critical nic; nic 5000 ns, softirq 1000 ns, runq 1000 ns via idle:task:server, app 1000 ns\n");
+	/*
+	 * tx 1..19 (none after the last request), 1000 to 1180 ns but two:
+	 * the tail from p90 (the 18th of 19: 20500 ns) is tx 16 (31150 ns)
+	 * and tx 6; of 51650 ns: xmit 30000 58%, qdisc 20650 40%, send 1000 2%.
+	 */
+	CHECK_STR_HAS(r.out, "critical path: client[200] tx, 2 tail messages: xmit 58% (most critical in 1), qdisc 40% (1), send 2%\n"
+			     "  tx 16 latency 31150 ns: most critical xmit; send 500 ns, qdisc 650 ns, xmit 30000 ns\n"
+			     "  tx 6 latency 20500 ns: most critical qdisc; send 500 ns, qdisc 20000 ns\n");
+	cli_result_free(&r);
+
 	cli_result_free(&r);
 
 	cli_run(&c, &r, NULL, (const char *[]){ "--json", cli_file(&c, "lock"), NULL });
