@@ -82,7 +82,8 @@ static size_t ranked(const struct nsight_cp_tail *t, unsigned int *v)
 /* The waits: their time is what the path ran through instead. */
 static bool waiting(unsigned int s)
 {
-	return s == NSIGHT_CP_QUEUE || s == NSIGHT_CP_BLOCKED || s == NSIGHT_CP_RUNQ;
+	return s == NSIGHT_CP_QUEUE || s == NSIGHT_CP_BLOCKED || s == NSIGHT_CP_RUNQ ||
+	       s == NSIGHT_CP_INTR;
 }
 
 static double share(int64_t part, int64_t whole)

@@ -23,7 +23,7 @@ const char *nsight_key_printable(const struct nsight_keys *k, uint32_t key, char
 {
 	char raw[NSIGHT_KEY_NAME_MAX + 32];
 
-	return printable(buf, nsight_key_format(k, key, raw, sizeof(raw)), len, false);
+	return printable(buf, nsight_key_format(k, key, raw, sizeof(raw)), len, true);
 }
 
 const char *nsight_comm_format(const char comm[16], char *buf, size_t len)

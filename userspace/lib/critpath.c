@@ -8,7 +8,8 @@
 static const char *const state_names[NSIGHT_CP_STATES] = {
 	[NSIGHT_CP_NIC] = "nic",	[NSIGHT_CP_SOFTIRQ] = "softirq",
 	[NSIGHT_CP_QUEUE] = "queue",	[NSIGHT_CP_BLOCKED] = "blocked",
-	[NSIGHT_CP_RUNQ] = "runq",	[NSIGHT_CP_APP] = "app",
+	[NSIGHT_CP_RUNQ] = "runq",	[NSIGHT_CP_INTR] = "intr",
+	[NSIGHT_CP_APP] = "app",
 	[NSIGHT_CP_SEND] = "send",	[NSIGHT_CP_QDISC] = "qdisc",
 	[NSIGHT_CP_XMIT] = "xmit",
 };
@@ -92,11 +93,12 @@ static bool chain_has(const struct nsight_piece *pc, uint32_t id)
 	return false;
 }
 
+/* Whether an irq or softirq is in the chain, inside the thread's "app" if it is there. */
 static bool chain_rx(const struct cp_walk *w, const struct nsight_piece *pc)
 {
 	uint8_t i;
 
-	for (i = 0; i < pc->depth && i < NSIGHT_TL_DEPTH; i++) {
+	for (i = 0; i < pc->depth && i < NSIGHT_TL_DEPTH && pc->key[i] != NSIGHT_KEY_ID_APP; i++) {
 		enum nsight_key_kind k = nsight_key_kind(w->keys, pc->key[i]);
 
 		if (k == NSIGHT_KEY_IRQ || k == NSIGHT_KEY_SOFTIRQ)
@@ -150,8 +152,13 @@ static void take(struct cp_walk *w, uint8_t s, uint64_t ticks)
 static int on_piece(void *arg, const struct nsight_piece *pc)
 {
 	struct cp_walk *w = arg;
+	uint8_t i;
 
-	w->key = pc->depth ? pc->key[0] : NSIGHT_KEY_ID_UNKNOWN;
+	/* The innermost context; a sampled function stands for the one it ran in. */
+	for (i = 0; i + 1 < pc->depth && i + 1 < NSIGHT_TL_DEPTH &&
+		    nsight_key_kind(w->keys, pc->key[i]) == NSIGHT_KEY_FUNC; i++)
+		;
+	w->key = pc->depth ? pc->key[i] : NSIGHT_KEY_ID_UNKNOWN;
 
 	if (w->r_left) {
 		/* The receive window: pieces never straddle its end. */
@@ -166,7 +173,7 @@ static int on_piece(void *arg, const struct nsight_piece *pc)
 	else if (chain_has(pc, NSIGHT_KEY_ID_HOL))
 		take(w, NSIGHT_CP_QUEUE, pc->ticks);
 	else if (chain_has(pc, NSIGHT_KEY_ID_APP))
-		take(w, NSIGHT_CP_APP, pc->ticks);
+		take(w, chain_rx(w, pc) ? NSIGHT_CP_INTR : NSIGHT_CP_APP, pc->ticks);
 	else
 		off_cpu(w, w->t, w->t + pc->ticks);
 	w->t += pc->ticks;

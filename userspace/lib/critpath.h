@@ -30,22 +30,24 @@
  *              the path), or off its CPU after entering the receive call
  *              (asleep in it, not yet woken); without scheduler records
  *              all off-CPU time after that entry counts here
- *     app      the thread ran (the receive call and what it nests:
- *              interrupts that preempt the thread stay in its state)
+ *     intr     the thread on its CPU but an irq or softirq nested in it ran
+ *              there: the thread waits, the path is in the interrupt
+ *     app      the thread ran (the receive call included, and its faults)
  *   TX, from the lifetime's stages:
  *     send     send -> qdisc (the protocol stack)
  *     qdisc    qdisc -> driver xmit (waiting in the queueing discipline)
  *     xmit     driver xmit -> completion, when there is one
  *
- * The waits (queue, runq, blocked, qdisc) are the zero-weight edges of the
+ * The waits (queue, runq, blocked, intr, qdisc) are the zero-weight edges of the
  * message's own machine; each ends when what it waits on is done, so the
  * edge the path takes instead is exactly as long, and the path's length is
  * the message's latency. A state's time is the path's time in it; the most
  * critical state is the one with the most time (ties: the earlier state in
  * the order above). What the path ran through in a state is kept by the
- * innermost context key of its core at the time ("via"): for runq what ran
+ * innermost context key of its core at the time, a sampled function's
+ * context for the function ("via"): for runq what ran
  * instead, for blocked the waker's "blocked:<comm>", for queue "hol" or
- * what ran while the thread was away; RX only.
+ * what ran while the thread was away, for intr the interrupt; RX only.
  */
 #ifndef NSIGHT_CRITPATH_H
 #define NSIGHT_CRITPATH_H
@@ -64,6 +66,7 @@ enum nsight_cp_state {
 	NSIGHT_CP_QUEUE,
 	NSIGHT_CP_BLOCKED,
 	NSIGHT_CP_RUNQ,
+	NSIGHT_CP_INTR,
 	NSIGHT_CP_APP,
 	NSIGHT_CP_SEND,
 	NSIGHT_CP_QDISC,

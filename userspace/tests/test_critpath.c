@@ -4,7 +4,8 @@
  * answers: a server thread blocked on a mutex held by "lockholder" (most
  * critical: blocked), one runnable behind "stress" (runq), one whose
  * receive processing on X takes 30 us (softirq), one whose packet waits
- * 5 us on the idle X before the interrupt (nic), UDP sends slow in the
+ * 5 us on the idle X before the interrupt (nic), one preempted by a 40 us
+ * softirq on its own core (intr), UDP sends slow in the
  * qdisc or to their completion (qdisc, xmit).
  */
 #include <json-c/json.h>
@@ -16,7 +17,7 @@
 
 static struct cli c;
 
-static const char *const files[] = { "lock", "mixed", NULL };
+static const char *const files[] = { "lock", "mixed", "netrx", NULL };
 
 static int analyze_file(struct nsight_analysis *a, const char *name)
 {
@@ -203,6 +204,29 @@ static void test_mixed(void)
 	nsight_analysis_fini(&a);
 }
 
+/* A 40 us NET_RX softirq on Y inside the server: the thread waits on it. */
+static void test_intr(void)
+{
+	struct nsight_analysis a;
+	struct nsight_cp_msg m = { 0 };
+	struct scen sc;
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 10, SC_NETRX, 10, 5);
+	REQUIRE(scen_save(&sc, cli_file(&c, "netrx")) == 0);
+	REQUIRE(analyze_file(&a, "netrx") == 0);
+	REQUIRE(path_of(&m, &a, NSIGHT_MSG_RX, 6) == 0);
+	CHECK_U64(NS(m, SOFTIRQ), 700);
+	CHECK_U64(NS(m, RUNQ), 1000);		/* no wakeup records: off its CPU in recv */
+	CHECK_U64(NS(m, INTR), 40000);
+	CHECK_U64(NS(m, APP), 1000);
+	CHECK_U64((uint64_t)m.total, 42700);
+	CHECK_U64(m.most, NSIGHT_CP_INTR);
+	CHECK_U64(via_ns(&a, &m, NSIGHT_CP_INTR, "softirq:NET_RX"), 40000);
+	nsight_cp_msg_fini(&m);
+	nsight_analysis_fini(&a);
+}
+
 /* A UDP send: 500 ns to the qdisc, 500 ns to the driver, 2000 ns to its completion. */
 static void test_tx(void)
 {
@@ -307,4 +331,4 @@ static void test_cleanup(void)
 }
 
 KTAP_MAIN(KTAP_TEST(test_setup), KTAP_TEST(test_blocked), KTAP_TEST(test_mixed),
-	  KTAP_TEST(test_tx), KTAP_TEST(test_report), KTAP_TEST(test_cleanup))
+	  KTAP_TEST(test_intr), KTAP_TEST(test_tx), KTAP_TEST(test_report), KTAP_TEST(test_cleanup))
