@@ -18,13 +18,13 @@
  *              (the NIC, DMA and the interrupt's delivery)
  *     softirq  from there to the hand-off h: receive processing
  *   RX, application core's window [h, a]:
- *     blocked  the thread slept until another task woke it (profile.h's
- *              "blocked:<comm>"): the message waits on that task, so the
- *              path is in the waker's work
  *     queue    the message sits in the socket queue: the thread ran other
  *              messages' work ("hol"), or was off its CPU and not runnable
  *              before it entered the receive call that returned the
  *              message; the path is in that other work
+ *     blocked  the thread slept until another task woke it (profile.h's
+ *              "blocked:<comm>"): the message waits on that task, so the
+ *              path is in the waker's work
  *     runq     wake-up and run-queue delay: the thread was runnable but not
  *              running (sched_waking/sched_switch: what ran instead is on
  *              the path), or off its CPU after entering the receive call
@@ -38,16 +38,17 @@
  *     qdisc    qdisc -> driver xmit (waiting in the queueing discipline)
  *     xmit     driver xmit -> completion, when there is one
  *
- * The waits (queue, runq, blocked, intr, qdisc) are the zero-weight edges of the
- * message's own machine; each ends when what it waits on is done, so the
- * edge the path takes instead is exactly as long, and the path's length is
- * the message's latency. A state's time is the path's time in it; the most
- * critical state is the one with the most time (ties: the earlier state in
- * the order above). What the path ran through in a state is kept by the
- * innermost context key of its core at the time, a sampled function's
- * context for the function ("via"): for runq what ran
- * instead, for blocked the waker's "blocked:<comm>", for queue "hol" or
- * what ran while the thread was away, for intr the interrupt; RX only.
+ * The waits (queue, blocked, runq, intr, qdisc) are the zero-weight edges
+ * of the message's own machine; each ends when what it waits on is done,
+ * so the edge the path takes instead is exactly as long, and the path's
+ * length is the message's latency. A state's time is the path's time in
+ * it; the most critical state is the one with the most time (ties: the
+ * earlier state in the order above, the enum's). What the path ran
+ * through is kept per state by the innermost context key of the core at
+ * the time, a sampled function's context for the function ("via"): for
+ * runq what ran instead, for blocked the waker's "blocked:<comm>", for
+ * queue "hol" or what ran while the thread was away, for intr the
+ * interrupt; RX only.
  */
 #ifndef NSIGHT_CRITPATH_H
 #define NSIGHT_CRITPATH_H
