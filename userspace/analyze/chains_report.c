@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "chains_report.h"
+#include "diag_report.h"
 #include "flow.h"
 #include "json_out.h"
 #include "queueview.h"
@@ -388,7 +389,6 @@ static struct json_object *group_json(const struct nsight_dx_group *g,
 	struct json_object *msgs = json_object_new_array();
 	struct nsight_chain ch = { 0 };
 	struct agg ag;
-	char comm[17];
 	size_t i;
 
 	if (!o || !bl || !msgs || group_agg(&ag, g, a)) {
@@ -398,11 +398,7 @@ static struct json_object *group_json(const struct nsight_dx_group *g,
 		*err = -1;
 		return NULL;
 	}
-	memcpy(comm, g->comm, 16);
-	comm[16] = '\0';
-	jo_add_str(o, "comm", comm, err);
-	jo_add_u64(o, "pid", g->pid, err);
-	jo_add_str(o, "direction", nsight_msg_dir_name(g->dir), err);
+	nsight_dx_group_json_who(o, g, err);
 	for (i = 0; i < ag.n; i++) {
 		const struct blocker *b = &ag.v[i];
 		struct json_object *x = json_object_new_object();

@@ -19,7 +19,14 @@ static const char *printable(char *dst, const char *src, size_t len, bool blanks
 	return dst;
 }
 
-static const char *comm_of(const char comm[16], char *buf, size_t len)
+const char *nsight_key_printable(const struct nsight_keys *k, uint32_t key, char *buf, size_t len)
+{
+	char raw[NSIGHT_KEY_NAME_MAX + 32];
+
+	return printable(buf, nsight_key_format(k, key, raw, sizeof(raw)), len, true);
+}
+
+const char *nsight_comm_format(const char comm[16], char *buf, size_t len)
 {
 	char c[17];
 
@@ -142,7 +149,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 	char comm[17], ref[300], tp[16], buf[300], b1[32], b2[32], b3[32];
 	size_t i, k;
 
-	fprintf(f, "diagnosis: %s[%" PRIu32 "] %s: ", comm_of(g->comm, comm, sizeof(comm)), g->pid,
+	fprintf(f, "diagnosis: %s[%" PRIu32 "] %s: ", nsight_comm_format(g->comm, comm, sizeof(comm)), g->pid,
 		nsight_msg_dir_name(g->dir));
 	if (g->no_baseline) {
 		fprintf(f, "no %s messages of %s in the baseline %s\n", nsight_msg_dir_name(g->dir),
@@ -386,6 +393,17 @@ static struct json_object *msg_json(const struct nsight_dx_group *g, const struc
 		jo_push(anoms, anomaly_json(g, &g->anoms[m->anom + k], keys, err), err);
 	jo_add(j, "anomalies", anoms, err);
 	return j;
+}
+
+void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_group *g, int *err)
+{
+	char comm[17], pc[17];
+
+	memcpy(comm, g->comm, 16);
+	comm[16] = '\0';
+	jo_add_str(o, "comm", printable(pc, comm, sizeof(pc), true), err);
+	jo_add_u64(o, "pid", g->pid, err);
+	jo_add_str(o, "direction", nsight_msg_dir_name(g->dir), err);
 }
 
 static struct json_object *group_json(const struct nsight_dx *dx, const struct nsight_dx_group *g,

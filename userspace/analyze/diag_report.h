@@ -36,6 +36,15 @@ void nsight_diag_report_tty(FILE *f, const struct nsight_dx *dx, const struct ns
 int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
 			    const struct nsight_analysis *a);
 
+/* "comm", "pid" and "direction" of group @g in @o. */
+void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_group *g, int *err);
+
+/* Key @key as text made printable (names come from the traced system). */
+const char *nsight_key_printable(const struct nsight_keys *k, uint32_t key, char *buf, size_t len);
+
+/* A comm (16 bytes, maybe not NUL-terminated) made printable; "?" if empty. */
+const char *nsight_comm_format(const char comm[16], char *buf, size_t len);
+
 /* "20", "99.9": a per-100000 value as a percentage. */
 const char *nsight_pct_format(uint32_t per100k, char *buf, size_t len);
 

@@ -9,6 +9,7 @@
 #include "analysis.h"
 #include "categories_builtin.h"
 #include "chains_report.h"
+#include "critpath_report.h"
 #include "diag_report.h"
 #include "html_report.h"
 #include "intervals_report.h"
@@ -251,6 +252,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (j && (nsight_report_add_json(j, a, o->clk, o->messages) ||
 			  nsight_diag_report_json(j, dx, a) ||
 			  nsight_chains_report_json(j, dx, a) ||
+			  nsight_critpath_report_json(j, dx, a) ||
 			  (x->iv && nsight_intervals_report_json(j, x->iv)) ||
 			  (x->wi && nsight_whatif_report_json(j, x->wi, o->dx.min_dev)))) {
 			json_object_put(j);
@@ -264,7 +266,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_text(stdout, dx, a);
-		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }))
+		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }) ||
+		    nsight_critpath_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }))
 			ret = NSIGHT_EXIT_FAIL;
 		if (x->iv)
 			nsight_intervals_report_tty(stdout, x->iv, &(struct nsight_tty){ 0 });
@@ -275,7 +278,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_tty(stdout, dx, a, &o->tty);
-		if (nsight_chains_report_text(stdout, dx, a, &o->tty))
+		if (nsight_chains_report_text(stdout, dx, a, &o->tty) ||
+		    nsight_critpath_report_text(stdout, dx, a, &o->tty))
 			ret = NSIGHT_EXIT_FAIL;
 		if (x->iv)
 			nsight_intervals_report_tty(stdout, x->iv, &o->tty);

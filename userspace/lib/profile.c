@@ -366,8 +366,7 @@ static int walk_app_window(struct walk *w, uint32_t cpu, uint64_t s, uint64_t e)
 	return walk_window(w, cpu, s, e);
 }
 
-/* n on the TSC scale: a hardware NIC time lies before its packet record. */
-static uint64_t rx_start(const struct nsight_profiler *p, const struct nsight_msg *m)
+uint64_t nsight_profile_rx_start(const struct nsight_profiler *p, const struct nsight_msg *m)
 {
 	const struct nsight_msg_time *n = &m->t[NSIGHT_RX_N];
 	int64_t rec_mono;
@@ -392,7 +391,7 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 	p->n_hol = 0;
 	if (m->dir == NSIGHT_MSG_RX) {
 		const struct nsight_msg_time *h = &m->t[NSIGHT_RX_H], *a = &m->t[NSIGHT_RX_A];
-		uint64_t n = rx_start(p, m);
+		uint64_t n = nsight_profile_rx_start(p, m);
 
 		if (n > h->tsc)
 			n = h->tsc;

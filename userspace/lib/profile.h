@@ -129,6 +129,13 @@ int nsight_profiler_set_chains(struct nsight_profiler *p, const struct nsight_th
 int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 			nsight_piece_fn fn, void *arg);
 
+/*
+ * Where the receive core's window of RX message @m begins: n on the TSC
+ * scale (a hardware NIC time lies before its packet record); the walk
+ * starts at it or at h, whichever is earlier.
+ */
+uint64_t nsight_profile_rx_start(const struct nsight_profiler *p, const struct nsight_msg *m);
+
 /* The profile of complete message @m in @out (reset first). */
 int nsight_profile_build(struct nsight_profiler *p, const struct nsight_msg *m,
 			 struct nsight_profile *out, struct nsight_diag *d);

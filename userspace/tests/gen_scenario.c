@@ -5,7 +5,9 @@
  * outputs outside the unit tests (scripts/check-html.sh). KIND is hog,
  * idleirq, kworker or clean: 40 UDP requests, every 8th with that cause
  * (clean: none); or mixed: 200 requests taking 2.7 to 4.7 us, every 10th
- * slowed by one of five causes in turn, and a batch of three.
+ * slowed by one of five causes in turn, and a batch of three; or lock: 40
+ * requests, every 8th a pair where the second waits on a mutex held by
+ * "lockholder" (with sched_waking records).
  */
 #include "scenario.h"
 
@@ -29,7 +31,7 @@ int main(int argc, char **argv)
 	struct scen sc;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: gen_scenario hog|idleirq|kworker|mixed|clean FILE\n");
+		fprintf(stderr, "usage: gen_scenario hog|idleirq|kworker|mixed|clean|lock FILE\n");
 		return 2;
 	}
 	scen_init(&sc, "server");
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
 		scen_run(&sc, 40, SC_KWORKER, 8, 7);
 	} else if (!strcmp(argv[1], "mixed")) {
 		mixed(&sc);
+	} else if (!strcmp(argv[1], "lock")) {
+		scen_lock_run(&sc, 40);
 	} else if (!strcmp(argv[1], "clean")) {
 		scen_run(&sc, 40, SC_NORMAL, 0, 0);
 	} else {

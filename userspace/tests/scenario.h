@@ -308,6 +308,19 @@ static inline void scen_lock_pair(struct scen *sc)
 	sc->t += SC_GAP;
 }
 
+/* @n requests, every 8th (from the 7th) a lock pair: for 40, 5 slow of 45. */
+static inline void scen_lock_run(struct scen *sc, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (i % 8 == 7)
+			scen_lock_pair(sc);
+		else
+			scen_woken(sc);
+	}
+}
+
 /*
  * "stress" runs on Y from before h; the interrupt wakes the server at
  * h + 100 but stress keeps Y until h + 30000 (preempted then): the server

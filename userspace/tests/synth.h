@@ -357,6 +357,23 @@ static inline int synth_analyze_opts(const struct synth *s, struct nsight_analys
 	return ret;
 }
 
+/* Analyse the capture saved at @path. */
+static inline int synth_analyze_file(struct nsight_analysis *a, const char *path)
+{
+	struct nsight_analysis_opts o = { .params = NSIGHT_TC_IN_FORCE, .lifetimes = true };
+	struct nsight_diag d = { 0 };
+	FILE *f = fopen(path, "rb");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = nsight_analysis_run(a, f, &o, &d);
+	fclose(f);
+	if (ret)
+		printf("# %s: %s\n", path, d.msg);
+	return ret;
+}
+
 static inline int synth_analyze(const struct synth *s, struct nsight_analysis *a)
 {
 	struct nsight_diag d = { 0 };

@@ -23,32 +23,15 @@ static const char *const files[] = { "lock", "preempt", "lost", NULL };
 static void save_lock(void)
 {
 	struct scen sc;
-	int i;
 
 	scen_init(&sc, "server");
-	for (i = 0; i < 40; i++) {
-		if (i % 8 == 7)
-			scen_lock_pair(&sc);
-		else
-			scen_woken(&sc);
-	}
+	scen_lock_run(&sc, 40);
 	CHECK(scen_save(&sc, cli_file(&c, "lock")) == 0);
 }
 
 static int analyze_file(struct nsight_analysis *a, const char *name)
 {
-	struct nsight_analysis_opts o = { .params = NSIGHT_TC_IN_FORCE, .lifetimes = true };
-	struct nsight_diag d = { 0 };
-	FILE *f = fopen(cli_file(&c, name), "rb");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = nsight_analysis_run(a, f, &o, &d);
-	fclose(f);
-	if (ret)
-		printf("# %s: %s\n", name, d.msg);
-	return ret;
+	return synth_analyze_file(a, cli_file(&c, name));
 }
 
 /* The RX message with @id. */
