@@ -10,6 +10,9 @@
 #   packaging   make install, man --warnings, rst2html, bash completion,
 #               DKMS against the installed kernels (scripts/check-packaging.sh)
 #   lint        checkpatch, sparse against Debian 6.12 and 6.1
+#   patches     each kernel patch in patches/ applies cleanly (dry run) to
+#               the pinned linux-source-6.12 and is checkpatch clean
+#               (scripts/check-patches.sh)
 #   build       the module against Debian 6.12, 6.1 and the test kernel,
 #               without warnings
 #   guest-*     the selftests in QEMU guests: Debian 6.12, Debian 6.1, and
@@ -117,6 +120,10 @@ echo "== lint"
 "$top/scripts/lint.sh" >"$out/lint.ktap" 2>&1
 suite lint "$out/lint.ktap"
 
+echo "== kernel patches against linux-source-6.12"
+"$top/scripts/check-patches.sh" >"$out/patches.ktap" 2>&1
+suite patches "$out/patches.ktap"
+
 echo "== test kernel (cached in ${NSIGHT_CACHE:-/var/cache/nsight})"
 t=$(date +%s)
 if tk=$("$harness/build-test-kernel.sh" 2>"$out/test-kernel.log"); then
@@ -194,7 +201,7 @@ guest() {
 		--bin "$top/build/selftests/nl_fuzz" --bin "$top/build/selftests/toggle" \
 		--bin "$top/build/selftests/msgload" --bin "$top/build/selftests/tsc_pairs" \
 		--bin "$top/build/selftests/clock_churn" --bin "$top/build/selftests/hog" \
-		--bin "$top/build/selftests/trace_check" \
+		--bin "$top/build/selftests/trace_check" --bin "$top/build/selftests/handoff_ts" \
 		--bin /usr/bin/memcached \
 		--tests "$top/selftests/nsight" 2>"$out/guest-$1.err" || return 1
 	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$1.cpio.gz" \
