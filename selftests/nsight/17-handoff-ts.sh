@@ -23,7 +23,7 @@ case $? in
 *) ktap_plan 1; ktap_fail "probe SO_TIMESTAMPING with RX_HANDOFF" "$(cat /tmp/ho.probe)"; ktap_finish ;;
 esac
 
-ktap_plan 8
+ktap_plan 9
 nsight_load
 netns_pair nsa nsb 10.17.0.1 10.17.0.2
 ip -n nsa addr add fd17::1/64 dev veth0 nodad
@@ -63,6 +63,11 @@ ktap_diag "IPv4: $(cat /tmp/ho4.check)"
 ktap_diag "IPv6: $(cat /tmp/ho6.check)"
 check "IPv4: every datagram n <= handoff <= h <= a and ts0 <= handoff <= recv" test $c4 -eq 0
 check "IPv6: every datagram n <= handoff <= h <= a and ts0 <= handoff <= recv" test $c6 -eq 0
+# Control: the same records with one hand-off moved past nsight's h (1 us
+# before the application's receive) must be rejected.
+awk 'NR == 100 { $3 = $4 - 1000 } { print }' /tmp/ho4 >/tmp/ho4.bad
+check "control: a hand-off after nsight's h is rejected" \
+	sh -c "! handoff_ts check /tmp/ho4.bad /tmp/ho.json 9270"
 netns_cleanup
 nsight_unload
 ktap_finish

@@ -197,7 +197,7 @@ static int64_t rx_udp_bytes(struct json_object *m, const char *suffix)
 static int do_check(const char *out, const char *json, int port)
 {
 	static struct rec r[MAX_COUNT];
-	static int64_t stack[MAX_COUNT], wait[MAX_COUNT];
+	static int64_t stack[MAX_COUNT], probe[MAX_COUNT], wait[MAX_COUNT];
 	struct json_object *root, *msgs;
 	int nr = 0, i, matched = 0, bad = 0, own_bad = 0, udp_msgs = 0;
 	int64_t off = -1;
@@ -264,6 +264,7 @@ static int do_check(const char *out, const char *json, int port)
 				       r[i].len, nic, r[i].ts1, h, a);
 		}
 		stack[matched] = r[i].ts1 - nic;
+		probe[matched] = h - r[i].ts1;
 		wait[matched] = a - r[i].ts1;
 		matched++;
 	}
@@ -274,9 +275,10 @@ static int do_check(const char *out, const char *json, int port)
 	       own_bad, bad);
 	if (matched) {
 		qsort(stack, matched, sizeof(stack[0]), cmp64);
+		qsort(probe, matched, sizeof(probe[0]), cmp64);
 		qsort(wait, matched, sizeof(wait[0]), cmp64);
-		printf("median n->ts1 %" PRId64 " ns, ts1->a %" PRId64 " ns\n",
-		       stack[matched / 2], wait[matched / 2]);
+		printf("median n->ts1 %" PRId64 " ns, ts1->h %" PRId64 " ns, ts1->a %" PRId64
+		       " ns\n", stack[matched / 2], probe[matched / 2], wait[matched / 2]);
 	}
 	return matched > 0 && matched == nr && !bad && !own_bad ? 0 : 1;
 }
