@@ -10,6 +10,9 @@
 #   packaging   make install, man --warnings, rst2html, bash completion,
 #               DKMS against the installed kernels (scripts/check-packaging.sh)
 #   lint        checkpatch, sparse against Debian 6.12 and 6.1
+#   patches     each kernel patch in patches/ applies cleanly (dry run) to
+#               the pinned linux-source-6.12 and is checkpatch clean
+#               (scripts/check-patches.sh)
 #   build       the module against Debian 6.12, 6.1 and the test kernel,
 #               without warnings
 #   guest-*     the selftests in QEMU guests: Debian 6.12, Debian 6.1, and
@@ -122,6 +125,10 @@ echo "   ($(elapsed $t))"
 echo "== lint"
 "$top/scripts/lint.sh" >"$out/lint.ktap" 2>&1
 suite lint "$out/lint.ktap"
+
+echo "== kernel patches against linux-source-6.12"
+"$top/scripts/check-patches.sh" >"$out/patches.ktap" 2>&1
+suite patches "$out/patches.ktap"
 
 echo "== test kernel (cached in ${NSIGHT_CACHE:-/var/cache/nsight})"
 t=$(date +%s)

@@ -37,5 +37,37 @@ guest_initramfs() {
 		--bin "$_sp/write_file" --bin "$_sp/nl_fuzz" --bin "$_sp/toggle" \
 		--bin "$_sp/msgload" --bin "$_sp/tsc_pairs" --bin "$_sp/clock_churn" \
 		--bin "$_sp/hog" --bin "$_sp/trace_check" --bin "$_sp/recloop" \
+		--bin "$_sp/handoff_ts" \
 		--bin /usr/bin/memcached --tests "$top/selftests/nsight"
+}
+
+# checkpatch_pl: print the path of checkpatch.pl from linux-source-6.12,
+# extracted once into $NSIGHT_CACHE (default /var/cache/nsight).
+checkpatch_pl() {
+	cache=${NSIGHT_CACHE:-/var/cache/nsight}
+	ver=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null) || return 1
+	dir=$cache/checkpatch-$ver
+	if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
+		mkdir -p "$dir.tmp"
+		tar -C "$dir.tmp" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz \
+			linux-source-6.12/scripts/checkpatch.pl \
+			linux-source-6.12/scripts/spelling.txt \
+			linux-source-6.12/scripts/const_structs.checkpatch || return 1
+		rm -rf "$dir"
+		mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir/scripts/checkpatch.pl"
+}
+
+# ktap_result OK|FAIL NAME [LOGFILE]: one KTAP result line, numbered by the
+# caller's $n; a failure shows LOGFILE as diagnostics and sets failed=1.
+ktap_result() {
+	n=$((n + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		[ -n "${3:-}" ] && sed 's/^/# /' "$3"
+		failed=1
+	fi
 }

@@ -1,7 +1,9 @@
 #!/bin/sh
-# Build (or reuse) the nsight test kernel: linux-source-6.12 with KUnit and
-# debug options. The result is cached outside the checkout, keyed by the
-# source package version and a hash of the config fragment and this script:
+# Build (or reuse) the nsight test kernel: linux-source-6.12 with the kernel
+# patches of patches/ applied (in name order, patch -p1), KUnit and debug
+# options. The result is cached outside the checkout, keyed by the source
+# package version and a hash of the config fragment, the patches and this
+# script's recipe number:
 #
 #   $NSIGHT_CACHE/kernel-<srcver>-<hash>/{bzImage,src/,obj/,release}
 #
@@ -14,16 +16,17 @@
 set -eu
 
 # Bump when the build steps below change in a way that changes the result.
-RECIPE=1
+RECIPE=2
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${NSIGHT_CACHE:-/var/cache/nsight}
 tarball=/usr/src/linux-source-6.12.tar.xz
 frag=$here/test-kernel.config
+patches=$(cd "$here/../../patches" && pwd)
 
 [ -r "$tarball" ] || { [ "${1:-}" = --path ] && exit 1; echo "build-test-kernel: $tarball missing (apt-get install linux-source-6.12)" >&2; exit 1; }
 srcver=$(dpkg-query -W -f '${Version}' linux-source-6.12)
-key=$( (cat "$frag"; echo "recipe=$RECIPE") | sha256sum | cut -c1-12)
+key=$( (cat "$frag"; echo "recipe=$RECIPE"; cat "$patches"/*.patch) | sha256sum | cut -c1-12)
 dir=$cache/kernel-$srcver-$key
 
 if [ -f "$dir/done" ]; then
@@ -40,6 +43,12 @@ tar -C "$dir" -xf "$tarball"
 mv "$dir/linux-source-6.12" "$dir/src"
 
 cd "$dir/src"
+for p in "$patches"/*.patch; do
+	[ -e "$p" ] || continue
+	echo "build-test-kernel: applying ${p##*/}" >&2
+	patch -p1 --forward --batch --quiet < "$p" >&2 ||
+		{ echo "build-test-kernel: ${p##*/} does not apply" >&2; exit 1; }
+done
 KCONFIG_ALLCONFIG=$frag make -s O=../obj alldefconfig >&2
 # Every line of the fragment must have survived Kconfig dependency checks,
 # otherwise the kernel silently lacks something the tests rely on.
