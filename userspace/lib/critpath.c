@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "critpath.h"
+#include "satmath.h"
 #include "vec.h"
 
 static const char *const state_names[NSIGHT_CP_STATES] = {
@@ -24,16 +25,6 @@ bool nsight_cp_state_in(uint8_t dir, unsigned int s)
 	return dir == NSIGHT_MSG_RX ? s <= NSIGHT_CP_APP : s >= NSIGHT_CP_SEND && s < NSIGHT_CP_STATES;
 }
 
-/* @a + @b, saturated (corrupt captures can hold any times). */
-static int64_t add_sat(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (!__builtin_add_overflow(a, b, &r))
-		return r;
-	return b > 0 ? INT64_MAX : INT64_MIN;
-}
-
 /* Add @ns to (@s, @key) in @v. */
 static int via_add(struct nsight_cp_vias *v, uint8_t s, uint32_t key, int64_t ns)
 {
@@ -46,7 +37,7 @@ static int via_add(struct nsight_cp_vias *v, uint8_t s, uint32_t key, int64_t ns
 			return -NSIGHT_E_NOMEM;
 		v->v[v->n++] = (struct nsight_cp_via){ s, key, 0 };
 	}
-	v->v[i].ns = add_sat(v->v[i].ns, ns);
+	v->v[i].ns = nsight_sat_add(v->v[i].ns, ns);
 	return 0;
 }
 
@@ -199,7 +190,7 @@ static void most_of(struct nsight_cp_msg *out)
 	for (s = 0; s < NSIGHT_CP_STATES; s++) {
 		if (!nsight_cp_state_in(out->dir, s))
 			continue;
-		out->total = add_sat(out->total, out->ns[s]);
+		out->total = nsight_sat_add(out->total, out->ns[s]);
 		if (out->ns[s] > out->ns[out->most])
 			out->most = (uint8_t)s;
 	}
@@ -267,9 +258,9 @@ int nsight_cp_tail_add(struct nsight_cp_tail *t, const struct nsight_cp_msg *m)
 
 	t->dir = m->dir;
 	t->n++;
-	t->total = add_sat(t->total, m->total);
+	t->total = nsight_sat_add(t->total, m->total);
 	for (s = 0; s < NSIGHT_CP_STATES; s++)
-		t->ns[s] = add_sat(t->ns[s], m->ns[s]);
+		t->ns[s] = nsight_sat_add(t->ns[s], m->ns[s]);
 	t->most[m->most]++;
 	for (i = 0; i < m->via.n; i++)
 		if (via_add(&t->via, m->via.v[i].state, m->via.v[i].key, m->via.v[i].ns))

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "diagnose.h"
+#include "satmath.h"
 #include "latency.h"
 #include "u64map.h"
 
@@ -53,16 +54,6 @@ static int64_t round_i64(double x)
 	if (x <= (double)INT64_MIN)
 		return INT64_MIN;
 	return (int64_t)(x + (x >= 0 ? 0.5 : -0.5));
-}
-
-/* a - b, saturated: the latencies of a broken capture reach INT64_MIN/MAX. */
-static int64_t sat_sub(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_sub_overflow(a, b, &r))
-		return a > b ? INT64_MAX : INT64_MIN;
-	return r;
 }
 
 static void group_free(struct nsight_dx_group *g)
@@ -431,7 +422,7 @@ static int attribute(struct run *r, struct nsight_dx_group *g, struct nsight_dx_
 		if (c == UINT32_MAX)
 			return nomem(r);
 		a->cause = c;
-		dm->explained += a->reported_dev;
+		dm->explained = nsight_sat_add(dm->explained, a->reported_dev);
 		/* Merge with the message's cause of the same category and role. */
 		for (j = dm->mc; j < g->n_mcs && g->mcs[j].cause != c; j++)
 			;
@@ -475,7 +466,7 @@ static int tail_msg(struct run *r, struct nsight_dx_group *g, size_t mi, int64_t
 	}
 	*dm = (struct nsight_dx_msg){
 		.msg = mi, .id = m->id, .latency = m->total_ns,
-		.deviation = sat_sub(m->total_ns, ref_median),
+		.deviation = nsight_sat_sub(m->total_ns, ref_median),
 		.anom = g->n_anoms, .mc = g->n_mcs,
 	};
 	for (i = 0; i < r->pr.n; i++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lifetime_int.h"
+#include "satmath.h"
 
 int nsight_lt_nomem(struct lt_build *b)
 {
@@ -74,15 +75,6 @@ void nsight_lt_app(struct nsight_msg *m, const struct nsight_rec_app *a)
 
 /* ---------------------------------------------------------------------- */
 /* Timing, reasons, order                                                   */
-
-static int64_t sat_sub(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_sub_overflow(a, b, &r))
-		return a > b ? INT64_MAX : INT64_MIN;
-	return r;
-}
 
 /* The stage a message lacks, or NSIGHT_MSG_COMPLETE. */
 static enum nsight_msg_reason missing_stage(const struct nsight_msg *m)
@@ -159,12 +151,12 @@ static void finalize(struct lt_build *b, struct nsight_msg *m)
 	m->reason = reason_of(b, m, untimed);
 	for (st = 0; st + 1 < n; st++)
 		m->seg_ns[st] = m->t[st].timed && m->t[st + 1].timed ?
-				sat_sub(m->t[st + 1].mono_ns, m->t[st].mono_ns) : 0;
+				nsight_sat_sub(m->t[st + 1].mono_ns, m->t[st].mono_ns) : 0;
 	if (m->reason == NSIGHT_MSG_COMPLETE) {
 		unsigned int end = m->dir == NSIGHT_MSG_RX ? NSIGHT_RX_A :
 				   m->t[NSIGHT_TX_DONE].valid ? NSIGHT_TX_DONE : NSIGHT_TX_XMIT;
 
-		m->total_ns = sat_sub(m->t[end].mono_ns, m->t[0].mono_ns);
+		m->total_ns = nsight_sat_sub(m->t[end].mono_ns, m->t[0].mono_ns);
 		b->lt->n_complete++;
 	}
 	b->lt->by_reason[m->reason]++;

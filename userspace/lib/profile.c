@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "satmath.h"
 #include "vec.h"
 
 #define NONE	NSIGHT_TL_NONE
@@ -486,8 +487,8 @@ static int on_piece(void *arg, const struct nsight_piece *pc)
 			return -NSIGHT_E_NOMEM;
 		/* Ticks until the end; ns once the walk is over. */
 		if (!i)
-			e->excl += (int64_t)pc->ticks;
-		e->incl += (int64_t)pc->ticks;
+			e->excl = nsight_sat_add(e->excl, (int64_t)pc->ticks);
+		e->incl = nsight_sat_add(e->incl, (int64_t)pc->ticks);
 		st = pc->blocked ? &b->p->stamp_blk[pc->occ[i]] :
 		     pc->key[i] == NSIGHT_KEY_ID_HOL ? &b->p->stamp_hol[pc->occ[i]] :
 						       &b->p->stamp[pc->occ[i]];

@@ -3,17 +3,9 @@
 #include <string.h>
 
 #include "timeconv.h"
+#include "satmath.h"
 
 #define NSEC_PER_SEC	1000000000ULL
-
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return b > 0 ? INT64_MAX : INT64_MIN;
-	return r;
-}
 
 static int64_t sat_from_mag(unsigned __int128 mag, bool neg)
 {
@@ -59,8 +51,8 @@ int64_t nsight_tk_cycles_to_clock(const struct nsight_rec_timekeeper *tk, uint64
 
 		ns = v > INT64_MAX ? INT64_MAX : (int64_t)v;
 	}
-	mono = sat_add(tk->base_mono, ns);
-	return clk == NSIGHT_CLOCK_REALTIME ? sat_add(mono, tk->offs_real) : mono;
+	mono = nsight_sat_add(tk->base_mono, ns);
+	return clk == NSIGHT_CLOCK_REALTIME ? nsight_sat_add(mono, tk->offs_real) : mono;
 }
 
 /*
@@ -232,7 +224,7 @@ static enum nsight_tc_quality convert_sync(const struct nsight_timeconv *tc, uin
 	mid = cs->tsc_before;
 	if (cs->tsc_after > mid)
 		mid += (cs->tsc_after - mid) / 2;
-	*ns = sat_add(clk == NSIGHT_CLOCK_REALTIME ? cs->real_ns : cs->mono_ns,
+	*ns = nsight_sat_add(clk == NSIGHT_CLOCK_REALTIME ? cs->real_ns : cs->mono_ns,
 		      scale(tsc, mid, NSEC_PER_SEC, tc->tsc_hz));
 	return NSIGHT_TC_APPROXIMATE;
 }
@@ -285,7 +277,7 @@ static enum nsight_tc_quality convert_cs_now(const struct nsight_timeconv *tc, s
 	/* One pair only: step from it at the TSC rate. */
 	if (!tc->tsc_hz)
 		return NSIGHT_TC_UNAVAILABLE;
-	*ns = sat_add(nsight_tk_cycles_to_clock(r, r->cs_now, clk),
+	*ns = nsight_sat_add(nsight_tk_cycles_to_clock(r, r->cs_now, clk),
 		      scale(tsc, r->tsc_cs, NSEC_PER_SEC, tc->tsc_hz));
 	return NSIGHT_TC_EXACT;
 }
