@@ -373,19 +373,10 @@ static int tid_a_cmp(const void *x, const void *y)
 }
 
 /*
- * Re-run each receiving thread's queue in order (RX groups): message i of
- * a thread, h its hand-off, a its return, E the entry of its receive call,
- * P the return of the thread's previous message, primes predicted:
- *
- *   c = P clamped to [h, a]: [h, c) it waited for the previous return
- *   H = [c, max(c, E)): the thread's work on earlier messages, less the cause
- *   V = [max(c, E), a): its receive (and wake-up), less the cause
- *   U = [P, min(h, E)) when P < h: earlier work no window holds, kept
- *   h' = h - the cause's time before h + refill(R)
- *   a' = max(h' + refill(A), P' + U + H) + V
- *
- * so waiting the cause made the thread's queue take goes with it, and
- * waiting for work that remains stays. Walks every message again.
+ * Re-run each receiving thread's queue in order (the model in whatif.h):
+ * walks every message of RX group @g again, to place the cause's time
+ * before h, in H and in V. A message whose walk fails keeps its own
+ * prediction and starts the queue anew.
  */
 static int requeue(struct wb *b, struct wgrp *g)
 {
