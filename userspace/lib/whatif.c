@@ -361,6 +361,53 @@ static uint64_t cause_in(const struct wb *b, uint64_t from, uint64_t to)
 	return sum;
 }
 
+/*
+ * The cause's ticks on application core @cpu within [@s, @e), by the
+ * timeline's innermost contexts: time no message's window holds.
+ */
+static uint64_t cause_on_cpu(struct wb *b, uint32_t cpu, uint64_t s, uint64_t e)
+{
+	const struct nsight_timeline *tl = b->prof->tl;
+	const struct nsight_tl_cpu *c;
+	uint64_t sum = 0;
+	ssize_t i;
+
+	if (s >= e || cpu >= tl->nr_cpus || !tl->cpus[cpu].n)
+		return 0;
+	c = &tl->cpus[cpu];
+	i = nsight_tl_find(tl, cpu, s);
+	for (i = i < 0 ? 0 : i; (size_t)i < c->n && c->segs[i].start < e; i++) {
+		uint64_t from = c->segs[i].start > s ? c->segs[i].start : s;
+		uint64_t to = nsight_tl_seg_end(tl, cpu, (size_t)i);
+		struct went en = { c->segs[i].key, NSIGHT_ROLE_A, 0 };
+		int mt;
+
+		if (to > e)
+			to = e;
+		if (to <= from || en.key >= b->keys->n)
+			continue;
+		mt = key_matches(b, en.key);
+		if (mt < 0) {
+			b->oom = true;
+			return 0;
+		}
+		if (mt && ent_matches(b, &en))
+			sum += to - from;
+	}
+	return sum;
+}
+
+static int64_t ticks_of(const struct nsight_profiler *p, int64_t ns)
+{
+	return llround((double)ns * (double)p->tsc_hz / 1e9);
+}
+
+/* What is left of @ticks of the cause at @f, taken away from its stretch. */
+static int64_t scaled(double f, uint64_t ticks)
+{
+	return llround((1 - f) * (double)ticks);
+}
+
 static int tid_a_cmp(const void *x, const void *y)
 {
 	const struct wmsg *a = x, *c = y;
@@ -383,7 +430,7 @@ static int requeue(struct wb *b, struct wgrp *g)
 	struct nsight_profiler *p = b->prof;
 	double f = b->wi->spec.remove ? 0 : b->wi->spec.factor;
 	uint64_t prev_a = 0;
-	int64_t prev_pa = 0;
+	int64_t prev_pa = 0;	/* predicted, on the TSC */
 	bool have_prev = false;
 	size_t i;
 
@@ -393,7 +440,7 @@ static int requeue(struct wb *b, struct wgrp *g)
 		const struct nsight_msg *m = &b->lt->msgs[wm->idx];
 		uint64_t h_tsc = m->t[NSIGHT_RX_H].tsc, a_tsc = m->t[NSIGHT_RX_A].tsc;
 		uint64_t total = 0, a0, c_tsc, e_tsc, until;
-		int64_t hp, ap, u = 0, hh, vv, busy, idle;
+		int64_t hp, ap, u = 0, hh, vv, busy, idle;	/* ticks */
 		size_t k;
 		int ret;
 
@@ -414,21 +461,23 @@ static int requeue(struct wb *b, struct wgrp *g)
 		if (c_tsc > a_tsc)
 			c_tsc = a_tsc;
 		e_tsc = p->entry < c_tsc ? c_tsc : p->entry > a_tsc ? a_tsc : p->entry;
-		hp = nsight_profiler_ns(p, h_tsc) + wm->refill[NSIGHT_ROLE_R] -
-		     llround((1 - f) * (double)nsight_profiler_ns(p, cause_in(b, 0, a0)));
-		hh = nsight_profiler_ns(p, e_tsc - c_tsc) -
-		     llround((1 - f) * (double)nsight_profiler_ns(
-				p, cause_in(b, a0 + (c_tsc - h_tsc), a0 + (e_tsc - h_tsc))));
-		vv = nsight_profiler_ns(p, a_tsc - e_tsc) -
-		     llround((1 - f) * (double)nsight_profiler_ns(
-				p, cause_in(b, a0 + (e_tsc - h_tsc), total)));
+		/* In ticks from h: a message without the cause comes out exact. */
+		hp = ticks_of(p, wm->refill[NSIGHT_ROLE_R]) - scaled(f, cause_in(b, 0, a0));
+		hh = (int64_t)(e_tsc - c_tsc) -
+		     scaled(f, cause_in(b, a0 + (c_tsc - h_tsc), a0 + (e_tsc - h_tsc)));
+		vv = (int64_t)(a_tsc - e_tsc) - scaled(f, cause_in(b, a0 + (e_tsc - h_tsc), total));
 		until = p->entry < h_tsc ? p->entry : h_tsc;
 		if (have_prev && until > prev_a)
-			u = nsight_profiler_ns(p, until - prev_a);
-		busy = (have_prev ? prev_pa : hp) + u + hh;
-		idle = hp + wm->refill[NSIGHT_ROLE_A];
-		ap = (idle > busy ? idle : busy) + vv;
-		wm->pred = wm->lat + ap - nsight_profiler_ns(p, a_tsc);
+			u = (int64_t)(until - prev_a) -
+			    scaled(f, cause_on_cpu(b, m->t[NSIGHT_RX_A].cpu, prev_a, until));
+		if (b->oom)
+			return -1;
+		busy = (have_prev ? prev_pa - (int64_t)h_tsc : hp) + u + hh;
+		idle = hp + ticks_of(p, wm->refill[NSIGHT_ROLE_A]);
+		ap = (idle > busy ? idle : busy) + vv - (int64_t)(a_tsc - h_tsc);
+		wm->pred = wm->lat + (ap < 0 ? -nsight_profiler_ns(p, (uint64_t)-ap) :
+					       nsight_profiler_ns(p, (uint64_t)ap));
+		ap += (int64_t)a_tsc;
 		prev_a = a_tsc;
 		prev_pa = ap;
 		have_prev = true;
