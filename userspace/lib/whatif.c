@@ -363,9 +363,10 @@ static uint64_t cause_in(const struct wb *b, uint64_t from, uint64_t to)
 
 /*
  * The cause's ticks on application core @cpu within [@s, @e), by the
- * timeline's innermost contexts: time no message's window holds.
+ * timeline's innermost contexts, thread @tid's own not counted (a
+ * message's walk calls them "app"): time no message's window holds.
  */
-static uint64_t cause_on_cpu(struct wb *b, uint32_t cpu, uint64_t s, uint64_t e)
+static uint64_t cause_on_cpu(struct wb *b, uint32_t cpu, uint32_t tid, uint64_t s, uint64_t e)
 {
 	const struct nsight_timeline *tl = b->prof->tl;
 	const struct nsight_tl_cpu *c;
@@ -379,12 +380,15 @@ static uint64_t cause_on_cpu(struct wb *b, uint32_t cpu, uint64_t s, uint64_t e)
 	for (i = i < 0 ? 0 : i; (size_t)i < c->n && c->segs[i].start < e; i++) {
 		uint64_t from = c->segs[i].start > s ? c->segs[i].start : s;
 		uint64_t to = nsight_tl_seg_end(tl, cpu, (size_t)i);
+		const struct nsight_ctx *x = &tl->ctx[c->segs[i].ctx];
 		struct went en = { c->segs[i].key, NSIGHT_ROLE_A, 0 };
 		int mt;
 
 		if (to > e)
 			to = e;
-		if (to <= from || en.key >= b->keys->n)
+		if (to <= from || en.key >= b->keys->n ||
+		    (!nsight_ctx_is_gap(x->kind) && x->tid == tid &&
+		     (x->kind == NSIGHT_CTX_K_TASK || x->kind == NSIGHT_CTX_K_FUNC)))
 			continue;
 		mt = key_matches(b, en.key);
 		if (mt < 0) {
@@ -469,7 +473,7 @@ static int requeue(struct wb *b, struct wgrp *g)
 		until = p->entry < h_tsc ? p->entry : h_tsc;
 		if (have_prev && until > prev_a)
 			u = (int64_t)(until - prev_a) -
-			    scaled(f, cause_on_cpu(b, m->t[NSIGHT_RX_A].cpu, prev_a, until));
+			    scaled(f, cause_on_cpu(b, m->t[NSIGHT_RX_A].cpu, m->tid, prev_a, until));
 		if (b->oom)
 			return -1;
 		busy = (have_prev ? prev_pa - (int64_t)h_tsc : hp) + u + hh;
