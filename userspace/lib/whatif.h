@@ -37,7 +37,8 @@
  *   H  = [c, max(c, E)), the thread's work on earlier messages, less the
  *        cause's time in it
  *   V  = [max(c, E), a), its receive (and wake-up), less the cause's
- *   U  = [P, min(h, E)) when P < h: earlier work no window holds, kept
+ *   U  = [P, min(h, E)) when P < h: earlier work no window holds, less
+ *        the cause's time on the core's timeline (not the thread's own)
  *   h' = h - the cause's time before h + refill(R)
  *   a' = max(h' + refill(A), P' + U + H) + V
  *   predicted latency = latency + a' - a
