@@ -86,6 +86,15 @@ struct wmsg {
 	size_t idx;
 	int64_t lat, pred;
 	size_t ent, n_ent;
+	int64_t refill[NSIGHT_ROLES];	/* per-message model's, ns */
+	uint32_t tid;
+	uint64_t a_tsc;
+};
+
+/* A piece of a message's windows, in time order, and whether it is the cause's. */
+struct wpiece {
+	uint64_t ticks;
+	bool cause;
 };
 
 struct wgrp {
@@ -104,6 +113,8 @@ struct wcause {
 
 struct wb {
 	struct nsight_whatif *wi;
+	const struct nsight_lifetimes *lt;
+	struct nsight_profiler *prof;
 	const struct nsight_keys *keys;
 	const struct nsight_cats *cats;
 	struct wgrp *g;
@@ -116,6 +127,9 @@ struct wb {
 	double *exp;		/* per group: [role * nkeys + key] */
 	struct wcause *wc;
 	size_t n_wc, cap_wc;
+	struct wpiece *pc;	/* the walk of the message at hand */
+	size_t n_pc, cap_pc;
+	bool oom;
 };
 
 #define GROW NSIGHT_VEC_GROW
@@ -253,7 +267,8 @@ static int gather(struct wb *b, const struct nsight_lifetimes *lt, struct nsight
 			continue;
 		}
 		wm = &g->m[g->n++];
-		*wm = (struct wmsg){ .idx = i, .lat = m->total_ns, .ent = b->n_ents };
+		*wm = (struct wmsg){ .idx = i, .lat = m->total_ns, .ent = b->n_ents, .tid = m->tid,
+				     .a_tsc = m->t[NSIGHT_RX_A].tsc };
 		for (k = 0; k < pr.n; k++) {
 			const struct nsight_prof_ent *e = &pr.v[k];
 			int mt;
@@ -276,8 +291,11 @@ static int gather(struct wb *b, const struct nsight_lifetimes *lt, struct nsight
 	return err;
 }
 
-/* The predicted latency of @m; its expected times are in b->exp. */
-static int64_t predict(struct wb *b, const struct wmsg *m, size_t nkeys, const uint32_t *exp_keys,
+/*
+ * The predicted latency of @m on its own (no queue); its expected times are
+ * in b->exp. Sets m->refill.
+ */
+static int64_t predict(struct wb *b, struct wmsg *m, size_t nkeys, const uint32_t *exp_keys,
 		       size_t n_exp)
 {
 	double f = b->wi->spec.remove ? 0 : b->wi->spec.factor;
@@ -303,9 +321,172 @@ static int64_t predict(struct wb *b, const struct wmsg *m, size_t nkeys, const u
 		if (want > have)
 			deficit[role] += want - have;
 	}
-	for (r = 0; r < NSIGHT_ROLES; r++)
-		pred -= removed[r] - (deficit[r] < removed[r] ? deficit[r] : removed[r]);
+	for (r = 0; r < NSIGHT_ROLES; r++) {
+		m->refill[r] = deficit[r] < removed[r] ? deficit[r] : removed[r];
+		if (m->refill[r] < 0)
+			m->refill[r] = 0;
+		pred -= removed[r] - m->refill[r];
+	}
 	return pred;
+}
+
+static int on_piece(void *arg, const struct nsight_piece *pc)
+{
+	struct wb *b = arg;
+	struct went e = { pc->key[0], pc->role, 0 };
+	int mt = pc->key[0] < b->keys->n ? key_matches(b, pc->key[0]) : 0;
+
+	if (mt < 0 || GROW(b->pc, b->n_pc, b->cap_pc)) {
+		b->oom = true;
+		return -NSIGHT_E_NOMEM;
+	}
+	b->pc[b->n_pc++] = (struct wpiece){ pc->ticks, mt && ent_matches(b, &e) };
+	return 0;
+}
+
+/* The cause's ticks in [@from, @to) of the walk (ticks from its start). */
+static uint64_t cause_in(const struct wb *b, uint64_t from, uint64_t to)
+{
+	uint64_t pos = 0, sum = 0;
+	size_t i;
+
+	for (i = 0; i < b->n_pc && pos < to; pos += b->pc[i++].ticks) {
+		uint64_t s = pos > from ? pos : from, e = pos + b->pc[i].ticks;
+
+		if (e > to)
+			e = to;
+		if (b->pc[i].cause && e > s)
+			sum += e - s;
+	}
+	return sum;
+}
+
+/*
+ * The cause's ticks on application core @cpu within [@s, @e), by the
+ * timeline's innermost contexts, thread @tid's own not counted (a
+ * message's walk calls them "app"): time no message's window holds.
+ */
+static uint64_t cause_on_cpu(struct wb *b, uint32_t cpu, uint32_t tid, uint64_t s, uint64_t e)
+{
+	const struct nsight_timeline *tl = b->prof->tl;
+	const struct nsight_tl_cpu *c;
+	uint64_t sum = 0;
+	ssize_t i;
+
+	if (s >= e || cpu >= tl->nr_cpus || !tl->cpus[cpu].n)
+		return 0;
+	c = &tl->cpus[cpu];
+	i = nsight_tl_find(tl, cpu, s);
+	for (i = i < 0 ? 0 : i; (size_t)i < c->n && c->segs[i].start < e; i++) {
+		uint64_t from = c->segs[i].start > s ? c->segs[i].start : s;
+		uint64_t to = nsight_tl_seg_end(tl, cpu, (size_t)i);
+		const struct nsight_ctx *x = &tl->ctx[c->segs[i].ctx];
+		struct went en = { c->segs[i].key, NSIGHT_ROLE_A, 0 };
+		int mt;
+
+		if (to > e)
+			to = e;
+		if (to <= from || en.key >= b->keys->n ||
+		    (!nsight_ctx_is_gap(x->kind) && x->tid == tid &&
+		     (x->kind == NSIGHT_CTX_K_TASK || x->kind == NSIGHT_CTX_K_FUNC)))
+			continue;
+		mt = key_matches(b, en.key);
+		if (mt < 0) {
+			b->oom = true;
+			return 0;
+		}
+		if (mt && ent_matches(b, &en))
+			sum += to - from;
+	}
+	return sum;
+}
+
+static int64_t ticks_of(const struct nsight_profiler *p, int64_t ns)
+{
+	return llround((double)ns * (double)p->tsc_hz / 1e9);
+}
+
+/* What is left of @ticks of the cause at @f, taken away from its stretch. */
+static int64_t scaled(double f, uint64_t ticks)
+{
+	return llround((1 - f) * (double)ticks);
+}
+
+static int tid_a_cmp(const void *x, const void *y)
+{
+	const struct wmsg *a = x, *c = y;
+
+	if (a->tid != c->tid)
+		return a->tid < c->tid ? -1 : 1;
+	if (a->a_tsc != c->a_tsc)
+		return a->a_tsc < c->a_tsc ? -1 : 1;
+	return a->idx < c->idx ? -1 : a->idx > c->idx;
+}
+
+/*
+ * Re-run each receiving thread's queue in order (the model in whatif.h):
+ * walks every message of RX group @g again, to place the cause's time
+ * before h, in H and in V. A message whose walk fails keeps its own
+ * prediction and starts the queue anew.
+ */
+static int requeue(struct wb *b, struct wgrp *g)
+{
+	struct nsight_profiler *p = b->prof;
+	double f = b->wi->spec.remove ? 0 : b->wi->spec.factor;
+	uint64_t prev_a = 0;
+	int64_t prev_pa = 0;	/* predicted, on the TSC */
+	bool have_prev = false;
+	size_t i;
+
+	qsort(g->m, g->n, sizeof(*g->m), tid_a_cmp);
+	for (i = 0; i < g->n; i++) {
+		struct wmsg *wm = &g->m[i];
+		const struct nsight_msg *m = &b->lt->msgs[wm->idx];
+		uint64_t h_tsc = m->t[NSIGHT_RX_H].tsc, a_tsc = m->t[NSIGHT_RX_A].tsc;
+		uint64_t total = 0, a0, c_tsc, e_tsc, until;
+		int64_t hp, ap, u = 0, hh, vv, busy, idle;	/* ticks */
+		size_t k;
+		int ret;
+
+		if (i && wm->tid != g->m[i - 1].tid)
+			have_prev = false;
+		b->n_pc = 0;
+		ret = nsight_profile_walk(p, m, on_piece, b);
+		if (ret == -NSIGHT_E_NOMEM || b->oom)
+			return -1;
+		for (k = 0; k < b->n_pc; k++)
+			total += b->pc[k].ticks;
+		if (ret || a_tsc < h_tsc || total < a_tsc - h_tsc) {
+			have_prev = false;	/* keeps its own prediction */
+			continue;
+		}
+		a0 = total - (a_tsc - h_tsc);	/* the application window in the walk */
+		c_tsc = have_prev && prev_a > h_tsc ? prev_a : h_tsc;
+		if (c_tsc > a_tsc)
+			c_tsc = a_tsc;
+		e_tsc = p->entry < c_tsc ? c_tsc : p->entry > a_tsc ? a_tsc : p->entry;
+		/* In ticks from h: a message without the cause comes out exact. */
+		hp = ticks_of(p, wm->refill[NSIGHT_ROLE_R]) - scaled(f, cause_in(b, 0, a0));
+		hh = (int64_t)(e_tsc - c_tsc) -
+		     scaled(f, cause_in(b, a0 + (c_tsc - h_tsc), a0 + (e_tsc - h_tsc)));
+		vv = (int64_t)(a_tsc - e_tsc) - scaled(f, cause_in(b, a0 + (e_tsc - h_tsc), total));
+		until = p->entry < h_tsc ? p->entry : h_tsc;
+		if (have_prev && until > prev_a)
+			u = (int64_t)(until - prev_a) -
+			    scaled(f, cause_on_cpu(b, m->t[NSIGHT_RX_A].cpu, m->tid, prev_a, until));
+		if (b->oom)
+			return -1;
+		busy = (have_prev ? prev_pa - (int64_t)h_tsc : hp) + u + hh;
+		idle = hp + ticks_of(p, wm->refill[NSIGHT_ROLE_A]);
+		ap = (idle > busy ? idle : busy) + vv - (int64_t)(a_tsc - h_tsc);
+		wm->pred = wm->lat + (ap < 0 ? -nsight_profiler_ns(p, (uint64_t)-ap) :
+					       nsight_profiler_ns(p, (uint64_t)ap));
+		ap += (int64_t)a_tsc;
+		prev_a = a_tsc;
+		prev_pa = ap;
+		have_prev = true;
+	}
+	return 0;
 }
 
 /* The next bottleneck over the predicted tail of group @gi. */
@@ -402,13 +583,17 @@ static int run_group(struct wb *b, size_t gi, int64_t min_dev)
 	for (i = 0; i < NSIGHT_ROLES * nkeys; i++)
 		if (b->exp[i] > 0)
 			exp_keys[n_exp++] = (uint32_t)i;
-	for (i = 0; i < g->n; i++) {
+	for (i = 0; i < g->n; i++)
 		g->m[i].pred = predict(b, &g->m[i], nkeys, exp_keys, n_exp);
+	if (out->dir == NSIGHT_MSG_RX && requeue(b, g))
+		goto out;
+	for (i = 0; i < g->n; i++) {
 		out->changed += g->m[i].pred != g->m[i].lat;
 		out->removed += g->m[i].lat - g->m[i].pred;
 		b->wi->pred[g->m[i].idx] = g->m[i].pred;
 		v[i] = g->m[i].lat;
 	}
+	qsort(v, g->n, sizeof(*v), i64_cmp);
 	for (k = 0; k < NSIGHT_WI_NPCT; k++)
 		out->now[k] = nsight_percentile(v, g->n, nsight_wi_pct[k]);
 	out->now_max = v[g->n - 1];
@@ -430,7 +615,7 @@ int nsight_whatif_run(struct nsight_whatif *wi, const struct nsight_wi_spec *spe
 		      const struct nsight_keys *keys, const struct nsight_cats *cats,
 		      int64_t min_dev, struct nsight_diag *d)
 {
-	struct wb b = { .wi = wi, .keys = keys, .cats = cats };
+	struct wb b = { .wi = wi, .lt = lt, .prof = prof, .keys = keys, .cats = cats };
 	size_t i, nkeys = keys->n ? keys->n : 1;
 	int err;
 
@@ -465,6 +650,7 @@ out:
 	free(b.exp);
 	free(b.ents);
 	free(b.wc);
+	free(b.pc);
 	return err;
 }
 

@@ -20,12 +20,31 @@
  *   removed  = (1 - factor) * the cause's time there
  *   refill   = min(removed, sum over the other keys of that role of
  *              max(0, expected - time in the message))
- *   predicted latency = latency - sum(removed) + sum(refill)
  *
  * The refill gives the removed time back to the contexts it displaced, up
  * to what the reference spends in them: a message that waited 50 us for
  * a CPU hog did not also wait for its core to leave idle, and without the
- * hog it would. A message without the cause keeps its latency.
+ * hog it would. A message without the cause keeps its latency. A TX
+ * message is predicted on its own: latency - sum(removed) + sum(refill).
+ *
+ * RX messages are re-run through their thread's queue (FIFO, in the order
+ * the thread returned them; seeds/002's queues). Message i, h its
+ * hand-off, a its return, E the entry of its receive call, P the return
+ * of the thread's previous profiled message, primes predicted (the
+ * first has no P: P' + U is h'):
+ *
+ *   c  = P clamped to [h, a]: in [h, c) it waited for the previous return
+ *   H  = [c, max(c, E)), the thread's work on earlier messages, less the
+ *        cause's time in it
+ *   V  = [max(c, E), a), its receive (and wake-up), less the cause's
+ *   U  = [P, min(h, E)) when P < h: earlier work no window holds, less
+ *        the cause's time on the core's timeline (not the thread's own)
+ *   h' = h - the cause's time before h + refill(R)
+ *   a' = max(h' + refill(A), P' + U + H) + V
+ *   predicted latency = latency + a' - a
+ *
+ * so the queueing a cause made goes with it and queueing that remains
+ * stays; a message that finds its thread idle gets its own prediction.
  *
  * The next bottleneck: over the predicted tail (predicted latency >= its
  * p90), each message's excess per cause (the sum over the cause's keys of

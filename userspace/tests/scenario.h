@@ -231,6 +231,52 @@ static inline void scen_batch(struct scen *sc, size_t k)
 	sc->t += SC_GAP;
 }
 
+/*
+ * A queue: @k datagrams, one every @spacing ns (at least 3000), that the
+ * server takes one after the other, @work ns each after its receive
+ * returns. With @hog, "stress" holds Y from before the first's h to
+ * h + 50000 and the server then runs (a = h + 51000): the others wait in
+ * the socket meanwhile. Without, the server wakes at h + 1000 (a = h +
+ * 2000). Each later receive returns 1000 ns after it is entered, or,
+ * when the server entered it before the datagram came, as a lone one's
+ * (it sleeps; woken at h + 1000, a = h + 2000).
+ */
+static inline void scen_queue(struct scen *sc, size_t k, uint64_t spacing, uint64_t work,
+			      bool hog)
+{
+	struct syn_task me = { 101, 100, sc->comm };
+	uint64_t h[8], ids[8], a;
+	size_t i;
+
+	if (k > 8 || spacing < 3000)
+		abort();
+	for (i = 0; i < k; i++)
+		scen_rx(sc, sc->t + i * spacing, 1, &h[i], &ids[i]);
+	if (hog) {
+		synth_idle(&sc->s, SC_Y, h[0] - 3100, false);
+		synth_switch(&sc->s, SC_Y, h[0] - 3000, sc_swapper1, sc_stress);
+		synth_switch(&sc->s, SC_Y, h[0] + 50000, sc_stress, me);
+		a = h[0] + 51000;
+	} else {
+		synth_idle(&sc->s, SC_Y, h[0] + 900, false);
+		synth_switch(&sc->s, SC_Y, h[0] + 1000, sc_swapper1, me);
+		a = h[0] + 2000;
+	}
+	for (i = 0; i < k; i++) {
+		scen_recv(sc, a, ids[i], work);
+		if (i + 1 < k && sc->entry < h[i + 1]) {
+			scen_sleep(sc);
+			synth_idle(&sc->s, SC_Y, h[i + 1] + 900, false);
+			synth_switch(&sc->s, SC_Y, h[i + 1] + 1000, sc_swapper1, me);
+			a = h[i + 1] + 2000;
+		} else {
+			a = sc->entry + 1000;
+		}
+	}
+	scen_sleep(sc);
+	sc->t += SC_GAP;
+}
+
 /* Every message @kind but each @every-th (from @first), @slow. */
 static inline void scen_run(struct scen *sc, size_t n, enum scen_kind slow, size_t every,
 			    size_t first)

@@ -2,7 +2,8 @@
 /*
  * What-if predictions (--what-if) on synthetic captures with known
  * answers: removing the injected cause must predict the clean capture's
- * latencies exactly, scaling it half of it; specs, roles, functions,
+ * latencies exactly, scaling it half of it, queues behind it included;
+ * specs, roles, functions,
  * lost records, the next bottleneck, text and JSON.
  */
 #include <json-c/json.h>
@@ -173,6 +174,62 @@ static void test_receive_and_functions(void)
 	run_fini(&r, &sc);
 }
 
+/*
+ * A queue behind the hog, re-run in order: @k datagrams @spacing ns apart
+ * wait while stress holds Y for 50 us, then the server takes them one
+ * after the other (@work ns each). Removing stress must predict every
+ * latency of the same workload without it (scen_queue(..., false)),
+ * exactly: the queueing the hog made goes, the queueing the work makes
+ * stays.
+ */
+static void check_queue(size_t k, uint64_t spacing, uint64_t work, const int64_t *want)
+{
+	struct scen sc, sc_clean;
+	struct run r, clean;
+	size_t i, bad = 0, changed = 0;
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 16, SC_NORMAL, 0, 0);
+	scen_queue(&sc, k, spacing, work, true);
+	scen_run(&sc, 4, SC_NORMAL, 0, 0);
+	REQUIRE(predict(&sc, "remove:stress interference (A)", &r) == 0);
+	scen_init(&sc_clean, "server");
+	scen_run(&sc_clean, 16, SC_NORMAL, 0, 0);
+	scen_queue(&sc_clean, k, spacing, work, false);
+	scen_run(&sc_clean, 4, SC_NORMAL, 0, 0);
+	REQUIRE(predict(&sc_clean, "remove:stress interference (A)", &clean) == 0);
+	CHECK_U64(r.a.lt.n, 20 + k);
+	CHECK_U64(clean.a.lt.n, r.a.lt.n);
+	for (i = 0; i < r.a.lt.n && i < clean.a.lt.n; i++) {
+		bad += r.wi.pred[i] != clean.a.lt.msgs[i].total_ns;
+		changed += r.wi.pred[i] != r.a.lt.msgs[i].total_ns;
+	}
+	CHECK_U64(bad, 0);
+	CHECK_U64(changed, k);
+	for (i = 0; i < k && 16 + i < r.a.lt.n; i++) {
+		CHECK_U64(clean.a.lt.msgs[16 + i].total_ns, want[i]);
+		CHECK_U64(r.wi.pred[16 + i], want[i]);
+	}
+	run_fini(&r, &sc);
+	run_fini(&clean, &sc_clean);
+}
+
+static void test_queue(void)
+{
+	/*
+	 * Arrivals slower than the work: behind the hog, 51700 - 6000 i
+	 * (51700, 45700, 39700, 33700); without it none waits: 2700 each.
+	 * Predicting each on its own gave 2700, 6700, 10700, 14700: the
+	 * later ones kept the work on those before them.
+	 */
+	check_queue(4, 10000, 3000, (const int64_t[]){ 2700, 2700, 2700, 2700 });
+	/*
+	 * Arrivals faster than the work (5 us apart, 20 us each): without
+	 * the hog the i-th still waits for the i before it, 2700 + 16000 i.
+	 */
+	check_queue(4, 5000, 20000, (const int64_t[]){ 2700, 18700, 34700, 50700 });
+}
+
 /* A message whose window lost records is left out and counted. */
 static void test_drops(void)
 {
@@ -255,6 +312,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_parse),
 	KTAP_TEST(test_hog),
 	KTAP_TEST(test_receive_and_functions),
+	KTAP_TEST(test_queue),
 	KTAP_TEST(test_drops),
 	KTAP_TEST(test_cli),
 	KTAP_TEST(cleanup),

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Forecast validation (seeds/002 §4): capture a scenario with its cause,
+# predict the server's p99 without it (nsight-analyze --what-if
+# 'remove:CAUSE'), capture the same workload without the cause, and
+# compare: the prediction error must be under 25%. Two scenarios: a CPU
+# hog beside the echo server, here a periodic one (1.5 ms of every 4 ms at
+# nice -5: a batch job), and the busy work item (23-diag-kworker, 1.5 ms
+# of every 4 ms). A hog that takes every spare cycle (20-diag-hog) leaves
+# no idle time on the server's core in its capture, so the wake-ups from
+# idle the run without it pays have no reference there and its p99 comes
+# out short (Documentation/nsight.rst, What-if predictions).
+. /lib/nsight/lib.sh
+. /tests/diag-lib.sh
+
+HOG='hog interference (A)'
+KW='OS threads: nsight_busywork_fn [nsight_busywork] (A)'
+
+# wi_col FILE PID ROW COL: column COL (2 p50, 3 p99, 4 p99.9; ns) of ROW
+# ("now" or "predicted") of PID's rx group in the verbose what-if text.
+wi_col() {
+	awk -v pid="$2" -v row="$3" -v col="$4" '
+	$1 == "what-if:" { on = 1; next }
+	on && index($1, "[" pid "]") && $2 == "rx:" { grp = 1; next }
+	grp && $1 == row { print $col; exit }' "$1"
+}
+
+# forecast NAME WITH WITHOUT SPID_WITH SPID_WITHOUT CAUSE: compare the
+# prediction from capture WITH to the measurement in capture WITHOUT.
+forecast() {
+	nsight-analyze --verbose --what-if "remove:$6" /tmp/$2.nsight >/tmp/$2.wi 2>&1
+	nsight-analyze --verbose --what-if "remove:$6" /tmp/$3.nsight >/tmp/$3.wi 2>&1
+	sed -n '/^what-if:/,/^  [^ ]*\] tx:/p' /tmp/$2.wi | head -n 8 |
+		while IFS= read -r l; do ktap_diag "$1: $l"; done
+	for c in 2 3; do
+		w=$(wi_col /tmp/$2.wi "$4" now $c)
+		p=$(wi_col /tmp/$2.wi "$4" predicted $c)
+		m=$(wi_col /tmp/$3.wi "$5" now $c)
+		e=$(awk -v p="${p:-0}" -v m="${m:-0}" 'BEGIN {
+			if (m <= 0 || p <= 0) { print "inf"; exit }
+			e = (p - m) / m * 100; if (e < 0) e = -e; printf "%.1f", e }')
+		[ $c = 2 ] && n=p50 || n=p99
+		ktap_diag "forecast $1: $n with the cause ${w:-?} ns, predicted without it ${p:-?} ns, measured without it ${m:-?} ns: error $e%"
+	done
+	check "$1: p99 with the cause, predicted and measured without it" \
+		test -n "$w" -a -n "$p" -a -n "$m"
+	check "$1: p99 prediction error under 25% ($e%)" \
+		awk -v e="$e" 'BEGIN { exit !(e != "inf" && e + 0 < 25) }'
+}
+
+ktap_plan 6
+diag_setup
+
+# The hog's own pid: ip is a shell function here, so $! would be a subshell's.
+ip netns exec nsb taskset -c 1 sh -c 'echo $$ >/tmp/hog.pid; exec hog -5 0 1500 4000' >/dev/null 2>&1 &
+i=0
+until [ -s /tmp/hog.pid ] || [ $i -ge 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+hpid=$(cat /tmp/hog.pid)
+at_exit "kill $hpid 2>/dev/null"
+diag_run hog "" ""
+hog_spid=$DIAG_SPID
+kill "$hpid"
+i=0
+while kill -0 "$hpid" 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "first cause with the hog: $HOG" test "$DIAG_TOP" = "$HOG"
+diag_run nohog "" ""
+forecast hog hog nohog "$hog_spid" "$DIAG_SPID" "$HOG"
+
+insmod /lib/nsight/nsight_busywork.ko cpu=1 period_us=4000 spin_us=1500
+at_exit "rmmod nsight_busywork 2>/dev/null"
+diag_run kworker "" ""
+kw_spid=$DIAG_SPID
+rmmod nsight_busywork
+check "first cause with the busy work item: $KW" test "$DIAG_TOP" = "$KW"
+diag_run nokworker "" ""
+forecast kworker kworker nokworker "$kw_spid" "$DIAG_SPID" "$KW"
+ktap_finish
