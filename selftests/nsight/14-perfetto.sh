@@ -51,8 +51,9 @@ t1=$(ms)
 trace_check /tmp/t.json >/tmp/pf.check 2>&1
 rc=$?
 
-complete=$(grep -E '^  (rx|tx) [0-9]+ ' /tmp/pf.txt | grep -vc incomplete)
-rx=$(grep -E '^  rx [0-9]+ ' /tmp/pf.txt | grep -vc incomplete)
+# The --messages lines (chains' and the critical path's also begin "  rx N").
+complete=$(grep -E '^  (rx|tx) [0-9]+ (udp|tcp) ' /tmp/pf.txt | grep -vc incomplete)
+rx=$(grep -E '^  rx [0-9]+ (udp|tcp) ' /tmp/pf.txt | grep -vc incomplete)
 drops=$(awk '/^records:/ {for (i = 1; i < NF; i++) if ($i == "dropped:") print $(i + 1)}' /tmp/pf.txt)
 B=$(count B)
 depth=$(count max_depth)
