@@ -9,8 +9,9 @@
 # captures the msgload flow only, and prints its capture gzip'ed and
 # base64-encoded between NSIGHT-CAPTURE-BEGIN/END lines for the host to
 # merge. Either side can delay its egress on the guest link with netem
-# (nsight_netem); the server can run a CPU hog (nice -5) on its echo
-# server's core (nsight_hog=1, both pinned to CPU 1).
+# (nsight_netem); the server can run a periodic CPU hog (10 ms of every
+# 27 ms at nice -5, a period prime to the requests' 20 ms) on its echo
+# server's core (nsight_hog=1, both pinned to the last CPU).
 #
 # Variables (kernel command line): nsight_role=client|server, nsight_mac
 # (the MAC of the NIC on the guest link), nsight_requests, nsight_gap_us,
@@ -79,12 +80,13 @@ if [ -n "${nsight_netem:-}" ]; then
 	/sbin/tc qdisc add dev "$link" root netem $netem || ktap_diag "tc failed"
 fi
 if [ "$ROLE" = server ]; then
+	cpu=$(($(nproc) - 1))
 	if [ "${nsight_hog:-0}" = 1 ]; then
-		ktap_diag "hog (nice -5) on CPU 1, the echo server's core"
-		taskset -c 1 hog -5 >/dev/null 2>&1 &
+		ktap_diag "hog (10 ms of every 27 ms, nice -5) on CPU $cpu, the echo server's core"
+		taskset -c $cpu hog -5 0 10000 27000 >/dev/null 2>&1 &
 		at_exit "kill $! 2>/dev/null"
 	fi
-	taskset -c 1 msgload server -p udp -P $PORT >/tmp/server.log 2>&1 &
+	taskset -c $cpu msgload server -p udp -P $PORT >/tmp/server.log 2>&1 &
 	spid=$!
 	at_exit "kill $spid 2>/dev/null"
 	# Ready once the echo server listens: answer one beacon, then wait
