@@ -163,9 +163,14 @@ fi
 result OK "$name: nsight-analyze --merge" "$(cat "$out/merge.txt")"
 j() { jq -r "$1" "$out/merge.json"; }
 
-complete=$(j '.states.complete')
-result "$([ "$(j .requests)" = "$N" ] && [ "$complete" = "$N" ] && echo OK || echo FAIL)" \
-	"$name: all $N requests matched on both hosts" "requests $(j .requests), complete $complete"
+# Joined: every part of every request found on both hosts; "untimed" (a
+# stage of one host's message missing, as when a record was lost there)
+# is a joined request and may be up to 1% of them.
+complete=$(j '.states.complete') untimed=$(j '.states.untimed')
+result "$([ "$(j .requests)" = "$N" ] && [ $((complete + untimed)) -eq "$N" ] &&
+	[ $((untimed * 100)) -le "$N" ] && echo OK || echo FAIL)" \
+	"$name: all $N requests matched on both hosts" \
+	"requests $(j .requests), complete $complete, untimed $untimed"
 
 # The probes: "probe MID OFFSET HALF" per guest, before (1) and after (2).
 probe() { # probe ROLE 1|2 -> "MID OFFSET HALF"
