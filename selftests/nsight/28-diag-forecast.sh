@@ -16,10 +16,6 @@
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
-# 3000 requests a capture: a p99 is then the 30th slowest, not the 10th,
-# and both the predicted and the measured one vary less from boot to boot.
-DIAG_N=${nsight_diag_count:-3000}
-
 HOG='hog interference (A)'
 KW='OS threads: nsight_busywork_fn [nsight_busywork] (A)'
 
