@@ -151,15 +151,5 @@ static void one(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t *fixed;
-
-	one(data, size);
-	fixed = malloc(size ? size : 1);
-	if (!fixed)
-		return 0;
-	memcpy(fixed, data, size);
-	if (fuzz_fix_stream(fixed, size))
-		one(fixed, size);
-	free(fixed);
-	return 0;
+	return fuzz_run_stream(data, size, one);
 }
