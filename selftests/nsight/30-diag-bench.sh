@@ -69,7 +69,7 @@ exceptions/page_fault_user exceptions/page_fault_kernel"
 GRAPH_FUNCS="net_rx_action __netif_receive_skb ip_rcv __udp4_lib_rcv tcp_v4_rcv
 udp_sendmsg udp_recvmsg tcp_sendmsg tcp_recvmsg sock_def_readable dev_queue_xmit"
 
-ktap_plan 12
+ktap_plan 13
 nsight_load
 netns_pair nsa nsb 10.16.0.1 10.16.0.2
 : >/tmp/bench.cells
@@ -284,7 +284,7 @@ ktap_diag "$(awk -v w="$written" -v u="$used" -v l="$LOOPS" -v hz="$(cat $S/tsc_
 	END {
 		on = "/tmp/rl.on"; off = "/tmp/rl.off"
 		d = ns[on] - ns[off]; c = tsc[on] - tsc[off]
-		printf "T per record: %.0f ns, %.0f TSC cycles (tsc_hz %d); %.1f records and %.0f bytes per loop, %.1f bytes per record;", d / w, c / w, hz, w / l, u / l, u / w
+		printf "T per record: %.0f ns, %.0f TSC cycles (tsc_hz %.0f); %.1f records and %.0f bytes per loop, %.1f bytes per record;", d / w, c / w, hz, w / l, u / l, u / w
 		printf " one CPU wrote %.0f records/s in the loop without drops; writing alone would allow %.0f records/s\n", w / ns[on] * 1e9, 1e9 / (d / w)
 	}' /tmp/rl.off /tmp/rl.on)"
 
@@ -298,13 +298,17 @@ echo none >$S/sources
 # Room for every mark of the largest size (and the sub-buffer headers).
 echo $SIZES | awk -v n="$MARKS" '{ m = 0; for (i = 1; i <= NF; i++) if ($i > m) m = $i
 	b = n * m * 17 / 16 + 1048576; if (b < 33554432) b = 33554432
-	printf "%d\n", b > 268435456 ? 268435456 : b }' >$S/buffer_size
+	printf "%d\n", (b > 268435456 ? 268435456 : b) }' >$S/buffer_size
 
-# wpb ARGS: one run of nsight_wpbench ("COUNT [RATE]"); sets count written
-# dropped refused ns cycles batch batch_ns_med batch_ns_min
+# wpb ARGS: one run of nsight_wpbench ("COUNT [RATE]"); wpb_parse sets
+# count written dropped refused ns cycles batch batch_ns_med batch_ns_min
 # batch_cycles_med batch_cycles_min elapsed from its result.
 wpb() {
 	echo "$1" >$W/run || return 1
+	wpb_parse
+}
+
+wpb_parse() {
 	set -- $(cat $W/result)
 	while [ $# -ge 2 ]; do
 		case $1 in
@@ -371,13 +375,35 @@ ktap_diag "$(awk -v hz="$(cat $S/tsc_hz)" -v n="$MARKS" '
 	$1 == "gate" { gate = cell; next }
 	{ line = line sprintf("%s%d bytes: %s", sep, $1, cell); sep = "; " }
 	END {
-		printf "T write path (nsight_wpbench: nsight_mark() flat out on CPU 0, %d marks per size, tsc_hz %d), per record, mean/median batch/minimum batch: %s;", n, hz, line
+		printf "T write path (nsight_wpbench: nsight_mark() flat out on CPU 0, %d marks per size, tsc_hz %.0f), per record, mean/median batch/minimum batch: %s;", n, hz, line
 		printf " the call with no capture running: %s\n", gate
 	}' /tmp/wp.runs)"
 
-# 4. Drain limit.
-echo 65536 >$S/buffer_size
+# The gate: a capture stopped, and its buffers freed by a resize, while
+# marks are being written. Once CPU 0 has written some, the capture stops;
+# the run goes on with every later mark refused.
 echo 64 >$WP/size
+capture on
+echo 2000000 >$W/run &
+wpid=$!
+i=0
+while [ "$(cat $C0/hook_hits)" -lt 1000 ] && [ $i -lt 600 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+capture off
+h=$(cat $C0/hook_hits) w=$(cat $C0/records_written) d=$(cat $C0/records_dropped)
+echo 65536 >$S/buffer_size
+wait $wpid
+wpb_rc=$?
+wpb_parse
+ktap_diag "stopped and resized under marks: $(cat $W/result); cpu0: hits $h written $w dropped $d"
+check "stop and resize while marks are written: each one written, dropped or refused, CPU 0 agrees" sh -c "
+	[ $wpb_rc = 0 ] && [ $((written + dropped + refused)) = $count ] &&
+	[ $written -gt 0 ] && [ $refused -gt 0 ] &&
+	[ $h = $((written + dropped)) ] && [ $w = $written ] && [ $d = $dropped ]"
+
+# 4. Drain limit.
 : >/tmp/drain.runs
 : >/tmp/drain.err
 # drain_step RATE: DRAIN_MS of marks at RATE records/s (0: as many as the
@@ -390,6 +416,11 @@ drain_step() {
 	capture on
 	taskset -c 1 relay_drain /sys/kernel/debug/nsight/cpu0 >/tmp/drain.out 2>&1 &
 	dpid=$!
+	i=0
+	until grep -qs ready /tmp/drain.out || [ $i -ge 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
 	wpb "$n $rate" || echo "rate $rate: nsight_wpbench failed" >>/tmp/drain.err
 	kill -TERM $dpid
 	wait $dpid

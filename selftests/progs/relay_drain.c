@@ -3,9 +3,10 @@
  * relay_drain FILE [IDLE_US]: consume a relay file (one CPU's nsight
  * buffer, <debugfs>/nsight/cpuN) as fast as it fills, until SIGTERM or
  * SIGINT: read it in 256 KiB pieces, and sleep IDLE_US microseconds
- * (default 200) whenever it is empty. Prints "relay_drain: bytes B reads R
- * idle I" on exit. The reader of `make bench`'s drain-limit measurement.
- * Exit 0, 1 on a runtime error, 2 on usage.
+ * (default 200) whenever it is empty. Prints "relay_drain ready" once it
+ * reads, and "relay_drain: bytes B reads R idle I" on exit. The reader of
+ * `make bench`'s drain-limit measurement. Exit 0, 1 on a runtime error, 2
+ * on usage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,6 +57,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "relay_drain: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
+	/* Signals are handled and the file is open: the caller may go on. */
+	printf("relay_drain ready\n");
+	fflush(stdout);
 	ts.tv_sec = idle_us / 1000000;
 	ts.tv_nsec = idle_us % 1000000 * 1000;
 	while (!stop) {
