@@ -117,10 +117,11 @@ server) snetem=$netem cnetem= want_host=server want_layer="server send" ;;
 client) snetem= cnetem=$netem want_host=client want_layer="client send" ;;
 hog) snetem=nsight_hog=1 cnetem= want_host=server want_layer="server wakeup" ;;
 esac
-# The hog's server has one vCPU: under single-threaded TCG a vCPU that
-# spins slows its guest's other vCPUs too, so with two the NIC's receive
-# (its n, on the other vCPU) would come late and the hog would show as
-# wire time. On one vCPU interrupts preempt the hog at once.
+# The hog's server has one vCPU. The scenario was set up while hog still
+# spun without PAUSE, which under single-threaded TCG stalls the guest's
+# other vCPU (selftests/progs/hog.c): with two, the NIC's receive (its n,
+# on the other vCPU) came late and the hog showed as wire time. On one
+# vCPU interrupts preempt the hog at once; it stays so, as validated.
 svcpus=2
 [ "$delay" = hog ] && svcpus=1
 t0=$(date +%s)
