@@ -17,7 +17,7 @@
 # BENCH_MARKS (write-path marks per record size, default 100000),
 # BENCH_SIZES (record sizes, default 32,64,128,256), BENCH_RATES (paced
 # rates of the drain limit, records/s, rising, default
-# 50000,100000,200000,300000,400000,450000,500000,550000,600000,700000), BENCH_DRAIN_MS (guest
+# 100000,200000,300000,400000,500000,600000,700000,800000), BENCH_DRAIN_MS (guest
 # milliseconds per rate, default 1000).
 set -eu
 
@@ -43,7 +43,7 @@ rc=0
 	--append "tsc=reliable nsight_bench_n=${BENCH_N:-1000} nsight_bench_low=${BENCH_LOW:-200}" \
 	--append "nsight_bench_high=${BENCH_HIGH:-2000} nsight_bench_loops=${BENCH_LOOPS:-20000} nsight_bench_reps=${BENCH_REPS:-3}" \
 	--append "nsight_bench_marks=${BENCH_MARKS:-100000} nsight_bench_sizes=${BENCH_SIZES:-32,64,128,256}" \
-	--append "nsight_bench_rates=${BENCH_RATES:-50000,100000,200000,300000,400000,450000,500000,550000,600000,700000} nsight_bench_drain_ms=${BENCH_DRAIN_MS:-1000}" \
+	--append "nsight_bench_rates=${BENCH_RATES:-100000,200000,300000,400000,500000,600000,700000,800000} nsight_bench_drain_ms=${BENCH_DRAIN_MS:-1000}" \
 	>"$out/guest.ktap" 2>"$out/guest.err" || rc=1
 sed -n 's/^ *# T //p' "$out/guest.ktap" >"$out/overhead.txt"
 cat "$out/overhead.txt"

@@ -10,8 +10,8 @@
  * out (RATE 0 or absent) or paced at RATE records/s, and returns when they
  * are written. The loop runs in batches of batch records with preemption
  * off (interrupts stay on but for each record's own reservation and copy),
- * the thread may reschedule between batches, and paced runs sleep when
- * ahead. Reading <debugfs>/nsight_wpbench/result gives the last run:
+ * the thread may reschedule and executes a PAUSE (cpu_relax()) between
+ * batches, and paced runs sleep when ahead. Reading <debugfs>/nsight_wpbench/result gives the last run:
  *
  *   cpu C size S rate R count N written W dropped D refused F ns T
  *   cycles Y elapsed_ns E batch B batches K batch_ns_med M batch_ns_min I
@@ -142,6 +142,12 @@ static int wpb_thread(void *arg)
 		wpb_batch(r, done, n);
 		done += n;
 		cond_resched();
+		/*
+		 * PAUSE, as spinning kernel code does: single-threaded TCG
+		 * then lets the other vCPUs run instead of giving this one
+		 * its whole time slice.
+		 */
+		cpu_relax();
 	}
 	res->elapsed_ns = ktime_get_ns() - start;
 	kthread_complete_and_exit(&r->done, 0);

@@ -440,12 +440,12 @@ check "drain: every run's marks counted on CPU 0, the reader read them" sh -c "
 	cat /tmp/drain.err; [ ! -s /tmp/drain.err ] &&
 	awk '\$6 + 0 == 0 { exit 1 }' /tmp/drain.runs"
 ktap_diag "$(awk -v ms="$DRAIN_MS" '
-	$1 > 0 && $4 == 0 { best = $1 }
+	$1 > 0 && $4 == 0 { best = $1; ba = $2 / ($5 / 1e9) }
 	$1 > 0 && $4 > 0 && !first { first = $1; fd = $4; fc = $2 }
 	$1 == 0 { fr = $2 / ($5 / 1e9); fdr = $4; fcnt = $2 }
 	END {
 		printf "T drain limit (64 KiB buffers, relay_drain on CPU 1, 64-byte marks on CPU 0, %d ms per rate):", ms
-		if (best) printf " highest paced rate without drops %d records/s (%.1f MB/s);", best, best * 64 / 1e6
+		if (best) printf " highest paced rate without drops %d records/s (%.0f records/s achieved, %.1f MB/s);", best, ba, ba * 64 / 1e6
 		else printf " every paced rate dropped;"
 		if (first) printf " first with drops %d records/s (%d of %d dropped);", first, fd, fc
 		printf " flat out %.0f records/s written, %d of %d dropped (%.1f%%)\n", fr, fdr, fcnt, 100 * fdr / fcnt
