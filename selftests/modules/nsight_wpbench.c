@@ -11,7 +11,8 @@
  * are written. The loop runs in batches of batch records with preemption
  * off (interrupts stay on but for each record's own reservation and copy),
  * the thread may reschedule and executes a PAUSE (cpu_relax()) between
- * batches, and paced runs sleep when ahead. Reading <debugfs>/nsight_wpbench/result gives the last run:
+ * batches, and paced runs sleep when ahead. Reading
+ * <debugfs>/nsight_wpbench/result gives the last run:
  *
  *   cpu C size S rate R count N written W dropped D refused F ns T
  *   cycles Y elapsed_ns E batch B batches K batch_ns_med M batch_ns_min I
