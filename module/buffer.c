@@ -158,7 +158,8 @@ void nsight_buffer_reset(struct nsight_buffer *b)
 	relay_reset(b->chan);
 }
 
-void nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec)
+/* Returns true if @rec was written, false if it was dropped. */
+bool nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec)
 {
 	struct nsight_cpu_stats *st;
 	unsigned long flags;
@@ -183,6 +184,7 @@ void nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec)
 		}
 	}
 	local_irq_restore(flags);
+	return dst;
 }
 
 void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,

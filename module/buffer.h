@@ -61,7 +61,7 @@ void nsight_buffer_geometry(u32 size, size_t *subbuf_size, size_t *n_subbufs);
 int nsight_buffer_open(struct nsight_buffer *b, struct dentry *dir, u32 size);
 void nsight_buffer_close(struct nsight_buffer *b);
 void nsight_buffer_reset(struct nsight_buffer *b);
-void nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec);
+bool nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec);
 void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,
 			    struct nsight_cpu_snapshot *s);
 void nsight_subbuf_record_fill(struct nsight_rec_subbuf *r, unsigned int cpu,
@@ -76,11 +76,12 @@ extern struct nsight_buffer nsight_buf;
  *
  * The writer sets hdr.cpu and hdr.tsc (the time of the write), so the
  * records of one CPU are in TSC order. Callable from any context but NMI
- * (NMI writes are counted as dropped).
+ * (NMI writes are counted as dropped). Returns true if the record was
+ * written, false if it was dropped.
  */
-static inline void nsight_emit(struct nsight_rec_hdr *rec)
+static inline bool nsight_emit(struct nsight_rec_hdr *rec)
 {
-	nsight_buffer_write(&nsight_buf, rec);
+	return nsight_buffer_write(&nsight_buf, rec);
 }
 
 static inline void nsight_rec_init(struct nsight_rec_hdr *hdr, u16 type,

@@ -23,6 +23,7 @@
 #include "notify.h"
 #include "sample.h"
 #include "pt.h"
+#include "mark.h"
 #include "compat.h"
 
 static DEFINE_MUTEX(nsight_control_lock);
@@ -102,9 +103,14 @@ int nsight_sources_format(u32 mask, char *buf, size_t size)
 	return len;
 }
 
-/* Detach everything and wait until no probe runs. Lock held. */
+/*
+ * Detach everything and wait until no probe runs. Lock held. The
+ * synchronize_rcu() in tracepoint_synchronize_unregister() also waits for
+ * the marks that saw the gate open (see mark.c).
+ */
 static void nsight_detach_all(void)
 {
+	nsight_mark_allow(false);
 	nsight_pt_stop();
 	nsight_sample_detach();
 	nsight_app_detach();
@@ -158,6 +164,7 @@ int nsight_start(void)
 	 */
 	if (sources & BIT(NSIGHT_SRC_PT))
 		nsight_pt_start(nsight_config.buffer_size);
+	nsight_mark_allow(true);
 	nsight_enabled = true;
 	mutex_unlock(&nsight_control_lock);
 	return 0;

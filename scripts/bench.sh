@@ -4,14 +4,21 @@
 # full length) in one Debian 6.12 guest under -icount shift=2,sleep=off,
 # where guest time follows executed instructions (4 ns each), so the
 # figures repeat whatever the host's load. Prints the latency table (ratios
-# to no tracing, like Table 2 of the paper) and the per-record cost, and
-# keeps them in build/bench/overhead.txt; the guest's KTAP and serial log
-# go beside it. make check runs the same test short.
+# to no tracing, like Table 2 of the paper), the per-record cost of the
+# whole hook path (recloop) and of the write path alone (nsight_wpbench),
+# bytes per message and the drain limit, and keeps them in
+# build/bench/overhead.txt; the guest's KTAP and serial log go beside it.
+# make check runs the same test short.
 #
 # Environment: BENCH_N (requests per cell at the low rate, default 1000;
 # the high rate sends 5x as many), BENCH_LOW / BENCH_HIGH (requests/s,
 # default 200 / 2000), BENCH_LOOPS (recloop iterations, default 20000),
-# BENCH_REPS (runs of the whole table, default 3; each cell is the median).
+# BENCH_REPS (runs of the whole table, default 3; each cell is the median),
+# BENCH_MARKS (write-path marks per record size, default 100000),
+# BENCH_SIZES (record sizes, default 32,64,128,256), BENCH_RATES (paced
+# rates of the drain limit, records/s, rising, default
+# 100000,200000,300000,400000,500000,600000,700000,800000), BENCH_DRAIN_MS (guest
+# milliseconds per rate, default 1000).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +42,8 @@ rc=0
 	--tests 30-diag-bench --timeout 3000 --test-timeout 2700 --icount \
 	--append "tsc=reliable nsight_bench_n=${BENCH_N:-1000} nsight_bench_low=${BENCH_LOW:-200}" \
 	--append "nsight_bench_high=${BENCH_HIGH:-2000} nsight_bench_loops=${BENCH_LOOPS:-20000} nsight_bench_reps=${BENCH_REPS:-3}" \
+	--append "nsight_bench_marks=${BENCH_MARKS:-100000} nsight_bench_sizes=${BENCH_SIZES:-32,64,128,256}" \
+	--append "nsight_bench_rates=${BENCH_RATES:-100000,200000,300000,400000,500000,600000,700000,800000} nsight_bench_drain_ms=${BENCH_DRAIN_MS:-1000}" \
 	>"$out/guest.ktap" 2>"$out/guest.err" || rc=1
 sed -n 's/^ *# T //p' "$out/guest.ktap" >"$out/overhead.txt"
 cat "$out/overhead.txt"

@@ -9,7 +9,8 @@
 # Without arguments: deb612 and deb61 (the installed Debian headers), and
 # "test" when the test kernel is cached (build-test-kernel.sh --path).
 # Prints "TAG PATH-TO-nsight.ko PATH-TO-nsight_busywork.ko" per kernel (the
-# other test modules, nsight_slowpath.ko, are beside nsight_busywork.ko).
+# other test modules, nsight_slowpath.ko and nsight_wpbench.ko, are beside
+# nsight_busywork.ko).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)

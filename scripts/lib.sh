@@ -32,12 +32,13 @@ guest_initramfs() {
 		--kmods "veth e1000e" --file "$3:/lib/nsight/nsight.ko" \
 		--file "$4:/lib/nsight/nsight_busywork.ko" \
 		--file "${4%/*}/nsight_slowpath.ko:/lib/nsight/nsight_slowpath.ko" \
+		--file "${4%/*}/nsight_wpbench.ko:/lib/nsight/nsight_wpbench.ko" \
 		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
 		--bin "$_sp/udp_pair" --bin "$_sp/run_as" --bin "$_sp/nl_probe" \
 		--bin "$_sp/write_file" --bin "$_sp/nl_fuzz" --bin "$_sp/toggle" \
 		--bin "$_sp/msgload" --bin "$_sp/tsc_pairs" --bin "$_sp/clock_churn" \
 		--bin "$_sp/hog" --bin "$_sp/trace_check" --bin "$_sp/recloop" \
-		--bin "$_sp/handoff_ts" \
+		--bin "$_sp/handoff_ts" --bin "$_sp/relay_drain" \
 		--bin /usr/bin/memcached --tests "$top/selftests/nsight"
 }
 

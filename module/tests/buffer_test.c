@@ -135,7 +135,7 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	struct nsight_cpu_snapshot s;
 	struct nsight_rec_subbuf *hdr;
 	const unsigned int attempts = 2000;
-	size_t per_subbuf, i, off;
+	size_t per_subbuf, i, off, ok;
 	u64 prev = 0;
 	struct rchan_buf *rb;
 	unsigned int cpu;
@@ -147,13 +147,15 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	/* Every write of this test goes to one CPU's buffer. */
 	migrate_disable();
 	cpu = smp_processor_id();
-	for (i = 0; i < attempts; i++) {
+	for (i = 0, ok = 0; i < attempts; i++) {
 		nsight_test_fill(&r);
-		nsight_buffer_write(b, &r.hdr);
+		ok += nsight_buffer_write(b, &r.hdr);
 	}
 
 	nsight_buffer_snapshot(b, cpu, &s);
 	KUNIT_EXPECT_EQ(test, s.hits, attempts);
+	/* The return value tells written from dropped. */
+	KUNIT_EXPECT_EQ(test, s.written, ok);
 	KUNIT_EXPECT_EQ(test, s.written + s.dropped, s.hits);
 	KUNIT_EXPECT_EQ(test, s.written, per_subbuf * b->n_subbufs);
 	KUNIT_EXPECT_EQ(test, s.dropped, attempts - s.written);
@@ -215,6 +217,7 @@ static void nsight_test_relay_too_big(struct kunit *test)
 	struct nsight_cpu_snapshot s;
 	struct nsight_rec_hdr *big;
 	unsigned int cpu;
+	bool written;
 
 	b = nsight_test_open(test);
 	big = kunit_kzalloc(test, 2 * b->subbuf_size, GFP_KERNEL);
@@ -223,8 +226,9 @@ static void nsight_test_relay_too_big(struct kunit *test)
 			min_t(size_t, 2 * b->subbuf_size, 65528));
 
 	cpu = get_cpu();
-	nsight_buffer_write(b, big);
+	written = nsight_buffer_write(b, big);
 	put_cpu();
+	KUNIT_EXPECT_FALSE(test, written);
 	nsight_buffer_snapshot(b, cpu, &s);
 	KUNIT_EXPECT_EQ(test, s.hits, 1);
 	KUNIT_EXPECT_EQ(test, s.written, 0);

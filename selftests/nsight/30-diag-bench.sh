@@ -17,14 +17,30 @@
 #    CPU 0) without and with nsight's message sources; the extra guest time
 #    divided by the records written.
 #
+# 3. Write path: the test module nsight_wpbench calls nsight_mark() (the
+#    record write path every hook takes: nsight_emit(), then
+#    nsight_buffer_write()) flat out on CPU 0 in a capture with no source
+#    on, for each record size; the time and TSC cycles of the loop divided
+#    by the records; and the same calls with no capture running (the gate
+#    alone). The capture of marks is dumped and analysed strictly.
+# 4. Drain limit: nsight_wpbench writes 64-byte marks on CPU 0 at a rising
+#    rate while relay_drain consumes CPU 0's buffer from CPU 1 (64 KiB
+#    buffers, the smallest); the highest rate without a drop, and the rate
+#    written flat out, with its drops.
+#
 # Asserted: every cell of the table measured, every traced configuration
-# recorded something, hook hits == written + dropped. Never timing.
+# recorded something, hook hits == written + dropped; nsight_wpbench's own
+# count of written, dropped and refused marks equals CPU 0's counters in
+# every run. Never timing.
 #
 # nsight_bench_n (requests per cell at the low rate; the high rate sends
 # 5x as many), nsight_bench_low / nsight_bench_high (requests/s),
 # nsight_bench_loops (recloop iterations), nsight_bench_reps (repetitions of
 # the whole table, configurations in alternating order; each cell is the
-# median of its repetitions).
+# median of its repetitions), nsight_bench_marks (marks per write-path
+# run), nsight_bench_sizes (record sizes, bytes), nsight_bench_rates (the
+# paced rates of the drain limit, records/s, rising), nsight_bench_drain_ms
+# (guest milliseconds per rate).
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
@@ -34,6 +50,11 @@ R_LOW=${nsight_bench_low:-200}
 R_HIGH=${nsight_bench_high:-2000}
 LOOPS=${nsight_bench_loops:-2000}
 REPS=${nsight_bench_reps:-1}
+MARKS=${nsight_bench_marks:-20000}
+# Lists are comma-separated (kernel command line parameters).
+SIZES=$(echo "${nsight_bench_sizes:-32,64,128}" | tr , ' ')
+RATES=$(echo "${nsight_bench_rates:-50000,200000}" | tr , ' ')
+DRAIN_MS=${nsight_bench_drain_ms:-200}
 CONFIGS="none nsight sampled ftrace fgraph"
 CONFIGS_REV="fgraph ftrace sampled nsight none"
 S=/sys/kernel/nsight
@@ -48,7 +69,7 @@ exceptions/page_fault_user exceptions/page_fault_kernel"
 GRAPH_FUNCS="net_rx_action __netif_receive_skb ip_rcv __udp4_lib_rcv tcp_v4_rcv
 udp_sendmsg udp_recvmsg tcp_sendmsg tcp_recvmsg sock_def_readable dev_queue_xmit"
 
-ktap_plan 7
+ktap_plan 13
 nsight_load
 netns_pair nsa nsb 10.16.0.1 10.16.0.2
 : >/tmp/bench.cells
@@ -263,7 +284,170 @@ ktap_diag "$(awk -v w="$written" -v u="$used" -v l="$LOOPS" -v hz="$(cat $S/tsc_
 	END {
 		on = "/tmp/rl.on"; off = "/tmp/rl.off"
 		d = ns[on] - ns[off]; c = tsc[on] - tsc[off]
-		printf "T per record: %.0f ns, %.0f TSC cycles (tsc_hz %d); %.1f records and %.0f bytes per loop, %.1f bytes per record;", d / w, c / w, hz, w / l, u / l, u / w
+		printf "T per record: %.0f ns, %.0f TSC cycles (tsc_hz %.0f); %.1f records and %.0f bytes per loop, %.1f bytes per record;", d / w, c / w, hz, w / l, u / l, u / w
 		printf " one CPU wrote %.0f records/s in the loop without drops; writing alone would allow %.0f records/s\n", w / ns[on] * 1e9, 1e9 / (d / w)
 	}' /tmp/rl.off /tmp/rl.on)"
+
+# 3. Write path.
+W=/sys/kernel/debug/nsight_wpbench
+WP=/sys/module/nsight_wpbench/parameters
+C0=$S/cpu0
+check "load nsight_wpbench" insmod /lib/nsight/nsight_wpbench.ko
+at_exit "rmmod nsight_wpbench 2>/dev/null"
+echo none >$S/sources
+# Room for every mark of the largest size (and the sub-buffer headers).
+echo $SIZES | awk -v n="$MARKS" '{ m = 0; for (i = 1; i <= NF; i++) if ($i > m) m = $i
+	b = n * m * 17 / 16 + 1048576; if (b < 33554432) b = 33554432
+	printf "%d\n", (b > 268435456 ? 268435456 : b) }' >$S/buffer_size
+
+# wpb ARGS: one run of nsight_wpbench ("COUNT [RATE]"); wpb_parse sets
+# count written dropped refused ns cycles batch batch_ns_med batch_ns_min
+# batch_cycles_med batch_cycles_min elapsed from its result.
+wpb() {
+	echo "$1" >$W/run || return 1
+	wpb_parse
+}
+
+wpb_parse() {
+	set -- $(cat $W/result)
+	while [ $# -ge 2 ]; do
+		case $1 in
+		count|written|dropped|refused|ns|cycles|batch|batch_*) eval "$1=\$2" ;;
+		elapsed_ns) elapsed=$2 ;;
+		esac
+		shift 2
+	done
+}
+
+# capture on|off: start or stop a capture from CPU 1, so that CPU 0's
+# buffer gets nothing but the marks (starting writes a clock_sync record).
+capture() {
+	v=0
+	[ "$1" = on ] && v=1
+	taskset -c 1 sh -c "echo $v >$S/enable"
+}
+
+# cpu0_agrees: CPU 0's counters are nsight_wpbench's own count.
+cpu0_agrees() {
+	h=$(cat $C0/hook_hits) w=$(cat $C0/records_written) d=$(cat $C0/records_dropped)
+	[ "$h" -eq "$count" ] && [ "$w" -eq "$written" ] && [ "$d" -eq "$dropped" ] &&
+		[ "$h" -eq $((w + d)) ] && [ "$refused" -eq 0 ] && return 0
+	echo "nsight_wpbench: count $count written $written dropped $dropped" \
+		"refused $refused; cpu0: hits $h written $w dropped $d"
+	return 1
+}
+
+: >/tmp/wp.runs
+: >/tmp/wp.err
+hits0=$(cat $S/hook_hits)
+wpb "$MARKS"
+ktap_diag "no capture: $(cat $W/result)"
+check "no capture: every mark refused, none counted" \
+	test "${refused:-0}" -eq "$MARKS" -a "$(cat $S/hook_hits)" -eq "$hits0"
+wp_run() {
+	echo "$1 $count $ns $cycles $batch $batch_ns_med $batch_ns_min" \
+		"$batch_cycles_med $batch_cycles_min" >>/tmp/wp.runs
+}
+wp_run gate
+ok=1
+for sz in $SIZES; do
+	echo "$sz" >$WP/size
+	capture on
+	wpb "$MARKS" || ok=0
+	capture off
+	ktap_diag "marks of $sz bytes: $(cat $W/result)"
+	cpu0_agrees >>/tmp/wp.err || ok=0
+	[ "$written" -eq "$MARKS" ] || { echo "$sz bytes: $dropped dropped" >>/tmp/wp.err; ok=0; }
+	wp_run "$sz"
+done
+check "write path: every mark written, CPU 0's counters agree (sizes $SIZES)" \
+	sh -c "cat /tmp/wp.err 2>/dev/null; [ $ok = 1 ]"
+check "a capture of marks dumps and analyses" sh -c "
+	nsightctl dump -o /tmp/wp.nsight &&
+	nsight-analyze --verbose --strict /tmp/wp.nsight >/tmp/wp.txt 2>&1 &&
+	grep -q '^check: ok' /tmp/wp.txt &&
+	grep -q '^records: $(cat $S/records_written) .*dropped: 0 ' /tmp/wp.txt ||
+	{ tail -n 30 /tmp/wp.txt; exit 1; }"
+# Per record: over the whole run (interrupts and, in the emulator, the
+# other vCPU's instructions included), and the median and minimum batch.
+ktap_diag "$(awk -v hz="$(cat $S/tsc_hz)" -v n="$MARKS" '
+	{ cell = sprintf("%.0f/%.0f/%.0f ns, %.0f/%.0f/%.0f TSC cycles", $3 / $2, $6 / $5, $7 / $5, $4 / $2, $8 / $5, $9 / $5) }
+	$1 == "gate" { gate = cell; next }
+	{ line = line sprintf("%s%d bytes: %s", sep, $1, cell); sep = "; " }
+	END {
+		printf "T write path (nsight_wpbench: nsight_mark() flat out on CPU 0, %d marks per size, tsc_hz %.0f), per record, mean/median batch/minimum batch: %s;", n, hz, line
+		printf " the call with no capture running: %s\n", gate
+	}' /tmp/wp.runs)"
+
+# The gate: a capture stopped, and its buffers freed by a resize, while
+# marks are being written. Once CPU 0 has written some, the capture stops;
+# the run goes on with every later mark refused.
+echo 64 >$WP/size
+capture on
+echo 2000000 >$W/run &
+wpid=$!
+i=0
+while [ "$(cat $C0/hook_hits)" -lt 1000 ] && [ $i -lt 600 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+capture off
+h=$(cat $C0/hook_hits) w=$(cat $C0/records_written) d=$(cat $C0/records_dropped)
+echo 65536 >$S/buffer_size
+wait $wpid
+wpb_rc=$?
+wpb_parse
+ktap_diag "stopped and resized under marks: $(cat $W/result); cpu0: hits $h written $w dropped $d"
+check "stop and resize while marks are written: each one written, dropped or refused, CPU 0 agrees" sh -c "
+	[ $wpb_rc = 0 ] && [ $((written + dropped + refused)) = $count ] &&
+	[ $written -gt 0 ] && [ $refused -gt 0 ] &&
+	[ $h = $((written + dropped)) ] && [ $w = $written ] && [ $d = $dropped ]"
+
+# 4. Drain limit.
+: >/tmp/drain.runs
+: >/tmp/drain.err
+# drain_step RATE: DRAIN_MS of marks at RATE records/s (0: as many as the
+# paced runs' last rate would write, flat out) with CPU 0's buffer drained
+# from CPU 1; appends "RATE COUNT WRITTEN DROPPED ELAPSED_NS BYTES_READ".
+drain_step() {
+	rate=$1
+	n=$((rate * DRAIN_MS / 1000))
+	[ "$rate" = 0 ] && n=$FLAT
+	capture on
+	taskset -c 1 relay_drain /sys/kernel/debug/nsight/cpu0 >/tmp/drain.out 2>&1 &
+	dpid=$!
+	i=0
+	until grep -qs ready /tmp/drain.out || [ $i -ge 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	wpb "$n $rate" || echo "rate $rate: nsight_wpbench failed" >>/tmp/drain.err
+	kill -TERM $dpid
+	wait $dpid
+	capture off
+	ktap_diag "rate $rate: $(cat $W/result); $(cat /tmp/drain.out)"
+	cpu0_agrees >>/tmp/drain.err
+	echo "$rate $count $written $dropped $elapsed" \
+		"$(awk '$1 == "relay_drain:" { print $3 }' /tmp/drain.out)" >>/tmp/drain.runs
+}
+for r in $RATES; do
+	FLAT=$((r * DRAIN_MS / 1000))
+	drain_step "$r"
+	[ "$dropped" -eq 0 ] || break
+done
+drain_step 0
+check "drain: every run's marks counted on CPU 0, the reader read them" sh -c "
+	cat /tmp/drain.err; [ ! -s /tmp/drain.err ] &&
+	awk '\$6 + 0 == 0 { exit 1 }' /tmp/drain.runs"
+ktap_diag "$(awk -v ms="$DRAIN_MS" '
+	$1 > 0 && $4 == 0 { best = $1; ba = $2 / ($5 / 1e9) }
+	$1 > 0 && $4 > 0 && !first { first = $1; fd = $4; fc = $2 }
+	$1 == 0 { fr = $2 / ($5 / 1e9); fdr = $4; fcnt = $2 }
+	END {
+		printf "T drain limit (64 KiB buffers, relay_drain on CPU 1, 64-byte marks on CPU 0, %d ms per rate):", ms
+		if (best) printf " highest paced rate without drops %d records/s (%.0f records/s achieved, %.1f MB/s);", best, ba, ba * 64 / 1e6
+		else printf " every paced rate dropped;"
+		if (first) printf " first with drops %d records/s (%d of %d dropped);", first, fd, fc
+		printf " flat out %.0f records/s written, %d of %d dropped (%.1f%%)\n", fr, fdr, fcnt, 100 * fdr / fcnt
+	}' /tmp/drain.runs)"
 ktap_finish

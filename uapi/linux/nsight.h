@@ -323,6 +323,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_NAPI,
 	NSIGHT_REC_SAMPLE,
 	NSIGHT_REC_PT,
+	NSIGHT_REC_MARK,
 	__NSIGHT_REC_MAX
 };
 
@@ -655,6 +656,24 @@ struct nsight_rec_pt {
 	__u8 psb_freq;
 	__u8 pad;
 	__u32 nom_freq;
+};
+
+#define NSIGHT_MARK_MAX_DATA	256
+
+/*
+ * mark: written by another kernel module through nsight_mark() (the
+ * in-kernel interface, module/nsight_mark.h), e.g. the write-path benchmark
+ * selftests/modules/nsight_wpbench. @id is the caller's; @len bytes of
+ * @data follow (at most NSIGHT_MARK_MAX_DATA), and the record is padded to
+ * a multiple of 8. Marks are written while a capture runs, whatever the
+ * sources; the analysis counts them and otherwise skips them.
+ */
+struct nsight_rec_mark {
+	struct nsight_rec_hdr hdr;
+	__u64 id;
+	__u32 len;
+	__u32 pad;
+	__u8 data[];
 };
 
 #define NSIGHT_TK_CLOCK_WAS_SET	0x1	/* clock was set (not just advanced) */

@@ -26,6 +26,7 @@ static const struct {
 	[NSIGHT_REC_NAPI]	  = { "napi", sizeof(struct nsight_rec_napi) },
 	[NSIGHT_REC_SAMPLE]	  = { "sample", sizeof(struct nsight_rec_sample) },
 	[NSIGHT_REC_PT]		  = { "pt", sizeof(struct nsight_rec_pt) },
+	[NSIGHT_REC_MARK]	  = { "mark", sizeof(struct nsight_rec_mark) },
 };
 
 bool nsight_rec_type_known(unsigned int type)
