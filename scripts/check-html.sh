@@ -8,21 +8,11 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
 work=$(mktemp -d /tmp/nsight-html-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 n=0
 failed=0
-
-result() {	# result OK|FAIL name [detail]
-	n=$((n + 1))
-	if [ "$1" = OK ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/# /'
-		failed=1
-	fi
-}
 
 chromium_run() {	# chromium_run ARGS... FILE: headless, no network, no profile left
 	timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run \
@@ -119,7 +109,7 @@ if ! command -v chromium >/dev/null; then
 	exit 1
 fi
 if ! make -s -C "$top/userspace" check-tools >"$work/build.log" 2>&1; then
-	result FAIL "build gen_scenario and nsight-analyze" "$(tail -n 20 "$work/build.log")"
+	ktap_result FAIL "build gen_scenario and nsight-analyze" "$(tail -n 20 "$work/build.log")"
 	for t in 2 3 4 5 6 7 8; do echo "not ok $t - not run: the build failed"; done
 	exit 1
 fi
@@ -130,9 +120,9 @@ analyze=$top/userspace/build-asan/nsight-analyze
 printf '<!DOCTYPE html><html><body><script>undefinedFunction();</script></body></html>\n' \
 	>"$work/bad.html"
 if [ -n "$(console_errors "$work/bad.html")" ]; then
-	result OK "a page with a script error is caught"
+	ktap_result OK "a page with a script error is caught"
 else
-	result FAIL "a page with a script error is caught" "$(tail -n 5 "$work/console.log")"
+	ktap_result FAIL "a page with a script error is caught" "$(tail -n 5 "$work/console.log")"
 fi
 # Every plot there but the CDF, whose <svg> has nothing drawn.
 for p in balloon causes timelines idle queuing contexts cdf; do
@@ -141,17 +131,17 @@ for p in balloon causes timelines idle queuing contexts cdf; do
 	printf '<section class="plot" data-plot="%s"><svg>%s</svg></section>\n' $p "$shape"
 done >"$work/empty.html"
 if ! svg_ok "$work/empty.html" >"$work/empty.txt" 2>&1 && grep -q "cdf: empty svg" "$work/empty.txt"; then
-	result OK "a plot with an empty SVG is caught"
+	ktap_result OK "a plot with an empty SVG is caught"
 else
-	result FAIL "a plot with an empty SVG is caught" "$(cat "$work/empty.txt")"
+	ktap_result FAIL "a plot with an empty SVG is caught" "$(cat "$work/empty.txt")"
 fi
 printf '<!DOCTYPE html><html><body></body></html>\n' >"$work/blank.html"
 chromium_run --screenshot="$work/blank.png" --window-size=800,600 "file://$work/blank.html" \
 	>/dev/null 2>&1
 if [ -s "$work/blank.png" ] && ! png_ok "$work/blank.png" >"$work/blank.txt" 2>&1; then
-	result OK "a blank screenshot is caught" 
+	ktap_result OK "a blank screenshot is caught" 
 else
-	result FAIL "a blank screenshot is caught" "$(cat "$work/blank.txt" 2>/dev/null)"
+	ktap_result FAIL "a blank screenshot is caught" "$(cat "$work/blank.txt" 2>/dev/null)"
 fi
 
 # Five causes, idle after an irq among them: every plot has data.
@@ -159,35 +149,35 @@ fi
 	"$analyze" --html "$work/report.html" --baseline "$work/clean.nsight" "$work/mixed.nsight" \
 		>"$work/report.txt" 2>&1
 if [ -s "$work/report.html" ]; then
-	result OK "report written ($(wc -c <"$work/report.html") bytes)"
+	ktap_result OK "report written ($(wc -c <"$work/report.html") bytes)"
 else
-	result FAIL "report written" "$(cat "$work/report.txt")"
+	ktap_result FAIL "report written" "$(cat "$work/report.txt")"
 fi
 
 t0=$(date +%s)
 errors=$(console_errors "$work/report.html")
 if [ -s "$work/dom.html" ] && [ -z "$errors" ]; then
-	result OK "no console errors"
+	ktap_result OK "no console errors"
 else
-	result FAIL "no console errors" "$errors"
+	ktap_result FAIL "no console errors" "$errors"
 fi
 if out=$(svg_ok "$work/dom.html" 2>&1); then
 	printf '%s\n' "$out" | sed 's/^/# /'
-	result OK "every plot's SVG present and drawn"
+	ktap_result OK "every plot's SVG present and drawn"
 else
-	result FAIL "every plot's SVG present and drawn" "$out"
+	ktap_result FAIL "every plot's SVG present and drawn" "$out"
 fi
 if grep -q 'class="cdf baseline"' "$work/dom.html"; then
-	result OK "the baseline's CDF is drawn"
+	ktap_result OK "the baseline's CDF is drawn"
 else
-	result FAIL "the baseline's CDF is drawn"
+	ktap_result FAIL "the baseline's CDF is drawn"
 fi
 chromium_run --screenshot="$work/report.png" --window-size=1280,2000 \
 	"file://$work/report.html" >/dev/null 2>&1
 if [ -s "$work/report.png" ] && out=$(png_ok "$work/report.png" 2>&1); then
-	result OK "screenshot not blank ($out)"
+	ktap_result OK "screenshot not blank ($out)"
 else
-	result FAIL "screenshot not blank" "${out:-no screenshot}"
+	ktap_result FAIL "screenshot not blank" "${out:-no screenshot}"
 fi
 echo "# chromium checks took $(($(date +%s) - t0)) s"
 exit $failed

@@ -15,16 +15,6 @@ trap 'rm -rf "$work"' EXIT
 n=0
 failed=0
 
-result() {	# result OK|FAIL name [detail file]
-	n=$((n + 1))
-	if [ "$1" = OK ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 20 "$3" | sed 's/^/# /'
-		failed=1
-	fi
-}
 
 kernels=
 for tag in deb612 deb61; do
@@ -44,30 +34,30 @@ if make -s -C "$top" install DESTDIR="$work/root" PREFIX=/usr >"$work/install.lo
 		[ -e "$work/root/usr/$f" ] || missing="$missing $f"
 	done
 	if [ -z "$missing" ] && [ -x "$work/root/usr/bin/nsightctl" ]; then
-		result OK "make install DESTDIR PREFIX=/usr"
+		ktap_result OK "make install DESTDIR PREFIX=/usr"
 	else
 		echo "missing:$missing" >>"$work/install.log"
-		result FAIL "make install DESTDIR PREFIX=/usr" "$work/install.log"
+		ktap_result FAIL "make install DESTDIR PREFIX=/usr" "$(tail -n 20 "$work/install.log" 2>/dev/null)"
 	fi
 else
-	result FAIL "make install DESTDIR PREFIX=/usr" "$work/install.log"
+	ktap_result FAIL "make install DESTDIR PREFIX=/usr" "$(tail -n 20 "$work/install.log" 2>/dev/null)"
 fi
 
 # man --warnings: groff's warnings go to stderr; there must be none.
 for page in nsightctl.8 nsight-analyze.1 nsight.4; do
 	MANWIDTH=80 man --warnings -l "$top/Documentation/$page" >"$work/man.out" 2>"$work/man.err"
 	if [ -s "$work/man.out" ] && [ ! -s "$work/man.err" ]; then
-		result OK "man --warnings $page"
+		ktap_result OK "man --warnings $page"
 	else
-		result FAIL "man --warnings $page" "$work/man.err"
+		ktap_result FAIL "man --warnings $page" "$(tail -n 20 "$work/man.err" 2>/dev/null)"
 	fi
 done
 
 if rst2html --halt=warning --report=warning "$top/Documentation/nsight.rst" \
 	>"$work/nsight.html" 2>"$work/rst.err" && [ ! -s "$work/rst.err" ]; then
-	result OK "Documentation/nsight.rst renders without warnings"
+	ktap_result OK "Documentation/nsight.rst renders without warnings"
 else
-	result FAIL "Documentation/nsight.rst renders without warnings" "$work/rst.err"
+	ktap_result FAIL "Documentation/nsight.rst renders without warnings" "$(tail -n 20 "$work/rst.err" 2>/dev/null)"
 fi
 
 # bash completion: commands, a source list, options of a command.
@@ -81,9 +71,9 @@ t() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\$# - 1)); _nsightctl; echo "\${COMPREP
 complete -p nsightctl | grep -q _nsightctl
 EOF
 if bash "$work/comp.sh" >"$work/comp.log" 2>&1; then
-	result OK "bash completion of nsightctl"
+	ktap_result OK "bash completion of nsightctl"
 else
-	result FAIL "bash completion of nsightctl" "$work/comp.log"
+	ktap_result FAIL "bash completion of nsightctl" "$(tail -n 20 "$work/comp.log" 2>/dev/null)"
 fi
 
 # DKMS: from the installed sources, for each Debian kernel with headers.
@@ -91,25 +81,25 @@ dkms remove "nsight/$version" --all >/dev/null 2>&1
 rm -rf "/usr/src/nsight-$version"
 if make -s -C "$top" install-dkms >"$work/dkms.log" 2>&1 &&
    dkms add "nsight/$version" >>"$work/dkms.log" 2>&1; then
-	result OK "dkms add nsight/$version"
+	ktap_result OK "dkms add nsight/$version"
 else
-	result FAIL "dkms add nsight/$version" "$work/dkms.log"
+	ktap_result FAIL "dkms add nsight/$version" "$(tail -n 20 "$work/dkms.log" 2>/dev/null)"
 fi
 for k in $kernels; do
 	if dkms build "nsight/$version" -k "$k" >>"$work/dkms.log" 2>&1 &&
 	   dkms install "nsight/$version" -k "$k" >>"$work/dkms.log" 2>&1 &&
 	   ls "/lib/modules/$k/updates/dkms/" | grep -q '^nsight\.ko' &&
 	   modinfo -k "$k" nsight 2>/dev/null | grep -q "updates/dkms"; then
-		result OK "dkms build and install for $k"
+		ktap_result OK "dkms build and install for $k"
 	else
-		result FAIL "dkms build and install for $k" "$work/dkms.log"
+		ktap_result FAIL "dkms build and install for $k" "$(tail -n 20 "$work/dkms.log" 2>/dev/null)"
 	fi
 done
 if dkms remove "nsight/$version" --all >>"$work/dkms.log" 2>&1 &&
    ! ls /lib/modules/*/updates/dkms/nsight.ko* >/dev/null 2>&1; then
-	result OK "dkms remove: the module is gone"
+	ktap_result OK "dkms remove: the module is gone"
 else
-	result FAIL "dkms remove: the module is gone" "$work/dkms.log"
+	ktap_result FAIL "dkms remove: the module is gone" "$(tail -n 20 "$work/dkms.log" 2>/dev/null)"
 fi
 rm -rf "/usr/src/nsight-$version"
 exit $failed

@@ -27,7 +27,7 @@ if [ -n "$ver" ] && grep -qF "$ver" "$top/patches/README"; then
 	ktap_result OK "patches/README names linux-source-6.12 $ver"
 else
 	echo "installed linux-source-6.12: ${ver:-none}" >"$log"
-	ktap_result FAIL "patches/README names the installed linux-source-6.12 version" "$log"
+	ktap_result FAIL "patches/README names the installed linux-source-6.12 version" "$(cat "$log")"
 fi
 [ $# -gt 0 ] || exit $failed
 
@@ -48,13 +48,13 @@ for p in "$@"; do
 	    patch -p1 --batch --forward --fuzz=0 --quiet <"$p") >"$log" 2>&1; then
 		ktap_result OK "$name applies to linux-source-6.12 $ver"
 	else
-		ktap_result FAIL "$name applies to linux-source-6.12 $ver" "$log"
+		ktap_result FAIL "$name applies to linux-source-6.12 $ver" "$(cat "$log")"
 	fi
 	if [ -n "$cp" ] && perl "$cp" --no-tree --strict --terse "$p" >"$log" 2>&1; then
 		ktap_result OK "$name: checkpatch --strict clean"
 	else
 		[ -n "$cp" ] || echo "cannot extract checkpatch.pl from $tarball" >"$log"
-		ktap_result FAIL "$name: checkpatch --strict clean" "$log"
+		ktap_result FAIL "$name: checkpatch --strict clean" "$(cat "$log")"
 	fi
 done
 exit $failed

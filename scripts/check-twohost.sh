@@ -39,16 +39,6 @@ rm -rf "$out"
 mkdir -p "$out"
 
 n=0 failed=0
-result() { # result OK|FAIL NAME [DIAG]
-	n=$((n + 1))
-	if [ "$1" = OK ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
-}
 finish() {
 	echo "1..$n"
 	exit $((failed > 0))
@@ -73,7 +63,7 @@ if [ ! -r "$ko" ] || ! "$top/selftests/harness/mkinitramfs.sh" --out "$out/twoho
 	--bin "$top/userspace/nsightctl" --bin "$top/build/selftests/msgload" \
 	--bin "$top/build/selftests/timeprobe" --bin "$top/build/selftests/hog" --bin /usr/sbin/tc \
 	--tests "$top/selftests/twohost" 2>"$out/initramfs.err"; then
-	result FAIL "build the guests' initramfs" "$(cat "$out/build.err" "$out/initramfs.err" | tail -n 20)"
+	ktap_result FAIL "build the guests' initramfs" "$(cat "$out/build.err" "$out/initramfs.err" | tail -n 20)"
 	finish
 fi
 
@@ -138,9 +128,9 @@ crc=$?
 for r in server client; do
 	if [ "$r" = server ]; then rc=$src; else rc=$crc; fi
 	if [ "$rc" -eq 0 ]; then
-		result OK "$name: $r guest: every check passed"
+		ktap_result OK "$name: $r guest: every check passed"
 	else
-		result FAIL "$name: $r guest: every check passed" \
+		ktap_result FAIL "$name: $r guest: every check passed" \
 			"$(grep -E 'not ok|^#' "$out/$r.ktap" | tail -n 15; tail -n 5 "$out/$r.err")"
 	fi
 	tr -d '\r' <"$out/$r.serial.log" |
@@ -149,26 +139,26 @@ for r in server client; do
 done
 echo "# guests ran in $(( $(date +%s) - t0 )) s"
 if [ ! -s "$out/client.nsight" ] || [ ! -s "$out/server.nsight" ]; then
-	result FAIL "$name: captures copied out of both guests"
+	ktap_result FAIL "$name: captures copied out of both guests"
 	return
 fi
-result OK "$name: captures copied out of both guests"
+ktap_result OK "$name: captures copied out of both guests"
 
 an=$top/userspace/nsight-analyze
 "$an" --merge "$out/client.nsight" "$out/server.nsight" >"$out/merge.txt" 2>"$out/merge.err"
 if ! "$an" --merge --json "$out/client.nsight" "$out/server.nsight" >"$out/merge.json" \
 	2>>"$out/merge.err"; then
-	result FAIL "$name: nsight-analyze --merge" "$(cat "$out/merge.err")"
+	ktap_result FAIL "$name: nsight-analyze --merge" "$(cat "$out/merge.err")"
 	return
 fi
-result OK "$name: nsight-analyze --merge" "$(cat "$out/merge.txt")"
+ktap_result OK "$name: nsight-analyze --merge" "$(cat "$out/merge.txt")"
 j() { jq -r "$1" "$out/merge.json"; }
 
 # Joined: every part of every request found on both hosts; "untimed" (a
 # stage of one host's message missing, as when a record was lost there)
 # is a joined request and may be up to 1% of them.
 complete=$(j '.states.complete') untimed=$(j '.states.untimed')
-result "$([ "$(j .requests)" = "$N" ] && [ $((complete + untimed)) -eq "$N" ] &&
+ktap_result "$([ "$(j .requests)" = "$N" ] && [ $((complete + untimed)) -eq "$N" ] &&
 	[ $((untimed * 100)) -le "$N" ] && echo OK || echo FAIL)" \
 	"$name: all $N requests matched on both hosts" \
 	"requests $(j .requests), complete $complete, untimed $untimed"
@@ -200,7 +190,7 @@ BEGIN {
 	printf "%.0f %.0f %.3f %.3f\n", theta, u, drift, ud
 }')
 if [ "$truth" = none ] || [ -z "$truth" ]; then
-	result FAIL "$name: the probes measured both guests' clocks"
+	ktap_result FAIL "$name: the probes measured both guests' clocks"
 	return
 fi
 set -- $truth
@@ -208,14 +198,14 @@ theta=$1 u=$2 drift=$3 ud=$4
 lo=$(j .clock.offset_lo_ns) hi=$(j .clock.offset_hi_ns) est=$(j .clock.offset_ns)
 dlo=$(j .clock.drift_lo_ppm) dhi=$(j .clock.drift_hi_ppm) dest=$(j .clock.drift_ppm)
 ok=$(awk -v lo="$lo" -v hi="$hi" -v t="$theta" -v u="$u" 'BEGIN { print (lo <= t + u && t - u <= hi) ? "OK" : "FAIL" }')
-result "$ok" "$name: estimated offset's bound overlaps the measured offset" \
+ktap_result "$ok" "$name: estimated offset's bound overlaps the measured offset" \
 	"$(awk -v e="$est" -v lo="$lo" -v hi="$hi" -v t="$theta" -v u="$u" -v s="$STEP" 'BEGIN {
 		printf "estimate %.3f us, bound [%.3f, %.3f] us; measured (probes) %.3f +- %.3f us; set: step %d s",
 			e / 1000, lo / 1000, hi / 1000, t / 1000, u / 1000, s }')"
 ok=$(awk -v lo="$dlo" -v hi="$dhi" -v t="$drift" -v u="$ud" 'BEGIN { print (lo <= t + u && t - u <= hi) ? "OK" : "FAIL" }')
-result "$ok" "$name: estimated drift's bound overlaps the measured drift" \
+ktap_result "$ok" "$name: estimated drift's bound overlaps the measured drift" \
 	"estimate $dest ppm, bound [$dlo, $dhi] ppm; measured (probes) $drift +- $ud ppm; set: adjtimex $FREQ_PPM ppm"
-result "$([ "$(j .clamped)" = 0 ] && [ "$(j .clock.consistent)" = true ] && echo OK || echo FAIL)" \
+ktap_result "$([ "$(j .clamped)" = 0 ] && [ "$(j .clock.consistent)" = true ] && echo OK || echo FAIL)" \
 	"$name: no negative wire time (consistent fit, nothing clamped)" \
 	"clamped $(j .clamped), consistent $(j .clock.consistent), violation $(j .clock.violation_ns) ns"
 # The leading layer and host as the diagnosis ranks causes: by the tail
@@ -224,7 +214,7 @@ result "$([ "$(j .clamped)" = 0 ] && [ "$(j .clock.consistent)" = true ] && echo
 top_layer=$(jq -r '.layers | max_by([.main, .tail_dev_ns]) | .layer' "$out/merge.json")
 top_host=$(jq -r '.hosts | max_by([.main, .tail_dev_ns]) | .host' "$out/merge.json")
 share=$(jq -r ".layers[] | select(.layer == \"$want_layer\") | \"\\(.share) \\(.main)\"" "$out/merge.json")
-result "$([ "$top_layer" = "$want_layer" ] && [ "$top_host" = "$want_host" ] && echo OK || echo FAIL)" \
+ktap_result "$([ "$top_layer" = "$want_layer" ] && [ "$top_host" = "$want_host" ] && echo OK || echo FAIL)" \
 	"$name: delay ($delay): the tail's deviation is the $want_layer layer" \
 	"top layer '$top_layer', top host '$top_host'; $want_layer: share and main of $(j .tail) tail requests: $share"
 echo "# $name: $(( $(date +%s) - t0 )) s"

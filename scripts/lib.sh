@@ -60,15 +60,16 @@ checkpatch_pl() {
 	echo "$dir/scripts/checkpatch.pl"
 }
 
-# ktap_result OK|FAIL NAME [LOGFILE]: one KTAP result line, numbered by the
-# caller's $n; a failure shows LOGFILE as diagnostics and sets failed=1.
+# ktap_result OK|FAIL NAME [DETAIL]: one KTAP result line, numbered by the
+# caller's $n (incremented); FAIL sets the caller's failed=1. DETAIL (text,
+# such as a log's tail) follows as "# " lines, whatever the result.
 ktap_result() {
 	n=$((n + 1))
 	if [ "$1" = OK ]; then
 		echo "ok $n - $2"
 	else
 		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && sed 's/^/# /' "$3"
 		failed=1
 	fi
+	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
 }

@@ -21,11 +21,11 @@ if cp=$(checkpatch_pl); then
 		$(find "$top/module" "$top/uapi" "$top/selftests/modules" -name '*.[ch]' ! -name '*.mod.c' | sort) >"$log" 2>&1; then
 		ktap_result OK "checkpatch"
 	else
-		ktap_result FAIL "checkpatch" "$log"
+		ktap_result FAIL "checkpatch" "$(cat "$log")"
 	fi
 else
 	echo "# cannot extract checkpatch.pl from linux-source-6.12" >"$log"
-	ktap_result FAIL "checkpatch" "$log"
+	ktap_result FAIL "checkpatch" "$(cat "$log")"
 fi
 
 for tag in deb612 deb61; do
@@ -34,13 +34,13 @@ for tag in deb612 deb61; do
 	stage_module_tree "$out"
 	if [ -z "$kdir" ]; then
 		echo "# no headers for $tag" >"$log"
-		ktap_result FAIL "sparse $tag" "$log"
+		ktap_result FAIL "sparse $tag" "$(cat "$log")"
 	elif { make -s -C "$kdir" M="$out" C=2 CHECK="sparse" modules &&
 	       make -s -C "$kdir" M="$out/testmod" C=2 CHECK="sparse" modules; } >"$log" 2>&1 &&
 	     ! grep -E "^$out/.*(warning|error):" "$log" >/dev/null; then
 		ktap_result OK "sparse $tag"
 	else
-		ktap_result FAIL "sparse $tag" "$log"
+		ktap_result FAIL "sparse $tag" "$(cat "$log")"
 	fi
 done
 exit $failed
