@@ -143,6 +143,27 @@ ktap_bail() {
 	exit 1
 }
 
+# wait_until TRIES SECONDS CMD...: run CMD until it succeeds, sleeping
+# SECONDS after each failure, at most TRIES times; 0 once CMD succeeded, 1
+# if it never did.
+wait_until() {
+	_wu_n=$1 _wu_s=$2
+	shift 2
+	until "$@"; do
+		[ "$_wu_n" -gt 0 ] || return 1
+		sleep "$_wu_s"
+		_wu_n=$((_wu_n - 1))
+	done
+}
+
+# exited PID...: none of the PIDs is running.
+exited() {
+	for _ex_p; do
+		kill -0 "$_ex_p" 2>/dev/null && return 1
+	done
+	return 0
+}
+
 # at_exit CMD: run CMD (eval'd) when the script exits, before the built-in cleanup.
 at_exit() {
 	_at_exit="$1

@@ -14,11 +14,7 @@ netns_pair nsa nsb 10.11.0.1 10.11.0.2
 
 ip netns exec nsb udp_pair recv $PORT "$N" 10000 >/tmp/udp.recv 2>&1 &
 rpid=$!
-i=0
-until grep -q listening /tmp/udp.recv || [ $i -ge 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 100 0.1 grep -q listening /tmp/udp.recv
 
 check "start capture" nsightctl start
 check "send $N datagrams" sh -c "/sbin/ip netns exec nsa udp_pair send 10.11.0.2 $PORT $N 16 2000"

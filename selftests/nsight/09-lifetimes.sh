@@ -44,11 +44,7 @@ ip netns exec nsa taskset -c 0 msgload client -p tcp -a 10.15.0.2 -P 9201 -n "$N
 check "UDP client: $N replies" sh -c "cat /tmp/cu; grep -q 'received $N' /tmp/cu"
 check "TCP client: $N replies" sh -c "cat /tmp/ct; grep -q 'received $N' /tmp/ct"
 # Servers that missed requests would wait for ever: give them 10 s.
-i=0
-while { kill -0 $su || kill -0 $st; } 2>/dev/null && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 100 0.1 exited $su $st
 kill $su $st 2>/dev/null
 wait $su $st
 check "stop" nsightctl stop

@@ -27,18 +27,10 @@ netns_pair nsa nsb 10.17.0.1 10.17.0.2
 check "start" nsightctl start
 ip netns exec nsb taskset -c 1 msgload server -p udp -P $PORT -n "$N" >/tmp/pf.server 2>&1 &
 srv=$!
-i=0
-until grep -q listening /tmp/pf.server || [ $i -ge 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 100 0.1 grep -q listening /tmp/pf.server
 ip netns exec nsa taskset -c 0 msgload client -p udp -a 10.17.0.2 -P $PORT -n "$N" -g 2000 \
 	>/tmp/pf.client 2>&1
-i=0
-while kill -0 $srv 2>/dev/null && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 100 0.1 exited $srv
 kill $srv 2>/dev/null
 wait $srv
 check "stop" nsightctl stop

@@ -37,11 +37,7 @@ ip netns exec nsb taskset -c 1 handoff_ts recv 9270 "$N" /tmp/ho4 >/tmp/ho4.log 
 r4=$!
 ip netns exec nsb taskset -c 1 handoff_ts recv 9271 "$N" /tmp/ho6 -6 >/tmp/ho6.log 2>&1 &
 r6=$!
-i=0
-until { grep -q listening /tmp/ho4.log && grep -q listening /tmp/ho6.log; } || [ $i -ge 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 100 0.1 sh -c 'grep -q listening /tmp/ho4.log && grep -q listening /tmp/ho6.log'
 check "send $N datagrams over IPv4" ip netns exec nsa taskset -c 0 handoff_ts send 10.17.0.2 9270 "$N" 2000
 check "send $N datagrams over IPv6" ip netns exec nsa taskset -c 0 handoff_ts send fd17::2 9271 "$N" 2000
 wait $r4

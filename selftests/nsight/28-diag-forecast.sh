@@ -53,21 +53,13 @@ diag_setup
 
 # The hog's own pid: ip is a shell function here, so $! would be a subshell's.
 ip netns exec nsb taskset -c 1 sh -c 'echo $$ >/tmp/hog.pid; exec hog -5 0 1500 4000' >/dev/null 2>&1 &
-i=0
-until [ -s /tmp/hog.pid ] || [ $i -ge 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 50 0.1 test -s /tmp/hog.pid
 hpid=$(cat /tmp/hog.pid)
 at_exit "kill $hpid 2>/dev/null"
 diag_run hog "" ""
 hog_spid=$DIAG_SPID
 kill "$hpid"
-i=0
-while kill -0 "$hpid" 2>/dev/null && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 50 0.1 exited "$hpid"
 check "first cause with the hog: $HOG" test "$DIAG_TOP" = "$HOG"
 diag_run nohog "" ""
 forecast hog hog nohog "$hog_spid" "$DIAG_SPID" "$HOG"

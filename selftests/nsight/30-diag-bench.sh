@@ -158,11 +158,7 @@ cell() {
 		ip netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n "$n" \
 			>/tmp/bench.server 2>&1 &
 		spid=$!
-		i=0
-		until grep -qs listening /tmp/bench.server || [ $i -ge 100 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
+		wait_until 100 0.1 grep -qs listening /tmp/bench.server
 		ip netns exec nsa taskset -c 0 msgload client -p udp -a 10.16.0.2 \
 			-P $DIAG_PORT -n "$n" -r "$rate" -s 7 -T 10000 >/tmp/bench.client 2>&1
 		kill $spid 2>/dev/null
@@ -386,11 +382,7 @@ echo 64 >$WP/size
 capture on
 echo 2000000 >$W/run &
 wpid=$!
-i=0
-while [ "$(cat $C0/hook_hits)" -lt 1000 ] && [ $i -lt 600 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
+wait_until 600 0.05 sh -c "[ \$(cat $C0/hook_hits) -ge 1000 ]"
 capture off
 h=$(cat $C0/hook_hits) w=$(cat $C0/records_written) d=$(cat $C0/records_dropped)
 echo 65536 >$S/buffer_size
@@ -416,11 +408,7 @@ drain_step() {
 	capture on
 	taskset -c 1 relay_drain /sys/kernel/debug/nsight/cpu0 >/tmp/drain.out 2>&1 &
 	dpid=$!
-	i=0
-	until grep -qs ready /tmp/drain.out || [ $i -ge 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_until 200 0.05 grep -qs ready /tmp/drain.out
 	wpb "$n $rate" || echo "rate $rate: nsight_wpbench failed" >>/tmp/drain.err
 	kill -TERM $dpid
 	wait $dpid

@@ -20,13 +20,13 @@ memcached_start() {
 	ip netns exec nsb taskset -c 1 memcached -u root -l 10.16.0.2 -p 11211 -U 0 -t 1 \
 		>/tmp/mc.log 2>&1 &
 	at_exit "killall memcached 2>/dev/null"
-	_i=0
-	until ip netns exec nsa sh -c 'printf "version\r\n" | nc -w 1 10.16.0.2 11211' \
-		2>/dev/null | grep -q VERSION; do
-		[ $_i -ge 50 ] && return 1
-		sleep 0.2
-		_i=$((_i + 1))
-	done
+	wait_until 50 0.2 memcached_up
+}
+
+# memcached_up: memcached answers "version".
+memcached_up() {
+	ip netns exec nsa sh -c 'printf "version\r\n" | nc -w 1 10.16.0.2 11211' \
+		2>/dev/null | grep -q VERSION
 }
 
 # top_cause FILE PID: the first cause of the diagnosis of PID's received
@@ -67,20 +67,12 @@ diag_run() {
 	ip netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n "$DIAG_N" $2 \
 		>/tmp/$_n.server 2>&1 &
 	_s=$!
-	_i=0
-	until grep -q listening /tmp/$_n.server || [ $_i -ge 100 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
+	wait_until 100 0.1 grep -q listening /tmp/$_n.server
 	DIAG_SPID=$(awk '/^listening/ {print $4}' /tmp/$_n.server)
 	ip netns exec nsa taskset -c "${DIAG_CLIENT_CPU:-0}" msgload client -p udp \
 		-a 10.16.0.2 -P $DIAG_PORT -n "$DIAG_N" -r "$DIAG_RATE" -s 7 -T 10000 $3 \
 		>/tmp/$_n.client 2>&1
-	_i=0
-	while kill -0 $_s 2>/dev/null && [ $_i -lt 50 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
+	wait_until 50 0.1 exited $_s
 	kill $_s 2>/dev/null
 	wait $_s
 	nsightctl stop
