@@ -10,8 +10,14 @@
 # idle time on the server's core in its capture, so the wake-ups from idle
 # the run without it pays have no reference there (Documentation/nsight.rst,
 # What-if predictions).
+#
+# 3,000 requests per capture: a p99 of 1,000 is their 10th slowest, and
+# under TCG about 1% of requests meet a rare wake-up of 100-170 us (the
+# same rate with and without the cause), so at 1,000 the error swung
+# between 0% and 22% from boot to boot; pooling three pairs gave 3%.
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
+DIAG_N=${nsight_forecast_count:-3000}
 
 HOG='hog interference (A)'
 KW='OS threads: nsight_busywork_fn [nsight_busywork] (A)'
