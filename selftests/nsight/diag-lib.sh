@@ -64,10 +64,13 @@ coverage() {
 diag_run() {
 	_n=$1
 	nsightctl start
+	# Not an earlier scenario's file of the same name: its "listening"
+	# line would pass the wait before this server truncates it.
+	rm -f /tmp/$_n.server
 	ip netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n "$DIAG_N" $2 \
 		>/tmp/$_n.server 2>&1 &
 	_s=$!
-	wait_until 100 0.1 grep -q listening /tmp/$_n.server
+	wait_until 100 0.1 grep -qs listening /tmp/$_n.server
 	DIAG_SPID=$(awk '/^listening/ {print $4}' /tmp/$_n.server)
 	ip netns exec nsa taskset -c "${DIAG_CLIENT_CPU:-0}" msgload client -p udp \
 		-a 10.16.0.2 -P $DIAG_PORT -n "$DIAG_N" -r "$DIAG_RATE" -s 7 -T 10000 $3 \
