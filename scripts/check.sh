@@ -57,7 +57,38 @@ suite() {
 	printf '%-14s %4d passed, %d failed, %d skipped\n' "$1:" "$3" "$4" "$5"
 	if [ "$4" -gt 0 ]; then
 		grep -E '^[[:space:]]*not ok' "$2" | sed 's/^[[:space:]]*/    /'
+		failed_diagnostics "$2"
 	fi
+}
+
+# failed_diagnostics KTAP-FILE: the first 30 diagnostic lines of each failed
+# top-level test, so that a CI log that shows only this summary still says
+# what the test saw.
+failed_diagnostics() {
+	awk '
+	function flush(name, i, n) {
+		print "    diagnostics of " name ":"
+		for (i = 1; i <= nd && i <= 30; i++)
+			print "      " d[i]
+		if (nd > 30)
+			print "      (" nd - 30 " more in the log)"
+	}
+	/^KTAP version/ { nd = 0; next }
+	/^(not )?ok [0-9]+/ {
+		if ($1 == "not") {
+			name = $0
+			sub(/^not ok [0-9]+ -? */, "", name)
+			flush(name)
+		}
+		nd = 0
+		next
+	}
+	/^[ \t]*# / {
+		line = $0
+		sub(/^[ \t]*# /, "", line)
+		if (line !~ /^(nsight-tests:|kernel [0-9])/)
+			d[++nd] = line
+	}' "$1"
 }
 
 # one_result FILE NAME OK|FAIL [LOG]: a KTAP document with a single result.

@@ -57,6 +57,21 @@ coverage() {
 	on && $1 == "coverage:" { print $3; exit }' "$1" | tr -d ','
 }
 
+# diag_explain NAME WHAT DUMP_RC ANALYZE_RC: when no cause was found for
+# WHAT, the evidence a CI log needs to tell why: both exit codes, the
+# dump's messages, the analysis's diagnosis headers and "no cause" lines,
+# its other output's head, and the guest's free memory and /tmp.
+diag_explain() {
+	ktap_diag "$1: no cause for $2: dump exit $3, analyze exit $4"
+	{
+		sed 's/^/dump: /' /tmp/$1.dump 2>/dev/null
+		grep '^diagnosis:\|no cause:\|skipped:\|^lost\|drop' /tmp/$1.txt | head -n 20
+		head -n 8 /tmp/$1.txt
+		free -k | head -n 2
+		df -k /tmp | tail -n 1
+	} | while IFS= read -r _l; do ktap_diag "  $_l"; done
+}
+
 # diag_run NAME "SERVER ARGS" "CLIENT ARGS": capture one run of the
 # workload and analyse it into /tmp/NAME.txt. The client runs on CPU 0, or
 # on DIAG_CLIENT_CPU. Sets DIAG_SPID, DIAG_TOP
@@ -80,13 +95,16 @@ diag_run() {
 	wait $_s
 	nsightctl stop
 	nsightctl dump -o /tmp/$_n.nsight 2>/tmp/$_n.dump
+	_drc=$?
 	nsight-analyze ${DIAG_ANALYZE_ARGS:-} /tmp/$_n.nsight >/tmp/$_n.txt 2>&1
+	_arc=$?
 	_t=$(top_cause /tmp/$_n.txt "$DIAG_SPID")
 	DIAG_TOP=${_t%|*}
 	DIAG_SHARE=${_t#*|}
 	DIAG_COVERAGE=$(coverage /tmp/$_n.txt "$DIAG_SPID")
 	ktap_diag "$_n: client: $(cat /tmp/$_n.client)"
 	ktap_diag "$_n: top cause '$DIAG_TOP', share of tail ${DIAG_SHARE:-?}, median coverage ${DIAG_COVERAGE:-?}"
+	[ -n "$DIAG_TOP" ] || diag_explain "$_n" "server $DIAG_SPID" $_drc $_arc
 	sed -n "/^diagnosis: [^ ]*\[$DIAG_SPID\] rx:/,/^diagnosis:\|^\$/p" /tmp/$_n.txt |
 		head -n 12 | while IFS= read -r _l; do ktap_diag "  $_l"; done
 }
