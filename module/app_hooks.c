@@ -73,7 +73,7 @@ static void nsight_send_dest(struct nsight_flow *f, const struct msghdr *msg)
  * for its destination). Returns false when the filter rejects the event.
  */
 static bool nsight_app_fill(struct nsight_rec_app *r, u16 type,
-			    const struct sock *sk, const struct msghdr *msg)
+			    struct sock *sk, const struct msghdr *msg)
 {
 	nsight_sock_flow(sk, &r->flow);
 	if (msg && !sk->sk_dport)

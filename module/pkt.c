@@ -24,6 +24,7 @@
 #include <linux/siphash.h>
 #include <linux/random.h>
 #include <linux/string.h>
+#include <linux/sock_diag.h>
 #include <net/sock.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
@@ -36,9 +37,19 @@ void nsight_pkt_init_key(void)
 	get_random_bytes(&nsight_id_key, sizeof(nsight_id_key));
 }
 
-u64 nsight_sock_id(const struct sock *sk)
+/*
+ * The socket's cookie (SO_COOKIE, sock_diag): unique for the life of the
+ * system, so a socket allocated where a closed one was is a new socket to
+ * the analyzer, as a hash of the pointer could not tell. The kernel makes
+ * the cookie the first time anyone asks; only the _save_ accessor is
+ * exported.
+ */
+u64 nsight_sock_id(struct sock *sk)
 {
-	return siphash_1u64((u64)(unsigned long)sk, &nsight_id_key);
+	u32 cookie[2];
+
+	sock_diag_save_cookie(sk, cookie);
+	return (u64)cookie[1] << 32 | cookie[0];
 }
 
 /*

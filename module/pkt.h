@@ -32,6 +32,6 @@ void nsight_pkt_init_key(void);
 int nsight_pkt_parse(const struct sk_buff *skb, int nh_off,
 		     struct nsight_pkt_info *pi);
 void nsight_sock_flow(const struct sock *sk, struct nsight_flow *f);
-u64 nsight_sock_id(const struct sock *sk);
+u64 nsight_sock_id(struct sock *sk);
 
 #endif /* _NSIGHT_PKT_H */

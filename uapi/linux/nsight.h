@@ -410,11 +410,12 @@ struct nsight_flow {
 
 /*
  * handoff: sock_def_readable() ran for an AF_INET/AF_INET6 socket, i.e. data
- * became readable and waiters are woken. @sock_id is a keyed hash of the
- * socket (stable for the socket's life within one module load), never a
- * pointer. @pkt_id is the newest packet in the receive queue (for UDP, the
- * datagram that just arrived); for TCP, bytes before @tcp_rcv_nxt are
- * readable and the reader has consumed up to @tcp_copied_seq.
+ * became readable and waiters are woken. @sock_id is the socket's cookie
+ * (as SO_COOKIE and sock_diag report it): never 0, and never the id of
+ * another socket, even one later allocated at the same address. @pkt_id
+ * is the newest packet in the receive queue (for UDP, the datagram that
+ * just arrived); for TCP, bytes before @tcp_rcv_nxt are readable and the
+ * reader has consumed up to @tcp_copied_seq.
  */
 struct nsight_rec_handoff {
 	struct nsight_rec_hdr hdr;
