@@ -66,7 +66,7 @@ suite() {
 # what the test saw.
 failed_diagnostics() {
 	awk '
-	function flush(name, i, n) {
+	function flush(name, i) {
 		print "    diagnostics of " name ":"
 		for (i = 1; i <= nd && i <= 30; i++)
 			print "      " d[i]

@@ -20,19 +20,9 @@ ip netns exec nsa taskset -c 0 msgload client -p memcache -a 10.16.0.2 -P 11211 
 	-n "$DIAG_N" -r "$DIAG_RATE" -s 7 -T 10000 >/tmp/mc.client 2>&1
 nsightctl stop
 kill $hpid $mpid 2>/dev/null
-nsightctl dump -o /tmp/mc.nsight 2>/tmp/mc.dump
-drc=$?
-nsight-analyze /tmp/mc.nsight >/tmp/mc.txt 2>&1
-arc=$?
-t=$(top_cause /tmp/mc.txt "$mpid")
-top=${t%|*}
-ktap_diag "memcached: client: $(cat /tmp/mc.client)"
-ktap_diag "memcached: top cause '$top', share of tail ${t#*|}, median coverage $(coverage /tmp/mc.txt "$mpid")"
-[ -n "$top" ] || diag_explain mc "memcached $mpid" $drc $arc
-sed -n "/^diagnosis: [^ ]*\[$mpid\] rx:/,/^diagnosis:\|^\$/p" /tmp/mc.txt |
-	head -n 12 | while IFS= read -r l; do ktap_diag "  $l"; done
+diag_analyze mc "$mpid"
 grep '^diagnosis:\|^latency:' -A4 /tmp/mc.txt | head -n 30 | while IFS= read -r l; do ktap_diag "  $l"; done
 check "client got every reply" grep -q "received $DIAG_N" /tmp/mc.client
-check "memcached's messages diagnosed" test -n "$top"
-check "first cause: hog interference (A)" test "$top" = "hog interference (A)"
+check "memcached's messages diagnosed" test -n "$DIAG_TOP"
+check "first cause: hog interference (A)" test "$DIAG_TOP" = "hog interference (A)"
 ktap_finish

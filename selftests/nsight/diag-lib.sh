@@ -74,7 +74,7 @@ diag_explain() {
 
 # diag_run NAME "SERVER ARGS" "CLIENT ARGS": capture one run of the
 # workload and analyse it into /tmp/NAME.txt. The client runs on CPU 0, or
-# on DIAG_CLIENT_CPU. Sets DIAG_SPID, DIAG_TOP
+# on DIAG_CLIENT_CPU. Sets DIAG_SPID, and through diag_analyze DIAG_TOP
 # (cause), DIAG_SHARE and DIAG_COVERAGE.
 diag_run() {
 	_n=$1
@@ -94,17 +94,25 @@ diag_run() {
 	kill $_s 2>/dev/null
 	wait $_s
 	nsightctl stop
-	nsightctl dump -o /tmp/$_n.nsight 2>/tmp/$_n.dump
+	diag_analyze "$_n" "$DIAG_SPID"
+}
+
+# diag_analyze NAME PID: dump the stopped capture to /tmp/NAME.nsight,
+# analyse it into /tmp/NAME.txt and report PID's diagnosis (with the
+# client's line from /tmp/NAME.client). Sets DIAG_TOP (cause), DIAG_SHARE
+# and DIAG_COVERAGE.
+diag_analyze() {
+	nsightctl dump -o /tmp/$1.nsight 2>/tmp/$1.dump
 	_drc=$?
-	nsight-analyze ${DIAG_ANALYZE_ARGS:-} /tmp/$_n.nsight >/tmp/$_n.txt 2>&1
+	nsight-analyze ${DIAG_ANALYZE_ARGS:-} /tmp/$1.nsight >/tmp/$1.txt 2>&1
 	_arc=$?
-	_t=$(top_cause /tmp/$_n.txt "$DIAG_SPID")
+	_t=$(top_cause /tmp/$1.txt "$2")
 	DIAG_TOP=${_t%|*}
 	DIAG_SHARE=${_t#*|}
-	DIAG_COVERAGE=$(coverage /tmp/$_n.txt "$DIAG_SPID")
-	ktap_diag "$_n: client: $(cat /tmp/$_n.client)"
-	ktap_diag "$_n: top cause '$DIAG_TOP', share of tail ${DIAG_SHARE:-?}, median coverage ${DIAG_COVERAGE:-?}"
-	[ -n "$DIAG_TOP" ] || diag_explain "$_n" "server $DIAG_SPID" $_drc $_arc
-	sed -n "/^diagnosis: [^ ]*\[$DIAG_SPID\] rx:/,/^diagnosis:\|^\$/p" /tmp/$_n.txt |
+	DIAG_COVERAGE=$(coverage /tmp/$1.txt "$2")
+	ktap_diag "$1: client: $(cat /tmp/$1.client)"
+	ktap_diag "$1: top cause '$DIAG_TOP', share of tail ${DIAG_SHARE:-?}, median coverage ${DIAG_COVERAGE:-?}"
+	[ -n "$DIAG_TOP" ] || diag_explain "$1" "pid $2" $_drc $_arc
+	sed -n "/^diagnosis: [^ ]*\[$2\] rx:/,/^diagnosis:\|^\$/p" /tmp/$1.txt |
 		head -n 12 | while IFS= read -r _l; do ktap_diag "  $_l"; done
 }
