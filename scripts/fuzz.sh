@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #
-# SECONDS per target (default 600); TARGETs among stream, analysis, ksyms,
+# SECONDS per target (default 600); TARGETs among stream, analysis, window, ksyms,
 # categories (default all). Each target starts from its seeds in
 # userspace/fuzz/corpus/TARGET/ and the corpus it grew in earlier runs,
 # build/fuzz/TARGET/ (kept). Crashing inputs land in
@@ -24,7 +24,7 @@ case ${1:-} in
 ''|*[!0-9]*) ;;
 *) secs=$1; shift ;;
 esac
-targets=${*:-stream analysis ksyms categories}
+targets=${*:-stream analysis window ksyms categories}
 out=$top/build/fuzz
 
 make -s -C "$top/userspace" fuzz-build || exit 1

@@ -5,7 +5,7 @@
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
-ktap_plan 2
+ktap_plan 3
 diag_setup
 ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
 hpid=$!
@@ -14,4 +14,5 @@ diag_run hog "" ""
 kill $hpid
 check "server's messages diagnosed" test -n "$DIAG_TOP"
 check "first cause: hog interference (A)" test "$DIAG_TOP" = "hog interference (A)"
+check "100 ms windows hold the same messages" windows_same hog 100ms
 ktap_finish

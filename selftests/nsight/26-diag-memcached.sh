@@ -7,7 +7,7 @@
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
-ktap_plan 4
+ktap_plan 5
 diag_setup
 ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
 hpid=$!
@@ -25,4 +25,5 @@ grep '^diagnosis:\|^latency:' -A4 /tmp/mc.txt | head -n 30 | while IFS= read -r 
 check "client got every reply" grep -q "received $DIAG_N" /tmp/mc.client
 check "memcached's messages diagnosed" test -n "$DIAG_TOP"
 check "first cause: hog interference (A)" test "$DIAG_TOP" = "hog interference (A)"
+check "100 ms windows hold the same messages" windows_same mc 100ms
 ktap_finish

@@ -97,6 +97,32 @@ diag_run() {
 	diag_analyze "$_n" "$DIAG_SPID"
 }
 
+# The message lines of an analysis with --messages, without their ids
+# (numbered per window with --window), sorted.
+message_lines() {
+	awk '/^messages: / { on = 1; next }
+	     on && /^  (rx|tx) [0-9]+ / { sub(/^  /, ""); $2 = ""; print; next }
+	     { on = 0 }' "$1" | sort
+}
+
+# windows_same NAME WIDTH: /tmp/NAME.nsight analysed in windows of WIDTH
+# holds the same messages as without windows (each message lasting less
+# than a window is read whole by the window it starts in).
+windows_same() {
+	nsight-analyze --messages --color never /tmp/$1.nsight >/tmp/$1.msgs.txt 2>&1
+	nsight-analyze --messages --color never --window "$2" /tmp/$1.nsight \
+		>/tmp/$1.win.txt 2>&1
+	_wrc=$?
+	message_lines /tmp/$1.msgs.txt >/tmp/$1.msgs
+	message_lines /tmp/$1.win.txt >/tmp/$1.wmsgs
+	ktap_diag "$1: --window $2: exit $_wrc, $(grep -c '^window [0-9]*:' /tmp/$1.win.txt) windows, $(wc -l </tmp/$1.wmsgs) messages ($(wc -l </tmp/$1.msgs) without windows)"
+	[ $_wrc -eq 0 ] && [ -s /tmp/$1.msgs ] && cmp -s /tmp/$1.msgs /tmp/$1.wmsgs && return 0
+	diff /tmp/$1.msgs /tmp/$1.wmsgs | head -n 6 | while IFS= read -r _l; do ktap_diag "  $_l"; done
+	grep -v '^  ' /tmp/$1.win.txt | grep -i 'error\|nsight-analyze' | head -n 3 |
+		while IFS= read -r _l; do ktap_diag "  $_l"; done
+	return 1
+}
+
 # diag_analyze NAME PID: dump the stopped capture to /tmp/NAME.nsight,
 # analyse it into /tmp/NAME.txt and report PID's diagnosis (with the
 # client's line from /tmp/NAME.client). Sets DIAG_TOP (cause), DIAG_SHARE

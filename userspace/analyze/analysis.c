@@ -4,9 +4,9 @@
 
 #include "analysis.h"
 
-static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag *d)
+int nsight_analysis_record(struct nsight_analysis *a, const struct nsight_rec *rec,
+			   struct nsight_diag *d)
 {
-	struct nsight_analysis *a = ctx;
 	int err = nsight_capture_add(&a->cap, rec, d);
 
 	if (!err && a->tl.b)
@@ -20,10 +20,9 @@ static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag
 	return err;
 }
 
-static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
+int nsight_analysis_chunk(struct nsight_analysis *a, const struct nsight_chunk *ch,
+			  struct nsight_diag *d)
 {
-	struct nsight_analysis *a = ctx;
-
 	if (ch->type == NSIGHT_CHUNK_KSYMS)
 		return nsight_ksyms_load_chunk(&a->ksyms, ch->payload, ch->size, ch->offset, d);
 	if (ch->type == NSIGHT_CHUNK_PT || ch->type == NSIGHT_CHUNK_KTEXT)
@@ -31,15 +30,20 @@ static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag
 	return nsight_capture_add_chunk(&a->cap, ch, d);
 }
 
-int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
-			const struct nsight_analysis_opts *o, struct nsight_diag *d)
+static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag *d)
 {
-	struct nsight_summary_hook hook = { on_record, on_chunk, a };
-	struct nsight_stream_reader r;
-	uint64_t *tail = NULL;
-	uint32_t i;
-	int err;
+	return nsight_analysis_record(ctx, rec, d);
+}
 
+static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
+{
+	return nsight_analysis_chunk(ctx, ch, d);
+}
+
+/* What every analysis has, whatever the stream: nsight_analysis_fini() works after it. */
+static int prepare(struct nsight_analysis *a, const struct nsight_analysis_opts *o,
+		   struct nsight_diag *d)
+{
 	memset(a, 0, sizeof(*a));
 	nsight_ksyms_init(&a->ksyms);
 	nsight_samples_init(&a->samples);
@@ -49,16 +53,71 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 		nsight_keys_fini(&a->own_keys);
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 	}
+	return 0;
+}
+
+int nsight_analysis_begin(struct nsight_analysis *a, uint32_t nr_cpus,
+			  const struct nsight_analysis_opts *o, struct nsight_diag *d)
+{
+	int err = prepare(a, o, d);
+
+	if (!err)
+		err = nsight_capture_init(&a->cap, nr_cpus, d);
+	if (!err && o->lifetimes)
+		err = nsight_timeline_init(&a->tl, nr_cpus, a->keys, d);
+	if (!err && o->lifetimes)
+		err = nsight_ptev_init(&a->ptev, nr_cpus, d);
+	return err;
+}
+
+int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
+			const struct nsight_analysis_opts *o, struct nsight_diag *d)
+{
+	int err = nsight_capture_finish(&a->cap, tail_drops, d);
+
+	if (!err && o->lifetimes)
+		err = nsight_timeline_finish(&a->tl, tail_drops, d);
+	if (!err && o->lifetimes)
+		err = nsight_threads_finish(&a->chains, &a->tl, &a->cap, a->keys, a->sum.hdr.tsc_hz, d);
+
+	if (!err)
+		err = nsight_tc_init(&a->tc, a->cap.tks, a->cap.n_tks, a->cap.syncs, a->cap.n_syncs,
+				     a->sum.hdr.tsc_hz, o->params, d);
+	if (!err && o->lifetimes) {
+		err = nsight_lifetimes_build(&a->lt, &a->cap, &a->tc, d);
+		if (!err && o->own)
+			nsight_lifetimes_keep(&a->lt, o->own_lo, o->own_hi);
+		if (!err)
+			err = nsight_latency_build(&a->lat, &a->lt, d);
+		a->have_lifetimes = !err;
+		/* Function-level evidence, where the messages are. */
+		if (!err)
+			err = nsight_ptev_decode(&a->ptev, &a->lt, &a->tl, &a->samples, d);
+		if (!err) {
+			nsight_ksyms_sort(&a->ksyms);
+			err = nsight_samples_apply(&a->samples, &a->ksyms, a->sum.hdr.tsc_hz,
+						   &a->tl, d);
+		}
+	}
+	return err;
+}
+
+int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
+			const struct nsight_analysis_opts *o, struct nsight_diag *d)
+{
+	struct nsight_summary_hook hook = { .record = on_record, .chunk = on_chunk, .ctx = a };
+	struct nsight_stream_reader r;
+	uint64_t *tail = NULL;
+	uint32_t i;
+	int err;
+
 	err = nsight_stream_reader_init(&r, in);
 	if (err) {
 		*d = r.diag;
+		prepare(a, o, &(struct nsight_diag){ 0 });
 		goto out;
 	}
-	err = nsight_capture_init(&a->cap, r.hdr.nr_cpus, d);
-	if (!err && o->lifetimes)
-		err = nsight_timeline_init(&a->tl, r.hdr.nr_cpus, a->keys, d);
-	if (!err && o->lifetimes)
-		err = nsight_ptev_init(&a->ptev, r.hdr.nr_cpus, d);
+	err = nsight_analysis_begin(a, r.hdr.nr_cpus, o, d);
 	if (!err)
 		err = nsight_summarize_hooked(&r, &a->sum, &hook, d);
 	if (err)
@@ -72,29 +131,7 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 	}
 	for (i = 0; i < a->sum.nr_cpus; i++)
 		tail[i] = a->sum.cpus[i].dropped_after;
-	err = nsight_capture_finish(&a->cap, tail, d);
-	if (!err && o->lifetimes)
-		err = nsight_timeline_finish(&a->tl, tail, d);
-	if (!err && o->lifetimes)
-		err = nsight_threads_finish(&a->chains, &a->tl, &a->cap, a->keys, a->sum.hdr.tsc_hz, d);
-
-	if (!err)
-		err = nsight_tc_init(&a->tc, a->cap.tks, a->cap.n_tks, a->cap.syncs, a->cap.n_syncs,
-				     a->sum.hdr.tsc_hz, o->params, d);
-	if (!err && o->lifetimes) {
-		err = nsight_lifetimes_build(&a->lt, &a->cap, &a->tc, d);
-		if (!err)
-			err = nsight_latency_build(&a->lat, &a->lt, d);
-		a->have_lifetimes = !err;
-		/* Function-level evidence, where the messages are. */
-		if (!err)
-			err = nsight_ptev_decode(&a->ptev, &a->lt, &a->tl, &a->samples, d);
-		if (!err) {
-			nsight_ksyms_sort(&a->ksyms);
-			err = nsight_samples_apply(&a->samples, &a->ksyms, a->sum.hdr.tsc_hz,
-						   &a->tl, d);
-		}
-	}
+	err = nsight_analysis_end(a, tail, o, d);
 out:
 	free(tail);
 	nsight_stream_reader_fini(&r);

@@ -32,6 +32,9 @@ struct nsight_analysis_opts {
 					 * (not for --time-check) */
 	struct nsight_keys *keys;	/* a key table to share (with a
 					 * baseline), NULL for its own */
+	bool own;			/* keep only the messages whose earliest
+					 * record is in [own_lo, own_hi) */
+	uint64_t own_lo, own_hi;
 };
 
 struct nsight_analysis {
@@ -58,6 +61,24 @@ struct nsight_analysis {
 int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 			const struct nsight_analysis_opts *o, struct nsight_diag *d);
 void nsight_analysis_fini(struct nsight_analysis *a);
+
+/*
+ * nsight_analysis_run() in steps, for callers that choose the records
+ * themselves (window.h): begin for a stream of @nr_cpus CPUs (then set
+ * a->sum.hdr, which the last step reads), give it records (those of one
+ * CPU in stream order) and chunks other than RECORDS and STATUS, and end
+ * it with @tail_drops[cpu] (may be NULL), the records each CPU lost after
+ * its last record given. Each returns 0 or a negative enum nsight_errcode;
+ * nsight_analysis_fini() either way.
+ */
+int nsight_analysis_begin(struct nsight_analysis *a, uint32_t nr_cpus,
+			  const struct nsight_analysis_opts *o, struct nsight_diag *d);
+int nsight_analysis_record(struct nsight_analysis *a, const struct nsight_rec *rec,
+			   struct nsight_diag *d);
+int nsight_analysis_chunk(struct nsight_analysis *a, const struct nsight_chunk *ch,
+			  struct nsight_diag *d);
+int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
+			const struct nsight_analysis_opts *o, struct nsight_diag *d);
 
 /*
  * Diagnose the tail messages of @a (analysed with lifetimes), with the

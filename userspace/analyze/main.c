@@ -15,6 +15,7 @@
 #include "intervals_report.h"
 #include "merge_report.h"
 #include "whatif_report.h"
+#include "window_report.h"
 #include "perfetto.h"
 #include "print.h"
 #include "report.h"
@@ -39,6 +40,7 @@ struct opts {
 	bool have_whatif;
 	bool merge;			/* --merge CLIENT SERVER */
 	long long synced_ns;		/* --synced NS, -1 if not given */
+	uint64_t window_ns;		/* --window, 0 if not given */
 };
 
 /* What the options add after the diagnosis; NULL when not asked for. */
@@ -62,6 +64,7 @@ enum {
 	OPT_WHATIF,
 	OPT_MERGE,
 	OPT_SYNCED,
+	OPT_WINDOW,
 };
 
 static void usage(FILE *f)
@@ -71,6 +74,10 @@ static void usage(FILE *f)
 		"                      [--time-params PARAMS] [--html FILE] [--perfetto FILE]\n"
 		"                      [--intervals] [--what-if SPEC] [DIAGNOSIS OPTIONS]\n"
 		"                      [FILE|-]\n"
+		"       nsight-analyze --window DURATION [--json] [--verbose] [--color WHEN]\n"
+		"                      [--strict] [--messages] [--clock CLOCK]\n"
+		"                      [--time-params PARAMS]\n"
+		"                      [DIAGNOSIS OPTIONS] [FILE|-]\n"
 		"       nsight-analyze --time-check PAIRS [--time-params PARAMS] [--strict]\n"
 		"                      [--json] [FILE|-]\n"
 		"       nsight-analyze --merge [--json] [--verbose] [--tail pN] [--synced NS]\n"
@@ -188,6 +195,19 @@ static void usage(FILE *f)
 		"      --synced NS       with --merge: the hosts' clocks are synchronised\n"
 		"                        (PTP) within NS ns: use them (offset 0) instead of\n"
 		"                        the estimate, and check them against the requests\n"
+		"      --window DURATION cut the capture into windows DURATION wide (with\n"
+		"                        a unit: ns, us, ms or s) from its first record and\n"
+		"                        analyse one at a time, in memory that follows the\n"
+		"                        busiest three windows instead of the whole\n"
+		"                        capture: the summary and check once, then per\n"
+		"                        window with records the latency, messages and\n"
+		"                        diagnosis of the messages whose first record is in\n"
+		"                        it, read with a margin of one window on each side\n"
+		"                        (a message is the same as without --window if it\n"
+		"                        lasts under one window); with --json one JSON\n"
+		"                        object per line, the summary first. Not with\n"
+		"                        --baseline, --html, --perfetto, --intervals,\n"
+		"                        --what-if, --time-check\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -490,6 +510,25 @@ out:
 	return ret;
 }
 
+/* --window: the capture one time window at a time. */
+static int windows(FILE *in, const char *name, const struct opts *o)
+{
+	struct nsight_window_report_opts wo = {
+		.width_ns = o->window_ns, .json = o->json, .verbose = o->verbose,
+		.strict = o->strict, .messages = o->messages, .tty = o->tty, .clk = o->clk,
+		.params = o->params,
+		.dx = &o->dx,
+	};
+	struct nsight_cats cats;
+	int ret = load_categories(&cats, o);
+
+	wo.cats = &cats;
+	if (!ret)
+		ret = nsight_window_report(in, name, &wo);
+	nsight_cats_fini(&cats);
+	return ret;
+}
+
 /* --merge CLIENT SERVER: only --json, --verbose, --tail and --time-params go with it. */
 static int merge(int n, char **files, const struct opts *o)
 {
@@ -500,7 +539,7 @@ static int merge(int n, char **files, const struct opts *o)
 	if (n != 2)
 		return usage_error("%s", "--merge takes two captures: CLIENT SERVER");
 	if (o->pairs || o->html || o->perfetto || o->intervals || o->have_whatif || o->messages ||
-	    o->strict || o->dx.baseline || o->categories)
+	    o->strict || o->dx.baseline || o->categories || o->window_ns)
 		return usage_error("%s", "--merge goes only with --json, --verbose, --tail, --synced and --time-params");
 	if (!strcmp(files[0], "-") && !strcmp(files[1], "-"))
 		return usage_error("%s", "the two captures cannot both be stdin");
@@ -540,6 +579,28 @@ static int parse_pct(const char *s, bool p_prefix_ok, uint32_t *per100k, const c
 	return 0;
 }
 
+/* "N" with a unit (ns, us, ms, s) into ns; 0 or -1 (no unit, overflow). */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return __builtin_mul_overflow(v, units[i].ns, ns) ? -1 : 0;
+	return -1;
+}
+
 static int parse_slice(const char *arg, struct nsight_dx_opts *dx)
 {
 	const char *p;
@@ -574,6 +635,7 @@ int main(int argc, char **argv)
 		{ "what-if", required_argument, NULL, OPT_WHATIF },
 		{ "merge", no_argument, NULL, OPT_MERGE },
 		{ "synced", required_argument, NULL, OPT_SYNCED },
+		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -697,6 +759,11 @@ int main(int argc, char **argv)
 				return usage_error("bad --synced '%s' (ns, 0 or more)", optarg);
 			break;
 		}
+		case OPT_WINDOW:
+			if (parse_duration(optarg, &o.window_ns) || !o.window_ns)
+				return usage_error("bad --window '%s' (a duration with a unit: ns, us, ms or s, e.g. 100ms)",
+						   optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -732,10 +799,13 @@ int main(int argc, char **argv)
 		name = argv[optind];
 	if (o.dx.baseline && !strcmp(o.dx.baseline, "-") && !strcmp(name, "-"))
 		return usage_error("%s", "the capture and the baseline cannot both be stdin");
+	if (o.window_ns && (o.dx.baseline || o.html || o.perfetto || o.intervals ||
+			    o.have_whatif || o.pairs))
+		return usage_error("%s", "--window does not go with --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 
 	if (open_input(name, &in))
 		return NSIGHT_EXIT_FAIL;
-	ret = analyze(in, name, &o);
+	ret = o.window_ns ? windows(in, name, &o) : analyze(in, name, &o);
 	if (in != stdin)
 		fclose(in);
 	return ret;

@@ -182,6 +182,10 @@ int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summar
 		s->cpus[i].cpu = i;
 
 	while ((ret = nsight_stream_read_chunk(r, &ch)) > 0) {
+		if (ch.type == NSIGHT_CHUNK_RECORDS && hook && hook->records)
+			ret = hook->records(hook->ctx, &ch, d);
+		if (ret < 0)
+			return ret;
 		if (ch.type == NSIGHT_CHUNK_RECORDS)
 			ret = walk_records(s, &ch, hook, d);
 		else if (ch.type == NSIGHT_CHUNK_STATUS)

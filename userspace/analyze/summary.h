@@ -91,13 +91,15 @@ int nsight_summarize(struct nsight_stream_reader *r, struct nsight_summary *s,
 /*
  * Callers that want the records too (the lifetime analysis): @record sees
  * every record the walker yields, after it is counted; @chunk every chunk
- * that is neither RECORDS nor STATUS. A negative return stops the read
- * with that error (and @d filled).
+ * that is neither RECORDS nor STATUS; @records (may be NULL) each RECORDS
+ * chunk before its records. A negative return stops the read with that
+ * error (and @d filled).
  */
 struct nsight_summary_hook {
 	int (*record)(void *ctx, const struct nsight_rec *rec, struct nsight_diag *d);
 	int (*chunk)(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d);
 	void *ctx;
+	int (*records)(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d);
 };
 
 int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summary *s,

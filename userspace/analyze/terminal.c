@@ -65,8 +65,8 @@ static const char *word(const char *src, size_t n, char *buf, size_t len)
 	return i ? buf : "?";
 }
 
-static void header(FILE *f, const char *name, const struct nsight_summary *s,
-		   const struct nsight_tty *t)
+void nsight_tty_header(FILE *f, const char *name, const struct nsight_summary *s,
+		       const struct nsight_tty *t)
 {
 	char rel[sizeof(s->hdr.release)], nm[128];
 	double span = nsight_summary_span_seconds(s);
@@ -155,7 +155,7 @@ static void histogram(FILE *f, const int64_t *v, size_t n, const struct nsight_t
 	}
 }
 
-static void latency(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
+void nsight_tty_latency(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
 {
 	const struct nsight_lifetimes *lt = &a->lt;
 	const struct nsight_latency *l = &a->lat;
@@ -202,7 +202,7 @@ static void latency(FILE *f, const struct nsight_analysis *a, const struct nsigh
 void nsight_tty_summary(FILE *f, const char *name, const struct nsight_analysis *a,
 			enum nsight_clockid clk, const struct nsight_tty *t)
 {
-	header(f, name, &a->sum, t);
+	nsight_tty_header(f, name, &a->sum, t);
 	nsight_report_time_text(f, a, clk);
-	latency(f, a, t);
+	nsight_tty_latency(f, a, t);
 }

@@ -37,6 +37,12 @@ const char *nsight_tty_bold(const struct nsight_tty *t);
 const char *nsight_tty_off(const struct nsight_tty *t);
 
 /* The header, the check, time and latency with histograms. */
+/* The capture line and the check of @s. */
+void nsight_tty_header(FILE *f, const char *name, const struct nsight_summary *s,
+		       const struct nsight_tty *t);
+/* The latency table and histograms of @a. */
+void nsight_tty_latency(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t);
+
 void nsight_tty_summary(FILE *f, const char *name, const struct nsight_analysis *a,
 			enum nsight_clockid clk, const struct nsight_tty *t);
 

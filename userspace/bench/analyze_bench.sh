@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# analyze_bench.sh GEN ANALYZE RECORDS CG_RECORDS DIR (make bench-analyze):
-# nsight-analyze's throughput on a synthetic capture of RECORDS records
-# (written by GEN into DIR once and kept): wall and CPU time, records/s,
-# MB/s, peak memory; then its instructions per record under callgrind on
-# a capture of CG_RECORDS records (repeatable, unlike time), if valgrind
-# is installed.
+# analyze_bench.sh GEN ANALYZE RECORDS CG_RECORDS DIR [WINDOW] (make
+# bench-analyze): nsight-analyze's throughput on a synthetic capture of
+# RECORDS records (written by GEN into DIR once and kept): wall and CPU
+# time, records/s, MB/s, peak memory; the same with --window WINDOW
+# (default 100ms), and that the windows hold the same complete messages;
+# then its instructions per record under callgrind on a capture of
+# CG_RECORDS records (repeatable, unlike time), if valgrind is installed.
 set -eu
-gen=$1 analyze=$2 n=$3 cg_n=$4 dir=$5
+gen=$1 analyze=$2 n=$3 cg_n=$4 dir=$5 window=${6:-100ms}
 mkdir -p "$dir"
 
 capture() {
@@ -29,6 +30,21 @@ awk -v r="$recs" -v b="$bytes" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss"
 	printf "peak memory: %.0f MB (%.1f bytes per record, %.2fx the capture)\n", m / 1024, m * 1024 / r, m * 1024 / b
 }'
 grep -E '^(check|latency|diagnosis):' "$dir/bench-$n.txt" | head -n 3
+
+# The same capture a window at a time: memory follows the window.
+/usr/bin/time -f '%e %U %S %M' -o "$dir/bench-$n-window.time" "$analyze" --verbose \
+	--window "$window" "$big" >"$dir/bench-$n-window.txt"
+read -r wall user sys rss <"$dir/bench-$n-window.time"
+complete() { sed -n 's/^latency: [0-9]* messages, \([0-9]*\) complete.*/\1/p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
+whole=$(complete "$dir/bench-$n.txt")
+windowed=$(complete "$dir/bench-$n-window.txt")
+nwin=$(grep -c '^window [0-9]*:' "$dir/bench-$n-window.txt" || true)
+awk -v r="$recs" -v b="$bytes" -v w="$wall" -v m="$rss" -v win="$window" -v k="$nwin" 'BEGIN {
+	printf "windowed:    --window %s, %d windows: %.2f s wall, %.2f M records/s, peak memory %.0f MB (%.3fx the capture)\n",
+		win, k, w, r / w / 1e6, m / 1024, m * 1024 / b
+}'
+echo "             complete messages: $whole without windows, $windowed in the windows"
+[ "$whole" = "$windowed" ] || { echo "bench-analyze: the windows do not hold the same complete messages" >&2; exit 1; }
 
 if ! command -v valgrind >/dev/null 2>&1; then
 	echo "callgrind:   valgrind is not installed"

@@ -2,7 +2,8 @@
 #
 #   make fuzz-build     the targets in build-fuzz/: fuzz_stream (reader and
 #                       summary), fuzz_analysis (analysis, diagnosis and
-#                       reports), fuzz_ksyms (kallsyms parser),
+#                       reports), fuzz_window (the same by time window),
+#                       fuzz_ksyms (kallsyms parser),
 #                       fuzz_categories (--categories files)
 #   make fuzz-regress   each target over its corpus fuzz/corpus/<target>/
 #                       once (KTAP; part of make check)
@@ -14,7 +15,7 @@ FUZZ_CC      ?= clang
 FUZZ_BUILD   := build-fuzz
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
-FUZZ_TARGETS := stream analysis ksyms categories
+FUZZ_TARGETS := stream analysis window ksyms categories
 FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_OBJS    := $(call objs,$(FUZZ_BUILD),$(LIB_SRCS) $(ANA_SRCS))
 

@@ -17,7 +17,6 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
-#include "categories_builtin.h"
 #include "chains_report.h"
 #include "critpath_report.h"
 #include "diag_report.h"
@@ -32,32 +31,7 @@
 
 static struct nsight_cats cats;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	struct nsight_diag d = { 0 };
-
-	(void)argc;
-	(void)argv;
-	nsight_cats_init(&cats);
-	if (nsight_cats_parse(&cats, nsight_categories_builtin, strlen(nsight_categories_builtin),
-			      nsight_categories_builtin_name, &d)) {
-		fprintf(stderr, "fuzz_analysis: built-in categories: %s\n", d.msg);
-		abort();
-	}
-	return 0;
-}
-
-static uint32_t options_of(const uint8_t *data, size_t size)
-{
-	struct nsight_stream_hdr h;
-
-	if (size < sizeof(h))
-		return 0;
-	memcpy(&h, data, sizeof(h));
-	return h.sources;
-}
+FUZZ_INITIALIZE_CATS(cats)
 
 static void reports(const struct nsight_analysis *a, const struct nsight_dx *dx,
 		    const struct nsight_analysis *b, uint32_t opt)
@@ -98,7 +72,7 @@ static void reports(const struct nsight_analysis *a, const struct nsight_dx *dx,
 static void one(const uint8_t *data, size_t size)
 {
 	struct nsight_analysis_opts ao = { .lifetimes = true };
-	uint32_t opt = options_of(data, size);
+	uint32_t opt = fuzz_options_of(data, size);
 	struct nsight_analysis a, b;
 	struct nsight_diag d = { 0 };
 	struct nsight_dx_opts o;

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <linux/nsight.h>
 
+#include "categories.h"
+#include "categories_builtin.h"
 #include "stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -31,6 +33,41 @@ static inline FILE *fuzz_file(const void *data, size_t size)
 	if (!size)
 		return NULL;
 	return fmemopen((void *)data, size, "rb");
+}
+
+/* The built-in category rules into @cats, or abort (LLVMFuzzerInitialize). */
+static inline void fuzz_builtin_cats(struct nsight_cats *cats)
+{
+	struct nsight_diag d = { 0 };
+
+	nsight_cats_init(cats);
+	if (nsight_cats_parse(cats, nsight_categories_builtin, strlen(nsight_categories_builtin),
+			      nsight_categories_builtin_name, &d)) {
+		fprintf(stderr, "fuzz: built-in categories: %s\n", d.msg);
+		abort();
+	}
+}
+
+/* LLVMFuzzerInitialize(), loading the built-in category rules into @cats. */
+#define FUZZ_INITIALIZE_CATS(cats)					\
+int LLVMFuzzerInitialize(int *argc, char ***argv);			\
+int LLVMFuzzerInitialize(int *argc, char ***argv)			\
+{									\
+	(void)argc;							\
+	(void)argv;							\
+	fuzz_builtin_cats(&(cats));					\
+	return 0;							\
+}
+
+/* The stream header's sources field, whose bits 24-31 choose options; 0 if short. */
+static inline uint32_t fuzz_options_of(const uint8_t *data, size_t size)
+{
+	struct nsight_stream_hdr h;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, data, sizeof(h));
+	return h.sources;
 }
 
 /* A FILE writing to nowhere, opened once. */

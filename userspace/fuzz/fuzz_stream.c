@@ -39,7 +39,7 @@ static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag
 
 static void one(const uint8_t *data, size_t size)
 {
-	struct nsight_summary_hook hook = { NULL, on_chunk, NULL };
+	struct nsight_summary_hook hook = { .chunk = on_chunk };
 	struct nsight_stream_reader r;
 	struct nsight_summary s;
 	struct nsight_diag d = { 0 };

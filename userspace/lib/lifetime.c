@@ -271,6 +271,32 @@ out:
 	return err;
 }
 
+void nsight_lifetimes_keep(struct nsight_lifetimes *lt, uint64_t lo, uint64_t hi)
+{
+	size_t i, n = 0, n_rx = 0;
+
+	lt->n_complete = 0;
+	lt->fifo = 0;
+	memset(lt->by_reason, 0, sizeof(lt->by_reason));
+	for (i = 0; i < lt->n; i++) {
+		const struct nsight_msg *m = &lt->msgs[i];
+
+		if (m->tsc_lo < lo || m->tsc_lo >= hi)
+			continue;
+		n_rx += i < lt->n_rx;
+		lt->n_complete += m->reason == NSIGHT_MSG_COMPLETE;
+		lt->by_reason[m->reason]++;
+		lt->fifo += m->fifo;
+		lt->msgs[n++] = *m;
+	}
+	lt->n = n;
+	lt->n_rx = n_rx;
+	lt->n_tx = n - n_rx;
+	/* Ids 1.. per direction again, in the same order. */
+	for (i = 0; i < n; i++)
+		lt->msgs[i].id = i < n_rx ? i + 1 : i - n_rx + 1;
+}
+
 void nsight_lifetimes_fini(struct nsight_lifetimes *lt)
 {
 	free(lt->msgs);

@@ -139,6 +139,14 @@ int nsight_lifetimes_build(struct nsight_lifetimes *lt, const struct nsight_capt
 			   const struct nsight_timeconv *tc, struct nsight_diag *d);
 void nsight_lifetimes_fini(struct nsight_lifetimes *lt);
 
+/*
+ * Keep only the messages whose earliest record lies in [@lo, @hi), in
+ * their order, numbered 1.. per direction again, and count them again
+ * (n_rx, n_tx, n_complete, by_reason, fifo); the record counters
+ * (ooo_records, hw_*, unattributed_pkts) stay.
+ */
+void nsight_lifetimes_keep(struct nsight_lifetimes *lt, uint64_t lo, uint64_t hi);
+
 const char *nsight_msg_reason_name(enum nsight_msg_reason r);
 const char *nsight_msg_dir_name(enum nsight_msg_dir dir);
 /* "udp", "tcp" or the number. */

@@ -14,16 +14,18 @@
 static void mixed(struct scen *sc)
 {
 	static const enum scen_kind slow[] = { SC_HOG, SC_KWORKER, SC_IDLE_IRQ, SC_FAULT, SC_NETRX };
-	size_t i;
 
-	for (i = 0; i < 200; i++) {
-		sc->jitter = (i * 7919) % 2000;
-		if (i == 105)
-			scen_batch(sc, 3);
-		else
-			scen_msg(sc, i % 10 == 4 ? slow[(i / 10) % 5] : SC_NORMAL);
-	}
-	sc->jitter = 0;
+	scen_mixed(sc, 200, slow, 5, 10, 4, 105);
+}
+
+/* As mixed, with lost records in some, in RECORDS chunks of 1 KiB. */
+static void chunked(struct scen *sc)
+{
+	static const enum scen_kind slow[] = { SC_HOG, SC_KWORKER, SC_DROP, SC_FAULT, SC_NETRX,
+					       SC_IDLE_IRQ };
+
+	sc->s.chunk_max = 1024;
+	scen_mixed(sc, 200, slow, 6, 5, 2, 105);
 }
 
 int main(int argc, char **argv)
@@ -31,7 +33,7 @@ int main(int argc, char **argv)
 	struct scen sc;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: gen_scenario hog|idleirq|kworker|mixed|clean|lock FILE\n");
+		fprintf(stderr, "usage: gen_scenario hog|idleirq|kworker|mixed|chunked|clean|lock FILE\n");
 		return 2;
 	}
 	scen_init(&sc, "server");
@@ -43,6 +45,8 @@ int main(int argc, char **argv)
 		scen_run(&sc, 40, SC_KWORKER, 8, 7);
 	} else if (!strcmp(argv[1], "mixed")) {
 		mixed(&sc);
+	} else if (!strcmp(argv[1], "chunked")) {
+		chunked(&sc);
 	} else if (!strcmp(argv[1], "lock")) {
 		scen_lock_run(&sc, 40);
 	} else if (!strcmp(argv[1], "clean")) {

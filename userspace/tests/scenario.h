@@ -287,6 +287,26 @@ static inline void scen_run(struct scen *sc, size_t n, enum scen_kind slow, size
 		scen_msg(sc, every && i % every == first ? slow : SC_NORMAL);
 }
 
+/*
+ * @n requests 2.7 to 4.7 us long (jitter), the @every-th from @first on
+ * slowed by the kinds of @slow in turn; a batch of three in place of the
+ * @batch-th (none if @batch >= @n).
+ */
+static inline void scen_mixed(struct scen *sc, size_t n, const enum scen_kind *slow,
+			      size_t n_slow, size_t every, size_t first, size_t batch)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sc->jitter = (i * 7919) % 2000;
+		if (i == batch)
+			scen_batch(sc, 3);
+		else
+			scen_msg(sc, i % every == first ? slow[(i / every) % n_slow] : SC_NORMAL);
+	}
+	sc->jitter = 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* With sched_waking records and sleep states: blocking chains              */
 

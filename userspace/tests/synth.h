@@ -50,6 +50,7 @@ struct synth {
 	const uint8_t *ktext;			/* code for a KTEXT chunk */
 	size_t ktext_len;
 	uint64_t ktext_addr;
+	size_t chunk_max;			/* RECORDS chunks up to this size (0: one per CPU) */
 	bool queued;				/* synth_put() queues records */
 	struct synth_qrec *q;
 	size_t qn, qcap;
@@ -299,8 +300,21 @@ static inline void synth_stream(const struct synth *s, struct membuf *m)
 	snprintf(h.release, sizeof(h.release), "6.12.0-synth");
 	membuf_open(m, &w);
 	nsight_stream_write_header(&w, &h);
-	for (i = 0; i < s->nr_cpus; i++)
-		nsight_stream_write_records(&w, i, s->buf[i], s->len[i]);
+	for (i = 0; i < s->nr_cpus; i++) {
+		size_t off = 0, n;
+
+		if (!s->chunk_max) {
+			nsight_stream_write_records(&w, i, s->buf[i], s->len[i]);
+			continue;
+		}
+		for (; off < s->len[i]; off += n) {
+			n = s->len[i] - off < s->chunk_max ? s->len[i] - off : s->chunk_max;
+			n = nsight_records_whole_prefix(s->buf[i] + off, n);
+			if (!n)
+				abort();
+			nsight_stream_write_records(&w, i, s->buf[i] + off, n);
+		}
+	}
 	if (s->n_phc)
 		nsight_stream_write_phc(&w, s->phc, s->n_phc);
 	if (s->ksyms) {

@@ -233,10 +233,7 @@ static void test_causes(void)
 	size_t i;
 
 	scen_init(&sc, "server");
-	for (i = 0; i < 100; i++) {
-		sc.jitter = (i * 7919) % 2000;
-		scen_msg(&sc, i % 10 == 4 ? slow[i / 10 % 5] : SC_NORMAL);
-	}
+	scen_mixed(&sc, 100, slow, 5, 10, 4, 100);
 	REQUIRE(scen_save(&sc, path("mixed")) == 0);
 	html = report(path("mixed"), NULL);
 	REQUIRE(html);

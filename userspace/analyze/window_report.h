@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nsight-analyze --window: the capture's summary and check once, then the
+ * latency figures and the diagnosis of each time window with records
+ * (window.h), printed as each is done: text, or with --json one JSON
+ * object per line (the summary first, then one per window).
+ */
+#ifndef NSIGHT_WINDOW_REPORT_H
+#define NSIGHT_WINDOW_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "categories.h"
+#include "diagnose.h"
+#include "terminal.h"
+#include "timeconv.h"
+
+struct nsight_window_report_opts {
+	uint64_t width_ns;
+	bool json, verbose, strict, messages;
+	struct nsight_tty tty;
+	enum nsight_clockid clk;
+	enum nsight_tc_params params;
+	const struct nsight_dx_opts *dx;
+	const struct nsight_cats *cats;
+};
+
+/* Analyse @in (named @name) window by window; returns the exit status. */
+int nsight_window_report(FILE *in, const char *name, const struct nsight_window_report_opts *o);
+
+#endif /* NSIGHT_WINDOW_REPORT_H */

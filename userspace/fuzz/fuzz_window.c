@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: nsight-analyze --window on one stream. The first pass
+ * (summary and chunk index), then up to 64 windows, each read back from
+ * the chunks, analysed, diagnosed and reported (JSON, or the text and the
+ * terminal summary) to /dev/null.
+ *
+ * The input is a stream as nsightctl dump writes it (see fuzz_common.h for
+ * the framing repair). Bits 24-31 of the stream header's sources field,
+ * which no source uses, choose the options: 24-28 the width, 1 us << N;
+ * 29 --messages; 31 --json.
+ */
+#include <json-c/json.h>
+
+#include "chains_report.h"
+#include "critpath_report.h"
+#include "diag_report.h"
+#include "fuzz_common.h"
+#include "print.h"
+#include "report.h"
+#include "terminal.h"
+#include "window.h"
+
+#define OPT(bit)	(1U << (bit))
+#define MAX_WINDOWS	64
+
+static struct nsight_cats cats;
+
+FUZZ_INITIALIZE_CATS(cats)
+
+static void report(const struct nsight_analysis *a, const struct nsight_dx *dx, uint32_t opt)
+{
+	struct nsight_tty tty = { .color = true, .width = NSIGHT_TTY_WIDTH };
+	FILE *f = fuzz_null();
+
+	if (opt & OPT(31)) {
+		struct json_object *j = json_object_new_object();
+
+		if (j && !nsight_report_add_json(j, a, NSIGHT_CLOCK_REALTIME, opt & OPT(29)) &&
+		    !nsight_diag_report_json(j, dx, a) && !nsight_chains_report_json(j, dx, a) &&
+		    !nsight_critpath_report_json(j, dx, a))
+			fputs(json_object_to_json_string(j), f);
+		json_object_put(j);
+	} else {
+		nsight_tty_latency(f, a, &tty);
+		if (opt & OPT(29))
+			nsight_report_messages_text(f, a, NSIGHT_CLOCK_REALTIME);
+		nsight_diag_report_tty(f, dx, a, &tty);
+		nsight_chains_report_text(f, dx, a, &tty);
+		nsight_critpath_report_text(f, dx, a, &tty);
+	}
+}
+
+static void one(const uint8_t *data, size_t size)
+{
+	struct nsight_analysis_opts ao = { .lifetimes = true };
+	uint32_t opt = fuzz_options_of(data, size);
+	struct nsight_diag d = { 0 };
+	struct nsight_windows w;
+	struct nsight_dx_opts o;
+	FILE *f = fuzz_file(data, size);
+	int err;
+
+	if (!f)
+		return;
+	nsight_dx_opts_default(&o);
+	err = nsight_windows_open(&w, f, "fuzz", &d);
+	if (!err)
+		err = nsight_windows_set_width(&w, 1000ULL << ((opt >> 24) & 31), &d);
+	if (!err)
+		nsight_summary_print_text(fuzz_null(), "fuzz", &w.sum);
+	while (!err && w.next < w.n_windows && w.next < MAX_WINDOWS) {
+		struct nsight_analysis a;
+		struct nsight_dx dx;
+		uint64_t records;
+
+		memset(&dx, 0, sizeof(dx));
+		err = nsight_window_analyze(&w, &a, &ao, &records, &d);
+		if (!err && records)
+			err = nsight_analysis_diagnose(&dx, &a, NULL, &cats, &o, &d);
+		if (!err && records)
+			report(&a, &dx, opt);
+		nsight_dx_fini(&dx);
+		nsight_analysis_fini(&a);
+	}
+	nsight_windows_fini(&w);
+	fclose(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return fuzz_run_stream(data, size, one);
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nsight-analyze --window end to end: one window that holds the whole
+ * capture gives the reports of the analysis without windows; with narrow
+ * windows every message comes out exactly as without them, once; a cause
+ * shows in the window it happened in; stdin; bad widths and option mixes.
+ */
+#include <json-c/json.h>
+
+#include "clirun.h"
+#include "scenario.h"
+
+static struct cli c;
+
+static const char *const files[] = { "mixed", "phases", "cut", NULL };
+
+static const char *path(const char *name)
+{
+	static char buf[4][192];
+	static int k;
+
+	k = (k + 1) % 4;
+	return cli_path(&c, name, buf[k], sizeof(buf[k]));
+}
+
+static void run(struct cli_result *r, const char *in, const char *const *args)
+{
+	cli_run_verbose(&c, r, in, args);
+}
+
+/*
+ * 200 requests, every 5th slowed by one cause in turn (records lost in
+ * one of them), a batch of three, in RECORDS chunks of at most 1 KiB.
+ */
+static void save_mixed(void)
+{
+	static const enum scen_kind slow[] = { SC_HOG, SC_KWORKER, SC_DROP, SC_FAULT, SC_NETRX,
+					       SC_IDLE_IRQ };
+	struct scen sc;
+
+	scen_init(&sc, "server");
+	sc.s.chunk_max = 1024;
+	scen_mixed(&sc, 200, slow, 6, 5, 2, 105);
+	CHECK(scen_save(&sc, path("mixed")) == 0);
+}
+
+/* 40 plain requests, then 40 with "stress" in every 8th: 8 ms each. */
+static void save_phases(void)
+{
+	struct scen sc;
+
+	scen_init(&sc, "server");
+	sc.s.chunk_max = 4096;
+	scen_run(&sc, 40, SC_NORMAL, 0, 0);
+	scen_run(&sc, 40, SC_HOG, 8, 3);
+	CHECK(scen_save(&sc, path("phases")) == 0);
+}
+
+/* The mixed capture without its last 100 bytes. */
+static void save_cut(void)
+{
+	static uint8_t buf[1 << 20];
+	FILE *f = fopen(path("mixed"), "rb"), *o;
+	size_t n;
+
+	REQUIRE(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	REQUIRE(n > 100 && n < sizeof(buf));
+	o = fopen(path("cut"), "wb");
+	REQUIRE(o);
+	CHECK(fwrite(buf, 1, n - 100, o) == n - 100);
+	CHECK(fclose(o) == 0);
+}
+
+static void setup(void)
+{
+	REQUIRE(cli_init(&c) == 0);
+	save_mixed();
+	save_phases();
+	save_cut();
+}
+
+/* The output's JSON objects, one per line. */
+static size_t parse_lines(const char *out, struct json_object **v, size_t max)
+{
+	size_t n = 0;
+
+	while (out && *out && n < max) {
+		const char *nl = strchr(out, '\n');
+		size_t len = nl ? (size_t)(nl - out) : strlen(out);
+		char *line = strndup(out, len);
+
+		v[n] = line ? json_tokener_parse(line) : NULL;
+		free(line);
+		if (!v[n])
+			break;
+		n++;
+		out += len + (nl != NULL);
+	}
+	return n;
+}
+
+static void put_all(struct json_object **v, size_t n)
+{
+	while (n)
+		json_object_put(v[--n]);
+}
+
+static void test_one_window_is_the_whole(void)
+{
+	static const char *const keys[] = { "time", "latency", "diagnosis", "chains", "queues",
+					    "critical_path" };
+	struct json_object *whole, *v[4];
+	struct cli_result r, w;
+	size_t n, i;
+
+	run(&r, NULL, (const char *[]){ "--json", path("mixed"), NULL });
+	run(&w, NULL, (const char *[]){ "--json", "--window", "1s", path("mixed"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_U64(w.status, 0);
+	whole = r.out ? json_tokener_parse(r.out) : NULL;
+	n = parse_lines(w.out, v, 4);
+	REQUIRE(whole);
+	CHECK_U64(n, 2);
+	if (n == 2) {
+		struct json_object *win, *x, *y;
+
+		CHECK(json_object_object_get_ex(v[0], "windows", &win));
+		CHECK(json_object_object_get_ex(v[0], "check", &x) &&
+		      json_object_object_get_ex(whole, "check", &y) && json_object_equal(x, y));
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			bool same = json_object_object_get_ex(whole, keys[i], &x) &&
+				    json_object_object_get_ex(v[1], keys[i], &y) &&
+				    json_object_equal(x, y);
+
+			if (!same)
+				printf("# '%s' differs\n", keys[i]);
+			CHECK(same);
+		}
+	}
+	put_all(v, n);
+	json_object_put(whole);
+	cli_result_free(&r);
+	cli_result_free(&w);
+}
+
+/* Every message's JSON without its id (ids are numbered per window). */
+static size_t messages(struct json_object *o, char **out, size_t n, size_t max)
+{
+	struct json_object *arr;
+	size_t i;
+
+	if (!json_object_object_get_ex(o, "messages", &arr))
+		return n;
+	for (i = 0; i < json_object_array_length(arr) && n < max; i++) {
+		struct json_object *m = json_object_get(json_object_array_get_idx(arr, i));
+
+		json_object_object_del(m, "id");
+		out[n++] = strdup(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
+		json_object_put(m);
+	}
+	return n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_strs(char **s, size_t n)
+{
+	while (n)
+		free(s[--n]);
+}
+
+/* Windows narrower than a gap and wider than a message; edges anywhere. */
+static void test_messages_exact(void)
+{
+	static const char *const widths[] = { "60us", "137us", "333us", "1ms", "7ms" };
+	enum { MAX = 400, LINES = 2000 };
+	static char *a[MAX], *b[MAX];
+	static struct json_object *whole, *v[LINES];
+	struct cli_result r, w;
+	size_t na, nb, nv, i, k;
+
+	run(&r, NULL, (const char *[]){ "--json", "--messages", path("mixed"), NULL });
+	CHECK_U64(r.status, 0);
+	whole = r.out ? json_tokener_parse(r.out) : NULL;
+	REQUIRE(whole);
+	na = messages(whole, a, 0, MAX);
+	CHECK(na >= 200);
+	qsort(a, na, sizeof(*a), cmp_str);
+	for (k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+		bool same;
+
+		run(&w, NULL, (const char *[]){ "--json", "--messages", "--window", widths[k],
+						path("mixed"), NULL });
+		CHECK_U64(w.status, 0);
+		nv = parse_lines(w.out, v, LINES);
+		CHECK(nv >= 2 && nv < LINES);
+		for (nb = 0, i = 1; i < nv; i++)
+			nb = messages(v[i], b, nb, MAX);
+		qsort(b, nb, sizeof(*b), cmp_str);
+		same = na == nb;
+		for (i = 0; same && i < na; i++)
+			same = !strcmp(a[i], b[i]);
+		printf("# --window %s: %zu windows with records, %zu messages (%zu without)\n",
+		       widths[k], nv ? nv - 1 : 0, nb, na);
+		CHECK(same);
+		free_strs(b, nb);
+		put_all(v, nv);
+		cli_result_free(&w);
+	}
+	free_strs(a, na);
+	json_object_put(whole);
+	cli_result_free(&r);
+}
+
+/* The top cause of a window's first group, "" if none. */
+static const char *top_cause(struct json_object *o)
+{
+	struct json_object *x;
+
+	if (json_object_object_get_ex(o, "diagnosis", &x) &&
+	    json_object_object_get_ex(x, "groups", &x) && json_object_array_length(x) &&
+	    json_object_object_get_ex(json_object_array_get_idx(x, 0), "causes", &x) &&
+	    json_object_array_length(x) &&
+	    json_object_object_get_ex(json_object_array_get_idx(x, 0), "category", &x))
+		return json_object_get_string(x);
+	return "";
+}
+
+static void test_cause_in_its_window(void)
+{
+	struct json_object *v[8];
+	struct cli_result r;
+	size_t n;
+
+	run(&r, NULL, (const char *[]){ "--json", "--window", "8ms", path("phases"), NULL });
+	CHECK_U64(r.status, 0);
+	n = parse_lines(r.out, v, 8);
+	CHECK_U64(n, 3);
+	if (n == 3) {
+		struct json_object *x;
+
+		CHECK(json_object_object_get_ex(v[0], "windows", &x) &&
+		      json_object_get_int64(json_object_object_get(x, "count")) == 2);
+		printf("# window 0: '%s', window 1: '%s'\n", top_cause(v[1]), top_cause(v[2]));
+		CHECK(strcmp(top_cause(v[1]), "stress interference") != 0);
+		CHECK(!strcmp(top_cause(v[2]), "stress interference"));
+		CHECK(json_object_object_get_ex(v[1], "latency", &x) &&
+		      json_object_get_int64(json_object_object_get(x, "complete")) == 40);
+		CHECK(json_object_object_get_ex(v[2], "latency", &x) &&
+		      json_object_get_int64(json_object_object_get(x, "complete")) == 40);
+	}
+	put_all(v, n);
+	cli_result_free(&r);
+
+	/* The text names the windows and the cause. */
+	run(&r, NULL, (const char *[]){ "--window", "8ms", "--color", "never", path("phases"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "\nwindows: 2 of 8.00ms from the first record");
+	CHECK_STR_HAS(r.out, "\nwindow 0: +0.000000 s to +0.008000 s, ");
+	CHECK_STR_HAS(r.out, "\nwindow 1: +0.008000 s to +0.016000 s, ");
+	CHECK_STR_HAS(strstr(r.out ? r.out : "", "\nwindow 1:"), "stress interference");
+	cli_result_free(&r);
+}
+
+static void test_stdin(void)
+{
+	struct cli_result f, s;
+
+	run(&f, NULL, (const char *[]){ "--json", "--window", "1ms", path("mixed"), NULL });
+	run(&s, path("mixed"), (const char *[]){ "--json", "--window", "1ms", "-", NULL });
+	CHECK_U64(f.status, 0);
+	CHECK_U64(s.status, 0);
+	/* The same but for the name. */
+	CHECK(f.out && s.out && strlen(f.out) > 1000 &&
+	      !strcmp(strchr(f.out, '\n'), strchr(s.out, '\n')));
+	cli_result_free(&f);
+	cli_result_free(&s);
+}
+
+static void test_errors(void)
+{
+	static const char *const bad[] = { "0ms", "5", "1h", "ms", "-1s", "99999999999999999999s" };
+	struct cli_result r;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run(&r, NULL, (const char *[]){ "--window", bad[i], path("mixed"), NULL });
+		CHECK_U64(r.status, 2);
+		CHECK_STR_HAS(r.err, "bad --window");
+		cli_result_free(&r);
+	}
+	run(&r, NULL, (const char *[]){ "--window", "1ms", "--html", "x.html", path("mixed"), NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "--window does not go with");
+	cli_result_free(&r);
+
+	/* 40 ms of capture in 100 ns windows. */
+	run(&r, NULL, (const char *[]){ "--window", "100ns", path("mixed"), NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "into more than 100000");
+	cli_result_free(&r);
+
+	/* A cut stream fails in the first pass, at its end. */
+	run(&r, NULL, (const char *[]){ "--window", "1ms", path("cut"), NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "byte");
+	CHECK(!r.out || !strstr(r.out, "\nwindow 0:"));
+	cli_result_free(&r);
+}
+
+static void cleanup(void)
+{
+	CHECK(cli_fini(&c, files) == 0);
+}
+
+KTAP_MAIN(
+	KTAP_TEST(setup),
+	KTAP_TEST(test_one_window_is_the_whole),
+	KTAP_TEST(test_messages_exact),
+	KTAP_TEST(test_cause_in_its_window),
+	KTAP_TEST(test_stdin),
+	KTAP_TEST(test_errors),
+	KTAP_TEST(cleanup),
+)
