@@ -203,6 +203,12 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 	c->n_sw = c->cap_sw = 0;
 	if (c->n_st > 1)
 		qsort(c->st, c->n_st, sizeof(*c->st), cmp_st);
+	for (i = 0; i < c->n_st; i++) {
+		struct nsight_thr_stretch *st = &c->st[i];
+		bool same = i && st[-1].tid == st->tid;
+
+		st->max_to = same && st[-1].max_to > st->to ? st[-1].max_to : st->to;
+	}
 	if (c->n_wk > 1)
 		qsort(c->wk, c->n_wk, sizeof(*c->wk), cmp_wk);
 	for (i = 0; i < c->n_wk; i++) {
@@ -246,10 +252,20 @@ static uint32_t wake_of(const struct nsight_threads *c, uint32_t tid, uint64_t f
 	size_t lo, hi;
 
 	LOWER_TID(c->wk, c->n_wk, tid, lo);
-	/* The last one at or before @until... */
-	hi = lo;
-	while (hi < c->n_wk && c->wk[hi].tid == tid && c->wk[hi].tsc <= until)
-		hi++;
+	/* The last one at or before @until (sorted by tid, then tsc)... */
+	{
+		size_t l = lo, h = c->n_wk;
+
+		while (l < h) {
+			size_t mid = l + (h - l) / 2;
+
+			if (c->wk[mid].tid == tid && c->wk[mid].tsc <= until)
+				l = mid + 1;
+			else
+				h = mid;
+		}
+		hi = l;
+	}
 	/* ...that came after the stretch before the sleep began. */
 	if (hi > lo && c->wk[hi - 1].tsc >= from)
 		return (uint32_t)(hi - 1);
@@ -322,9 +338,26 @@ int nsight_threads_spans(const struct nsight_threads *c, uint32_t tid, uint64_t 
 	if (s >= e)
 		return 0;
 	LOWER_TID(c->st, c->n_st, tid, first);
-	/* Skip the stretches that end before @s, keeping the last as prev. */
-	for (i = first; i < c->n_st && c->st[i].tid == tid && c->st[i].to <= s; i++)
-		prev = &c->st[i];
+	/*
+	 * Skip the stretches that end before @s, keeping the last as prev:
+	 * those up to the first whose max_to passes @s (max_to grows along a
+	 * thread, so a binary search finds it).
+	 */
+	{
+		size_t lo = first, hi = c->n_st;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (c->st[mid].tid == tid && c->st[mid].max_to <= s)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = lo;
+		if (i > first)
+			prev = &c->st[i - 1];
+	}
 	if (!prev && (i >= c->n_st || c->st[i].tid != tid))
 		return emit(&x, (struct nsight_thr_span){ s, e, NSIGHT_THR_UNKNOWN, UINT32_MAX,
 							  NSIGHT_CHAIN_NONE });

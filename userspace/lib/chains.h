@@ -51,6 +51,8 @@ enum nsight_thr_out {
 
 struct nsight_thr_stretch {
 	uint64_t from, to;		/* TSC */
+	uint64_t max_to;		/* the latest to of its thread's stretches
+					 * up to this one (for the search) */
 	uint32_t tid, pid, cpu;
 	uint8_t out;			/* enum nsight_thr_out */
 	bool from_known;		/* switched in within the capture */
