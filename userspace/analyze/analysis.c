@@ -94,7 +94,8 @@ int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
 		if (!err)
 			err = nsight_ptev_decode(&a->ptev, &a->lt, &a->tl, &a->samples, d);
 		if (!err) {
-			nsight_ksyms_sort(&a->ksyms);
+			if (!a->ksyms_shared)
+				nsight_ksyms_sort(&a->ksyms);
 			err = nsight_samples_apply(&a->samples, &a->ksyms, a->sum.hdr.tsc_hz,
 						   &a->tl, d);
 		}
@@ -144,7 +145,8 @@ void nsight_analysis_fini(struct nsight_analysis *a)
 	nsight_threads_fini(&a->chains);
 	nsight_samples_fini(&a->samples);
 	nsight_ptev_fini(&a->ptev);
-	nsight_ksyms_fini(&a->ksyms);
+	if (!a->ksyms_shared)
+		nsight_ksyms_fini(&a->ksyms);
 	if (a->keys == &a->own_keys)
 		nsight_keys_fini(&a->own_keys);
 	nsight_latency_fini(&a->lat);

@@ -48,6 +48,7 @@ struct nsight_analysis {
 	struct nsight_timeline tl;
 	struct nsight_threads chains;	/* threads' states, wakers (chains.h) */
 	struct nsight_ksyms ksyms;	/* the capture's kernel symbols */
+	bool ksyms_shared;		/* ksyms is another's, sorted (window.h) */
 	struct nsight_samples samples;	/* the sample source's stacks, and PT's */
 	struct nsight_ptev ptev;	/* Intel PT trace, code and parameters */
 	bool have_lifetimes;

@@ -155,6 +155,7 @@ int nsight_windows_open(struct nsight_windows *w, FILE *in, const char *name,
 
 	memset(w, 0, sizeof(*w));
 	w->name = name;
+	nsight_ksyms_init(&w->ksyms);
 	/* Seekable (a file; not a pipe or a terminal) and at its start. */
 	if (ftello(in) == 0 && !fseeko(in, 0, SEEK_SET))
 		w->file = in;
@@ -197,6 +198,7 @@ void nsight_windows_fini(struct nsight_windows *w)
 	free(w->buf);
 	free(w->tail);
 	free(w->cpus);
+	nsight_ksyms_fini(&w->ksyms);
 	nsight_summary_fini(&w->sum);
 	if (w->spooled)
 		fclose(w->file);
@@ -364,16 +366,48 @@ static int tail_drops(struct nsight_windows *w, uint32_t cpu, struct nsight_diag
 	return 0;
 }
 
+/* The kernel symbols, parsed and sorted once for all the windows. */
+static int load_ksyms(struct nsight_windows *w, struct nsight_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_other && !w->ksyms_loaded; i++) {
+		const struct nsight_win_chunk *c = &w->other[i];
+		int ret;
+
+		if (c->type != NSIGHT_CHUNK_KSYMS)
+			continue;
+		ret = load(w, c, d);
+		if (!ret)
+			ret = nsight_ksyms_load_chunk(&w->ksyms, w->buf, c->size, c->offset, d);
+		if (ret)
+			return ret;
+	}
+	if (!w->ksyms_loaded)
+		nsight_ksyms_sort(&w->ksyms);
+	w->ksyms_loaded = true;
+	return 0;
+}
+
 /* The chunks other than RECORDS, as the first pass saw them. */
 static int replay_chunks(struct nsight_windows *w, struct nsight_analysis *a, struct nsight_diag *d)
 {
 	size_t i;
+	int ret = load_ksyms(w, d);
 
+	if (ret)
+		return ret;
+	/* Lent: nsight_analysis_fini() leaves it alone. */
+	nsight_ksyms_fini(&a->ksyms);
+	a->ksyms = w->ksyms;
+	a->ksyms_shared = true;
 	for (i = 0; i < w->n_other; i++) {
 		const struct nsight_win_chunk *c = &w->other[i];
 		struct nsight_chunk ch;
-		int ret = load(w, c, d);
 
+		if (c->type == NSIGHT_CHUNK_KSYMS)
+			continue;
+		ret = load(w, c, d);
 		if (ret)
 			return ret;
 		ch = (struct nsight_chunk){ .type = c->type, .cpu = c->cpu, .size = c->size,

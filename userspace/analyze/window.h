@@ -31,6 +31,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "ksyms.h"
 #include "summary.h"
 
 /* At most this many windows: a narrower --window is refused. */
@@ -78,6 +79,9 @@ struct nsight_windows {
 	uint64_t n_windows;
 	uint64_t next;			/* the window nsight_window_analyze() takes next */
 	struct nsight_win_rec tk, sync;	/* the last ones before the next window */
+
+	struct nsight_ksyms ksyms;	/* of the KSYMS chunks, lent to each window */
+	bool ksyms_loaded;
 
 	uint8_t *buf;			/* one chunk's payload */
 	size_t buf_cap;

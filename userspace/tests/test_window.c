@@ -107,7 +107,8 @@ static void put_all(struct json_object **v, size_t n)
 		json_object_put(v[--n]);
 }
 
-static void test_one_window_is_the_whole(void)
+/* One window holding the whole of @file gives the reports of no window. */
+static void one_window_is_the_whole(const char *file)
 {
 	static const char *const keys[] = { "time", "latency", "diagnosis", "chains", "queues",
 					    "critical_path" };
@@ -115,8 +116,8 @@ static void test_one_window_is_the_whole(void)
 	struct cli_result r, w;
 	size_t n, i;
 
-	run(&r, NULL, (const char *[]){ "--json", path("mixed"), NULL });
-	run(&w, NULL, (const char *[]){ "--json", "--window", "1s", path("mixed"), NULL });
+	run(&r, NULL, (const char *[]){ "--json", file, NULL });
+	run(&w, NULL, (const char *[]){ "--json", "--window", "1000s", file, NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_U64(w.status, 0);
 	whole = r.out ? json_tokener_parse(r.out) : NULL;
@@ -135,7 +136,7 @@ static void test_one_window_is_the_whole(void)
 				    json_object_equal(x, y);
 
 			if (!same)
-				printf("# '%s' differs\n", keys[i]);
+				printf("# %s: '%s' differs\n", file, keys[i]);
 			CHECK(same);
 		}
 	}
@@ -143,6 +144,26 @@ static void test_one_window_is_the_whole(void)
 	json_object_put(whole);
 	cli_result_free(&r);
 	cli_result_free(&w);
+}
+
+/*
+ * The mixed capture, and fuzzing seeds (make test runs in userspace/)
+ * with PT trace and code, sampled stacks and kernel symbols, TCP, TX, PHC
+ * samples, STATUS, lost records, sched_waking chains.
+ */
+static void test_one_window_is_the_whole(void)
+{
+	static const char *const seeds[] = { "seed-pt", "seed-sampled", "seed-tx-tcp-status-phc",
+					     "seed-tx-tcp-status-mismatch", "seed-drop",
+					     "seed-lock", "seed-batch" };
+	char file[128];
+	size_t i;
+
+	one_window_is_the_whole(path("mixed"));
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		snprintf(file, sizeof(file), "fuzz/corpus/window/%s", seeds[i]);
+		one_window_is_the_whole(file);
+	}
 }
 
 /* Every message's JSON without its id (ids are numbered per window). */
