@@ -25,5 +25,6 @@ grep '^diagnosis:\|^latency:' -A4 /tmp/mc.txt | head -n 30 | while IFS= read -r 
 check "client got every reply" grep -q "received $DIAG_N" /tmp/mc.client
 check "memcached's messages diagnosed" test -n "$DIAG_TOP"
 check "first cause: hog interference (A)" test "$DIAG_TOP" = "hog interference (A)"
-check "100 ms windows hold the same messages" windows_same mc 100ms
+windows_same mc 100ms
+check "100 ms windows hold the same messages" test $? -eq 0
 ktap_finish

@@ -6,7 +6,8 @@
 # time, records/s, MB/s, peak memory; the same with --window WINDOW
 # (default 100ms), and that the windows hold the same complete messages;
 # then its instructions per record under callgrind on a capture of
-# CG_RECORDS records (repeatable, unlike time), if valgrind is installed.
+# CG_RECORDS records (repeatable, unlike time), without and with --window,
+# if valgrind is installed.
 set -eu
 gen=$1 analyze=$2 n=$3 cg_n=$4 dir=$5 window=${6:-100ms}
 mkdir -p "$dir"
@@ -58,3 +59,8 @@ cg_recs=$(sed -n 's/^records: \([0-9]*\) .*/\1/p' "$dir/bench-$cg_n.txt")
 awk -v i="$ir" -v r="$cg_recs" 'BEGIN {
 	printf "callgrind:   %d instructions for %d records, %.0f per record\n", i, r, i / r }'
 echo "             (callgrind_annotate $dir/callgrind.out for the functions)"
+valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind-window.out" "$analyze" --verbose \
+	--window "$window" "$small" >/dev/null 2>"$dir/callgrind-window.log"
+ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$dir/callgrind-window.log")
+awk -v i="$ir" -v r="$cg_recs" -v win="$window" 'BEGIN {
+	printf "             with --window %s: %d instructions, %.0f per record (each window reads its margins too)\n", win, i, i / r }'
