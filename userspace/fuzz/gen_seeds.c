@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * gen_seeds DIR: write the synthetic seeds of the fuzz targets into
- * DIR/{stream,analysis,ksyms,categories}/ (make fuzz-seeds). Small
+ * DIR/{stream,analysis,window,ksyms,categories}/ (make fuzz-seeds). Small
  * captures made with the unit tests' helpers (tests/synth.h,
  * tests/scenario.h): every diagnosis scenario with 12 messages, a batch,
  * sampled stacks with kernel symbols, an Intel PT trace with its code,
@@ -37,13 +37,17 @@ static void put_file(const char *target, const char *name, const void *data, siz
 	}
 }
 
-/* The stream of @s (records, PHC, KSYMS, PT, KTEXT as synth_stream), for both targets. */
+/*
+ * The stream of @s (records, PHC, KSYMS, PT, KTEXT as synth_stream), for
+ * the analysis targets (whole and by window) and, if @stream_too, the reader's.
+ */
 static void put_synth(const char *name, const struct synth *s, bool stream_too)
 {
 	struct membuf m;
 
 	synth_stream(s, &m);
 	put_file("analysis", name, m.data, m.len);
+	put_file("window", name, m.data, m.len);
 	if (stream_too)
 		put_file("stream", name, m.data, m.len);
 	free(m.data);
@@ -240,6 +244,7 @@ static void put_full(const char *name, struct synth *s, bool lie)
 	nsight_stream_write_end(&w);
 	membuf_close(&m);
 	put_file("analysis", name, m.data, m.len);
+	put_file("window", name, m.data, m.len);
 	put_file("stream", name, m.data, m.len);
 	free(m.data);
 }
