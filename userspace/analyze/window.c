@@ -28,11 +28,17 @@ static int keep(struct nsight_win_rec *k, const struct nsight_rec *rec, struct n
 		k->cap = rec->hdr.size;
 	}
 	memcpy(k->data, rec->data, rec->hdr.size);
-	k->size = rec->hdr.size;
 	k->tsc = rec->hdr.tsc;
 	k->offset = rec->offset;
 	k->have = true;
 	return 0;
+}
+
+/* Keep @rec in @k unless @k holds a later one. */
+static int keep_later(struct nsight_win_rec *k, const struct nsight_rec *rec,
+		      struct nsight_diag *d)
+{
+	return k->have && rec->hdr.tsc < k->tsc ? 0 : keep(k, rec, d);
 }
 
 /* The record kept in @k, for the analysis. */
@@ -47,14 +53,19 @@ static struct nsight_rec kept(const struct nsight_win_rec *k)
 /* ---------------------------------------------------------------------- */
 /* The first pass                                                           */
 
+/* Forget the last RECORDS chunk indexed if it had no records. */
+static void drop_empty(struct nsight_windows *w)
+{
+	if (w->n_recs && w->recs[w->n_recs - 1].tsc_min > w->recs[w->n_recs - 1].tsc_max)
+		w->n_recs--;
+}
+
 static int idx_records(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
 {
 	struct nsight_windows *w = ctx;
 	struct nsight_win_chunk *c;
 
-	/* The previous chunk had no records: take its place. */
-	if (w->n_recs && w->recs[w->n_recs - 1].tsc_min > w->recs[w->n_recs - 1].tsc_max)
-		w->n_recs--;
+	drop_empty(w);
 	if (NSIGHT_VEC_GROW(w->recs, w->n_recs, w->cap_recs))
 		return nomem(d);
 	c = &w->recs[w->n_recs++];
@@ -90,6 +101,9 @@ static int idx_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_dia
 {
 	struct nsight_windows *w = ctx;
 
+	/* The kernel symbols are parsed once, here, for all the windows. */
+	if (ch->type == NSIGHT_CHUNK_KSYMS)
+		return nsight_ksyms_load_chunk(&w->ksyms, ch->payload, ch->size, ch->offset, d);
 	if (NSIGHT_VEC_GROW(w->other, w->n_other, w->cap_other))
 		return nomem(d);
 	w->other[w->n_other++] = (struct nsight_win_chunk){
@@ -144,8 +158,7 @@ static int spool(struct nsight_windows *w, FILE *in, struct nsight_diag *d)
 	return err;
 }
 
-int nsight_windows_open(struct nsight_windows *w, FILE *in, const char *name,
-			struct nsight_diag *d)
+int nsight_windows_open(struct nsight_windows *w, FILE *in, struct nsight_diag *d)
 {
 	struct nsight_summary_hook hook = { .record = idx_record, .chunk = idx_chunk, .ctx = w,
 					    .records = idx_records };
@@ -154,7 +167,6 @@ int nsight_windows_open(struct nsight_windows *w, FILE *in, const char *name,
 	int err;
 
 	memset(w, 0, sizeof(*w));
-	w->name = name;
 	nsight_ksyms_init(&w->ksyms);
 	/* Seekable (a file; not a pipe or a terminal) and at its start. */
 	if (ftello(in) == 0 && !fseeko(in, 0, SEEK_SET))
@@ -177,8 +189,9 @@ int nsight_windows_open(struct nsight_windows *w, FILE *in, const char *name,
 		goto out;
 	}
 	err = nsight_summarize_hooked(&r, &w->sum, &hook, d);
-	if (!err && w->n_recs && w->recs[w->n_recs - 1].tsc_min > w->recs[w->n_recs - 1].tsc_max)
-		w->n_recs--;
+	drop_empty(w);
+	/* Sorted once here; each window borrows them. */
+	nsight_ksyms_sort(&w->ksyms);
 out:
 	nsight_stream_reader_fini(&r);
 	return err;
@@ -310,12 +323,10 @@ static int read_chunk(struct nsight_windows *w, size_t i, const struct range *r,
 			 * The next window reads from this one's start on: keep
 			 * the clock records in force there.
 			 */
-			if (rec.hdr.type == NSIGHT_REC_TIMEKEEPER && tsc < r->lo &&
-			    (!w->tk.have || tsc >= w->tk.tsc))
-				err = keep(&w->tk, &rec, d);
-			if (!err && rec.hdr.type == NSIGHT_REC_CLOCK_SYNC && tsc < r->lo &&
-			    (!w->sync.have || tsc >= w->sync.tsc))
-				err = keep(&w->sync, &rec, d);
+			if (tsc < r->lo && rec.hdr.type == NSIGHT_REC_TIMEKEEPER)
+				err = keep_later(&w->tk, &rec, d);
+			else if (tsc < r->lo && rec.hdr.type == NSIGHT_REC_CLOCK_SYNC)
+				err = keep_later(&w->sync, &rec, d);
 			if (!err)
 				err = nsight_analysis_record(a, &rec, d);
 			if (err)
@@ -366,37 +377,12 @@ static int tail_drops(struct nsight_windows *w, uint32_t cpu, struct nsight_diag
 	return 0;
 }
 
-/* The kernel symbols, parsed and sorted once for all the windows. */
-static int load_ksyms(struct nsight_windows *w, struct nsight_diag *d)
-{
-	size_t i;
-
-	for (i = 0; i < w->n_other && !w->ksyms_loaded; i++) {
-		const struct nsight_win_chunk *c = &w->other[i];
-		int ret;
-
-		if (c->type != NSIGHT_CHUNK_KSYMS)
-			continue;
-		ret = load(w, c, d);
-		if (!ret)
-			ret = nsight_ksyms_load_chunk(&w->ksyms, w->buf, c->size, c->offset, d);
-		if (ret)
-			return ret;
-	}
-	if (!w->ksyms_loaded)
-		nsight_ksyms_sort(&w->ksyms);
-	w->ksyms_loaded = true;
-	return 0;
-}
-
 /* The chunks other than RECORDS, as the first pass saw them. */
 static int replay_chunks(struct nsight_windows *w, struct nsight_analysis *a, struct nsight_diag *d)
 {
 	size_t i;
-	int ret = load_ksyms(w, d);
+	int ret;
 
-	if (ret)
-		return ret;
 	/* Lent: nsight_analysis_fini() leaves it alone. */
 	nsight_ksyms_fini(&a->ksyms);
 	a->ksyms = w->ksyms;
@@ -405,8 +391,6 @@ static int replay_chunks(struct nsight_windows *w, struct nsight_analysis *a, st
 		const struct nsight_win_chunk *c = &w->other[i];
 		struct nsight_chunk ch;
 
-		if (c->type == NSIGHT_CHUNK_KSYMS)
-			continue;
 		ret = load(w, c, d);
 		if (ret)
 			return ret;

@@ -49,8 +49,8 @@ struct nsight_win_rec {
 	bool have;
 	uint64_t tsc;
 	uint64_t offset;		/* in the stream */
-	uint8_t *data;			/* the whole record */
-	size_t size, cap;
+	uint8_t *data;			/* the whole record (hdr.size bytes) */
+	size_t cap;
 };
 
 /* Per CPU, while a window is read: what it lost after its last record there. */
@@ -62,14 +62,13 @@ struct nsight_win_cpu {
 };
 
 struct nsight_windows {
-	const char *name;		/* for messages */
 	FILE *file;			/* the input or its temporary copy */
 	bool spooled;			/* file is a temporary copy (closed at fini) */
 	struct nsight_summary sum;	/* of the whole capture, with its check */
 
 	struct nsight_win_chunk *recs;	/* RECORDS chunks with records, stream order */
 	size_t n_recs, cap_recs;
-	struct nsight_win_chunk *other;	/* KSYMS, PHC, PT, KTEXT chunks */
+	struct nsight_win_chunk *other;	/* PHC, PT, KTEXT chunks */
 	size_t n_other, cap_other;
 	struct nsight_win_rec *pt;	/* per CPU: [2 * cpu] start, [2 * cpu + 1] stop */
 	size_t n_pt;
@@ -81,7 +80,6 @@ struct nsight_windows {
 	struct nsight_win_rec tk, sync;	/* the last ones before the next window */
 
 	struct nsight_ksyms ksyms;	/* of the KSYMS chunks, lent to each window */
-	bool ksyms_loaded;
 
 	uint8_t *buf;			/* one chunk's payload */
 	size_t buf_cap;
@@ -90,13 +88,12 @@ struct nsight_windows {
 };
 
 /*
- * Read the stream on @in (named @name in messages) once: summary, check
- * and index. A stream that cannot be seeked (a pipe) is copied to a
- * temporary file in $TMPDIR (or /tmp) first. Returns 0 or a negative enum
+ * Read the stream on @in once: summary, check, index and kernel symbols.
+ * A stream that cannot be seeked (a pipe) is copied to a temporary file
+ * in $TMPDIR (or /tmp) first. Returns 0 or a negative enum
  * nsight_errcode with @d filled; nsight_windows_fini() either way.
  */
-int nsight_windows_open(struct nsight_windows *w, FILE *in, const char *name,
-			struct nsight_diag *d);
+int nsight_windows_open(struct nsight_windows *w, FILE *in, struct nsight_diag *d);
 void nsight_windows_fini(struct nsight_windows *w);
 
 /*

@@ -133,7 +133,7 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	struct nsight_windows w;
 	int ret;
 
-	if (nsight_windows_open(&w, in, name, &d) ||
+	if (nsight_windows_open(&w, in, &d) ||
 	    nsight_windows_set_width(&w, o->width_ns, &d)) {
 		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
 		ret = NSIGHT_EXIT_FAIL;

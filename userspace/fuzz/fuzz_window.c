@@ -64,7 +64,7 @@ static void one(const uint8_t *data, size_t size)
 	if (!f)
 		return;
 	nsight_dx_opts_default(&o);
-	err = nsight_windows_open(&w, f, "fuzz", &d);
+	err = nsight_windows_open(&w, f, &d);
 	if (!err)
 		err = nsight_windows_set_width(&w, 1000ULL << ((opt >> 24) & 31), &d);
 	if (!err)

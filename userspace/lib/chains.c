@@ -151,22 +151,35 @@ static int cpu_stretches(struct nsight_threads *c, const struct nsight_rec_sched
 	return have ? push_st(c, &cur) : 0;
 }
 
+/*
+ * The first index in [@from, @n) of @arr whose element e_ fails @cond,
+ * where @cond holds for a prefix of that range and fails after it.
+ */
+#define FIRST_NOT(arr, from, n, cond, out)					\
+	do {									\
+		size_t lo_ = (from), hi_ = (n);					\
+		while (lo_ < hi_) {						\
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;			\
+			const __typeof__((arr)[0]) *e_ = &(arr)[mid_];		\
+			if (cond)						\
+				lo_ = mid_ + 1;					\
+			else							\
+				hi_ = mid_;					\
+		}								\
+		(out) = lo_;							\
+	} while (0)
+
+/* First index of @tid's entries in a sorted array (by tid first). */
+#define LOWER_TID(arr, n, tid_, out)	FIRST_NOT(arr, 0, n, e_->tid < (tid_), out)
+
 bool nsight_threads_who(const struct nsight_threads *c, uint32_t tid, uint64_t tsc, char comm[16],
 		       uint32_t *pid)
 {
-	size_t lo = 0, hi = c->n_st;
 	const struct nsight_thr_stretch *best = NULL;
+	size_t lo;
 
 	/* The last stretch of @tid starting at or before @tsc, else its first. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct nsight_thr_stretch *s = &c->st[mid];
-
-		if (s->tid < tid || (s->tid == tid && s->from <= tsc))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	FIRST_NOT(c->st, 0, c->n_st, e_->tid < tid || (e_->tid == tid && e_->from <= tsc), lo);
 	if (lo && c->st[lo - 1].tid == tid)
 		best = &c->st[lo - 1];
 	else if (lo < c->n_st && c->st[lo].tid == tid)
@@ -229,20 +242,6 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 /* ---------------------------------------------------------------------- */
 /* A thread's states                                                        */
 
-/* First index of @tid's entries in a sorted array (by tid first). */
-#define LOWER_TID(arr, n, tid_, out)						\
-	do {									\
-		size_t lo_ = 0, hi_ = (n);					\
-		while (lo_ < hi_) {						\
-			size_t mid_ = lo_ + (hi_ - lo_) / 2;			\
-			if ((arr)[mid_].tid < (tid_))				\
-				lo_ = mid_ + 1;					\
-			else							\
-				hi_ = mid_;					\
-		}								\
-		(out) = lo_;							\
-	} while (0)
-
 /* A wakeup up to 1/200000 s (5 us) before the switch out can be its own. */
 #define WAKE_SLACK_DIV	200000
 
@@ -253,19 +252,7 @@ static uint32_t wake_of(const struct nsight_threads *c, uint32_t tid, uint64_t f
 
 	LOWER_TID(c->wk, c->n_wk, tid, lo);
 	/* The last one at or before @until (sorted by tid, then tsc)... */
-	{
-		size_t l = lo, h = c->n_wk;
-
-		while (l < h) {
-			size_t mid = l + (h - l) / 2;
-
-			if (c->wk[mid].tid == tid && c->wk[mid].tsc <= until)
-				l = mid + 1;
-			else
-				h = mid;
-		}
-		hi = l;
-	}
+	FIRST_NOT(c->wk, lo, c->n_wk, e_->tid == tid && e_->tsc <= until, hi);
 	/* ...that came after the stretch before the sleep began. */
 	if (hi > lo && c->wk[hi - 1].tsc >= from)
 		return (uint32_t)(hi - 1);
@@ -343,21 +330,9 @@ int nsight_threads_spans(const struct nsight_threads *c, uint32_t tid, uint64_t 
 	 * those up to the first whose max_to passes @s (max_to grows along a
 	 * thread, so a binary search finds it).
 	 */
-	{
-		size_t lo = first, hi = c->n_st;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (c->st[mid].tid == tid && c->st[mid].max_to <= s)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		i = lo;
-		if (i > first)
-			prev = &c->st[i - 1];
-	}
+	FIRST_NOT(c->st, first, c->n_st, e_->tid == tid && e_->max_to <= s, i);
+	if (i > first)
+		prev = &c->st[i - 1];
 	if (!prev && (i >= c->n_st || c->st[i].tid != tid))
 		return emit(&x, (struct nsight_thr_span){ s, e, NSIGHT_THR_UNKNOWN, UINT32_MAX,
 							  NSIGHT_CHAIN_NONE });
