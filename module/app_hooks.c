@@ -5,14 +5,20 @@
  *
  *  - skb_copy_datagram_iovec: the data of one TCP packet is copied to the
  *    application (tracepoint, found by name);
- *  - the return of __skb_recv_udp(): the datagram a UDP receive returns
- *    (kretprobe; udp_recvmsg() copies linear datagrams without the
- *    tracepoint);
- *  - the return of inet_recvmsg()/inet6_recvmsg(): an application receive
- *    completed, with its byte count (kretprobe; the entry handler notes the
- *    socket and when the call began);
- *  - the entry of inet_sendmsg()/inet6_sendmsg(): an application send
- *    begins (kprobe).
+ *  - skb_consume_udp(): a UDP receive has copied its datagram and lets it
+ *    go (ftrace entry hook; udp_recvmsg() copies linear datagrams without
+ *    the tracepoint);
+ *  - an application receive: where the kernel has the sock_recv_length
+ *    tracepoint (6.3 and later), an ftrace entry hook on inet_recvmsg() and
+ *    inet6_recvmsg() writes an app_recv_start record and the tracepoint,
+ *    when sock_recvmsg() returns, the app_recv record; elsewhere a
+ *    kretprobe on inet{,6}_recvmsg() writes the app_recv record alone;
+ *  - inet_sendmsg()/inet6_sendmsg() entry: an application send begins
+ *    (ftrace entry hook).
+ *
+ * A kretprobe costs about eleven times what an ftrace entry hook does and
+ * thirty times a tracepoint (make bench, "dispatch"): it is used only where
+ * the kernel offers nothing else.
  */
 #include <linux/sched.h>
 #include <linux/skbuff.h>
@@ -29,20 +35,16 @@
 #include "app_hooks.h"
 #include "tracepoint.h"
 #include "kprobe.h"
+#include "fentry.h"
 #include "filter.h"
 #include "buffer.h"
 #include "pkt.h"
+#include "profile.h"
 #include "compat.h"
 
 static bool nsight_inet_sock(const struct sock *sk)
 {
 	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
-}
-
-static void nsight_app_task(u32 *tid, u32 *pid)
-{
-	*tid = current->pid;
-	*pid = current->tgid;
 }
 
 /* For an unconnected datagram socket, the peer is the sendto address. */
@@ -68,76 +70,147 @@ static void nsight_send_dest(struct nsight_flow *f, const struct msghdr *msg)
 	}
 }
 
+/* start_tsc of a record written where the call begins: its own stamp. */
+#define NSIGHT_APP_START_NOW	U64_MAX
+
 /*
- * Fill the fields common to app_recv and app_send (@msg: the send's message,
- * for its destination). Returns false when the filter rejects the event.
+ * An app_recv or app_send record of @sk (@msg: the send's message, for
+ * its destination; @start: when the call began, NSIGHT_APP_START_NOW, or
+ * 0 when an app_recv_start record has it). The filter decides first;
+ * nothing is written if it rejects the event.
  */
-static bool nsight_app_fill(struct nsight_rec_app *r, u16 type,
-			    struct sock *sk, const struct msghdr *msg)
+static void nsight_app_write(u16 type, struct sock *sk,
+			     const struct msghdr *msg, u64 start, s64 ret,
+			     u32 tcp_seq, u32 flags)
 {
-	nsight_sock_flow(sk, &r->flow);
+	struct nsight_rec_app *r;
+	struct nsight_flow flow __uninitialized;
+	struct nsight_wr w;
+	u64 sock_id;
+
+	nsight_sock_flow(sk, &flow);
 	if (msg && !sk->sk_dport)
-		nsight_send_dest(&r->flow, msg);
-	if (!nsight_filter_flow(&nsight_filter, &r->flow) ||
-	    !nsight_filter_pid(&nsight_filter, current->tgid))
-		return false;
-	nsight_rec_init(&r->hdr, type, sizeof(*r));
-	r->sock_id = nsight_sock_id(sk);
-	nsight_app_task(&r->tid, &r->pid);
+		nsight_send_dest(&flow, msg);
+	if (!nsight_filter_ok_flow(&flow) ||
+	    !nsight_filter_ok_pid(current->tgid))
+		return;
+	sock_id = nsight_sock_id(sk);
+	r = nsight_reserve(&w, type, sizeof(*r));
+	if (!r)
+		return;
+	r->sock_id = sock_id;
+	r->flow = flow;
+	r->start_tsc = start == NSIGHT_APP_START_NOW ? r->hdr.tsc : start;
+	r->ret = ret;
+	r->tcp_seq = tcp_seq;
+	r->tid = current->pid;
+	r->pid = current->tgid;
+	r->flags = flags;
 	memcpy(r->comm, current->comm, sizeof(r->comm));
-	return true;
+	nsight_commit(&w);
 }
 
 /* app_copy: @len bytes of @skb (all its payload if < 0) go to the task. */
 static void nsight_app_copy(const struct sk_buff *skb, int len)
 {
-	struct nsight_rec_app_copy r;
-	struct nsight_pkt_info pi;
+	struct nsight_rec_app_copy *r;
+	struct nsight_pkt_info pi __uninitialized;
+	struct nsight_wr w;
 
 	if (skb->protocol != htons(ETH_P_IP) &&
 	    skb->protocol != htons(ETH_P_IPV6))
 		return;
-	if (nsight_pkt_parse(skb, skb_network_offset(skb), &pi) ||
-	    !nsight_filter_flow(&nsight_filter, &pi.flow) ||
-	    !nsight_filter_pid(&nsight_filter, current->tgid))
+	if (nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi) ||
+	    !nsight_filter_ok_flow(&pi.flow) ||
+	    !nsight_filter_ok_pid(current->tgid))
 		return;
-	nsight_rec_init(&r.hdr, NSIGHT_REC_APP_COPY, sizeof(r));
-	r.pkt_id = pi.id;
+	r = nsight_reserve(&w, NSIGHT_REC_APP_COPY, sizeof(*r));
+	if (!r)
+		return;
+	r->pkt_id = pi.id;
 	/* In the receive queue, TCP keeps the sequence range in the cb. */
-	r.seq = pi.flow.protocol == IPPROTO_TCP ? TCP_SKB_CB(skb)->seq : 0;
-	r.len = len < 0 ? pi.payload_len : len;
-	nsight_app_task(&r.tid, &r.pid);
-	nsight_emit(&r.hdr);
+	r->seq = pi.flow.protocol == IPPROTO_TCP ? TCP_SKB_CB(skb)->seq : 0;
+	r->len = len < 0 ? pi.payload_len : len;
+	r->tid = current->pid;
+	r->pid = current->tgid;
+	nsight_commit(&w);
 }
 
 static void nsight_skb_copy(void *data, const struct sk_buff *skb, int len)
 {
+	struct nsight_prof_frame pf __uninitialized;
+
 	/*
 	 * Unix and netlink sockets copy datagrams this way too; UDP is
-	 * recorded where its datagram is dequeued (nsight_udp_recv_ret).
+	 * recorded where its datagram is consumed (nsight_udp_consume).
 	 */
 	if (!nsight_inet_sock(skb->sk) || skb->sk->sk_protocol != IPPROTO_TCP)
 		return;
+	nsight_prof_enter(&pf, NSIGHT_HOOK_SKB_COPY);
 	nsight_app_copy(skb, len);
+	nsight_prof_exit(&pf);
 }
 
-/* __skb_recv_udp(struct sock *sk, unsigned int flags, int *off, int *err) */
-static int nsight_udp_recv_entry(struct kretprobe_instance *ri,
-				 struct pt_regs *regs)
+/*
+ * skb_consume_udp(struct sock *sk, struct sk_buff *skb, int len): a UDP
+ * receive copied @skb and is about to return. The datagram is still
+ * whole.
+ */
+static void nsight_udp_consume(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	return !nsight_inet_sock((struct sock *)nsight_kprobe_arg(regs, 0));
-}
+	const struct sk_buff *skb = (const void *)nsight_fentry_arg(fregs, 1);
+	struct nsight_prof_frame pf __uninitialized;
 
-/* The datagram stays the caller's until it is copied: safe to read. */
-static int nsight_udp_recv_ret(struct kretprobe_instance *ri,
-			       struct pt_regs *regs)
-{
-	const struct sk_buff *skb = (const void *)regs_return_value(regs);
-
-	if (IS_ERR_OR_NULL(skb))
-		return 0;
+	nsight_prof_enter(&pf, NSIGHT_HOOK_UDP_CONSUME);
 	nsight_app_copy(skb, -1);
-	return 0;
+	nsight_prof_exit(&pf);
+}
+
+/*
+ * inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+ *		int flags) entry, where sock_recv_length gives the end: the
+ * start of the receive, which the analysis pairs with the next app_recv
+ * of the thread.
+ */
+static void nsight_recv_start(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct socket *sock = (struct socket *)nsight_fentry_arg(fregs, 0);
+	struct nsight_rec_app_start *r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_wr w;
+
+	if (!nsight_inet_sock(sock->sk) ||
+	    !nsight_filter_ok_pid(current->tgid))
+		return;
+	nsight_prof_enter(&pf, NSIGHT_HOOK_RECVMSG);
+	r = nsight_reserve(&w, NSIGHT_REC_APP_RECV_START, sizeof(*r));
+	if (r) {
+		r->tid = current->pid;
+		r->flags = nsight_fentry_arg(fregs, 3);
+		nsight_commit(&w);
+	}
+	nsight_prof_exit(&pf);
+}
+
+/*
+ * sock_recv_length(sk, ret, flags): sock_recvmsg() returns @ret. The socket
+ * cannot go away during the call: the caller holds a reference to its
+ * file.
+ */
+static void nsight_recv_length(void *data, struct sock *sk, int ret,
+			       int flags)
+{
+	struct nsight_prof_frame pf __uninitialized;
+
+	if (!nsight_inet_sock(sk))
+		return;
+	nsight_prof_enter(&pf, NSIGHT_HOOK_RECV_LENGTH);
+	nsight_app_write(NSIGHT_REC_APP_RECV, sk, NULL, 0, ret,
+			 sk->sk_protocol == IPPROTO_TCP ?
+			 READ_ONCE(tcp_sk(sk)->copied_seq) : 0, flags);
+	nsight_prof_exit(&pf);
 }
 
 struct nsight_recv_call {
@@ -146,72 +219,78 @@ struct nsight_recv_call {
 	int flags;
 };
 
-/* inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags) */
+/* The kretprobe fallback: inet_recvmsg() entry... */
 static int nsight_recv_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
 	struct nsight_recv_call *c = (void *)ri->data;
 	struct socket *sock = (struct socket *)nsight_kprobe_arg(regs, 0);
+	struct nsight_prof_frame pf __uninitialized;
+	int ret = 1;
 
+	nsight_prof_enter(&pf, NSIGHT_HOOK_RECVMSG_KRET);
 	c->sk = sock->sk;
-	if (!nsight_inet_sock(c->sk))
-		return 1;
-	c->start = nsight_clock();
-	c->flags = nsight_kprobe_arg(regs, 3);
-	return 0;
+	if (nsight_inet_sock(c->sk)) {
+		c->start = nsight_clock();
+		c->flags = nsight_kprobe_arg(regs, 3);
+		ret = 0;
+	}
+	nsight_prof_exit(&pf);
+	return ret;
 }
 
-/*
- * The socket cannot go away during the call: the caller holds a reference
- * to its file.
- */
+/* ... and return. */
 static int nsight_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct nsight_recv_call *c = (void *)ri->data;
-	struct nsight_rec_app r;
+	struct sock *sk = c->sk;
+	struct nsight_prof_frame pf __uninitialized;
 
-	if (!nsight_app_fill(&r, NSIGHT_REC_APP_RECV, c->sk, NULL))
-		return 0;
-	r.start_tsc = c->start;
-	r.ret = (long)regs_return_value(regs);
-	r.tcp_seq = c->sk->sk_protocol == IPPROTO_TCP ?
-		    READ_ONCE(tcp_sk(c->sk)->copied_seq) : 0;
-	r.flags = c->flags;
-	nsight_emit(&r.hdr);
+	nsight_prof_enter(&pf, NSIGHT_HOOK_RECVMSG_RET);
+	nsight_app_write(NSIGHT_REC_APP_RECV, sk, NULL, c->start,
+			 (long)regs_return_value(regs),
+			 sk->sk_protocol == IPPROTO_TCP ?
+			 READ_ONCE(tcp_sk(sk)->copied_seq) : 0, c->flags);
+	nsight_prof_exit(&pf);
 	return 0;
 }
 
 /* inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size) */
-static int nsight_send_pre(struct kprobe *p, struct pt_regs *regs)
+static void nsight_send(unsigned long ip, unsigned long parent_ip,
+			struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	struct socket *sock = (struct socket *)nsight_kprobe_arg(regs, 0);
-	const struct msghdr *msg = (const void *)nsight_kprobe_arg(regs, 1);
+	struct socket *sock = (struct socket *)nsight_fentry_arg(fregs, 0);
+	const struct msghdr *msg = (const void *)nsight_fentry_arg(fregs, 1);
 	struct sock *sk = sock->sk;
-	struct nsight_rec_app r;
+	struct nsight_prof_frame pf __uninitialized;
 
-	if (!nsight_inet_sock(sk) ||
-	    !nsight_app_fill(&r, NSIGHT_REC_APP_SEND, sk, msg))
-		return 0;
-	r.start_tsc = nsight_clock();
-	r.ret = nsight_kprobe_arg(regs, 2);
-	r.tcp_seq = sk->sk_protocol == IPPROTO_TCP ?
-		    READ_ONCE(tcp_sk(sk)->write_seq) : 0;
-	r.flags = msg->msg_flags;
-	nsight_emit(&r.hdr);
-	return 0;
+	if (!nsight_inet_sock(sk))
+		return;
+	nsight_prof_enter(&pf, NSIGHT_HOOK_SENDMSG);
+	nsight_app_write(NSIGHT_REC_APP_SEND, sk, msg, NSIGHT_APP_START_NOW,
+			 nsight_fentry_arg(fregs, 2),
+			 sk->sk_protocol == IPPROTO_TCP ?
+			 READ_ONCE(tcp_sk(sk)->write_seq) : 0, msg->msg_flags);
+	nsight_prof_exit(&pf);
 }
 
-static struct nsight_tp nsight_app_tps[] = {
-	{ .name = "skb_copy_datagram_iovec", .probe = nsight_skb_copy },
+enum { NSIGHT_TP_SKB_COPY, NSIGHT_TP_RECV_LENGTH, NSIGHT_APP_NR_TP };
+
+static struct nsight_tp nsight_app_tps[NSIGHT_APP_NR_TP] = {
+	[NSIGHT_TP_SKB_COPY] = {
+		.name = "skb_copy_datagram_iovec", .probe = nsight_skb_copy,
+	},
+	[NSIGHT_TP_RECV_LENGTH] = {
+		.name = "sock_recv_length", .probe = nsight_recv_length,
+		.optional = true,
+	},
 };
 
 /* Receivers blocked in recvmsg each hold an instance while they wait. */
 #define NSIGHT_RECV_MAXACTIVE	256
 
+/* Only where the sock_recv_length tracepoint is missing (6.1). */
 static struct nsight_kretprobe nsight_app_kretprobes[] = {
-	{ .symbol = "__skb_recv_udp", .entry = nsight_udp_recv_entry,
-	  .ret = nsight_udp_recv_ret, .maxactive = NSIGHT_RECV_MAXACTIVE,
-	  .source = NSIGHT_SRC_APP },
 	{ .symbol = "inet_recvmsg", .entry = nsight_recv_entry,
 	  .ret = nsight_recv_ret, .data_size = sizeof(struct nsight_recv_call),
 	  .maxactive = NSIGHT_RECV_MAXACTIVE, .source = NSIGHT_SRC_APP },
@@ -222,18 +301,35 @@ static struct nsight_kretprobe nsight_app_kretprobes[] = {
 #endif
 };
 
-static struct nsight_kprobe nsight_app_kprobes[] = {
-	{ .symbol = "inet_sendmsg", .pre = nsight_send_pre,
+static struct nsight_fentry nsight_app_fentries[] = {
+	{ .symbol = "skb_consume_udp", .func = nsight_udp_consume,
+	  .source = NSIGHT_SRC_APP },
+	{ .symbol = "inet_sendmsg", .func = nsight_send,
 	  .source = NSIGHT_SRC_APP },
 #if IS_ENABLED(CONFIG_IPV6)
-	{ .symbol = "inet6_sendmsg", .pre = nsight_send_pre,
+	{ .symbol = "inet6_sendmsg", .func = nsight_send,
+	  .source = NSIGHT_SRC_APP },
+#endif
+};
+
+/* With sock_recv_length: the starts of the receives. */
+static struct nsight_fentry nsight_recv_fentries[] = {
+	{ .symbol = "inet_recvmsg", .func = nsight_recv_start,
+	  .source = NSIGHT_SRC_APP },
+#if IS_ENABLED(CONFIG_IPV6)
+	{ .symbol = "inet6_recvmsg", .func = nsight_recv_start,
 	  .source = NSIGHT_SRC_APP },
 #endif
 };
 
 int nsight_app_init(void)
 {
-	return nsight_tp_lookup(nsight_app_tps, ARRAY_SIZE(nsight_app_tps));
+	return nsight_tp_lookup(nsight_app_tps, NSIGHT_APP_NR_TP);
+}
+
+static bool nsight_have_recv_length(void)
+{
+	return nsight_app_tps[NSIGHT_TP_RECV_LENGTH].tp;
 }
 
 int nsight_app_attach(u32 sources)
@@ -242,41 +338,52 @@ int nsight_app_attach(u32 sources)
 
 	if (!(sources & BIT(NSIGHT_SRC_APP)))
 		return 0;
-	ret = nsight_tp_attach(nsight_app_tps, ARRAY_SIZE(nsight_app_tps));
+	ret = nsight_tp_attach(&nsight_app_tps[NSIGHT_TP_SKB_COPY], 1);
 	if (ret)
 		return ret;
-	ret = nsight_kretprobes_attach(nsight_app_kretprobes,
-				       ARRAY_SIZE(nsight_app_kretprobes),
-				       sources);
+	ret = nsight_fentries_attach(nsight_app_fentries,
+				     ARRAY_SIZE(nsight_app_fentries), sources);
 	if (ret)
-		goto err_tp;
-	ret = nsight_kprobes_attach(nsight_app_kprobes,
-				    ARRAY_SIZE(nsight_app_kprobes), sources);
+		goto err;
+	if (nsight_have_recv_length()) {
+		/* The starts first: every end then has its start. */
+		ret = nsight_fentries_attach(nsight_recv_fentries,
+					     ARRAY_SIZE(nsight_recv_fentries),
+					     sources);
+		if (!ret)
+			ret = nsight_tp_attach(&nsight_app_tps[NSIGHT_TP_RECV_LENGTH],
+					       1);
+	} else {
+		ret = nsight_kretprobes_attach(nsight_app_kretprobes,
+					       ARRAY_SIZE(nsight_app_kretprobes),
+					       sources);
+	}
 	if (ret)
-		goto err_kretprobes;
+		goto err;
 	return 0;
 
-err_kretprobes:
-	nsight_kretprobes_detach(nsight_app_kretprobes,
-				 ARRAY_SIZE(nsight_app_kretprobes));
-err_tp:
-	nsight_tp_detach(nsight_app_tps, ARRAY_SIZE(nsight_app_tps));
+err:
+	nsight_app_detach();
 	return ret;
 }
 
+/*
+ * Detach all; ftrace hooks and kretprobes are synchronized on return,
+ * tracepoint probes after the caller's tracepoint_synchronize_unregister().
+ */
 void nsight_app_detach(void)
 {
-	nsight_kprobes_detach(nsight_app_kprobes,
-			      ARRAY_SIZE(nsight_app_kprobes));
 	nsight_kretprobes_detach(nsight_app_kretprobes,
 				 ARRAY_SIZE(nsight_app_kretprobes));
-	nsight_tp_detach(nsight_app_tps, ARRAY_SIZE(nsight_app_tps));
+	nsight_tp_detach(nsight_app_tps, NSIGHT_APP_NR_TP);
+	nsight_fentries_detach(nsight_recv_fentries,
+			       ARRAY_SIZE(nsight_recv_fentries));
+	nsight_fentries_detach(nsight_app_fentries,
+			       ARRAY_SIZE(nsight_app_fentries));
 }
 
 u64 nsight_app_missed(void)
 {
-	return nsight_kprobes_missed(nsight_app_kprobes,
-				     ARRAY_SIZE(nsight_app_kprobes)) +
-	       nsight_kretprobes_missed(nsight_app_kretprobes,
+	return nsight_kretprobes_missed(nsight_app_kretprobes,
 					ARRAY_SIZE(nsight_app_kretprobes));
 }

@@ -10,8 +10,8 @@
  * full, relay refuses the reservation and the record is counted as dropped;
  * the next sub-buffer that starts after a reader made room begins with a
  * NSIGHT_REC_SUBBUF record carrying its sequence number and the number of
- * records lost before it. Every write attempt is a hook hit, so
- * hits == written + dropped on every CPU.
+ * records lost before it. Every write attempt is a hook hit: it is
+ * counted as written or as dropped, and the hits are their sum.
  */
 #include <linux/relay.h>
 #include <linux/debugfs.h>
@@ -20,6 +20,7 @@
 #include <linux/cpumask.h>
 #include <linux/mm.h>
 #include "buffer.h"
+#include "profile.h"
 #include "compat.h"
 
 struct nsight_buffer nsight_buf;
@@ -100,7 +101,6 @@ static void nsight_stats_clear(struct nsight_buffer *b)
 	for_each_possible_cpu(cpu) {
 		struct nsight_cpu_stats *st = per_cpu_ptr(b->stats, cpu);
 
-		local64_set(&st->hits, 0);
 		local64_set(&st->written, 0);
 		local64_set(&st->dropped, 0);
 		st->unreported_drops = 0;
@@ -158,33 +158,36 @@ void nsight_buffer_reset(struct nsight_buffer *b)
 	relay_reset(b->chan);
 }
 
+/*
+ * The reservation failed: count the drop, tell the sub-buffer header that
+ * comes next, and report the first drop of the capture. Interrupts off.
+ */
+void nsight_buffer_drop(struct nsight_buffer *b, struct nsight_cpu_stats *st,
+			u16 size)
+{
+	local64_inc(&st->dropped);
+	st->unreported_drops++;
+	nsight_prof_record(size, false);
+	if (!st->full_reported && b->on_full) {
+		st->full_reported = true;
+		b->on_full(smp_processor_id());
+	}
+}
+
 /* Returns true if @rec was written, false if it was dropped. */
 bool nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec)
 {
-	struct nsight_cpu_stats *st;
-	unsigned long flags;
-	void *dst;
+	struct nsight_rec_hdr *dst;
+	struct nsight_wr w;
 
-	local_irq_save(flags);
-	st = this_cpu_ptr(b->stats);
-	local64_inc(&st->hits);
-	rec->cpu = smp_processor_id();
-	/* relay_reserve() is not NMI-safe: an NMI may have interrupted it. */
-	dst = in_nmi() ? NULL : relay_reserve(b->chan, rec->size);
-	if (likely(dst)) {
-		rec->tsc = nsight_clock();
-		memcpy(dst, rec, rec->size);
-		local64_inc(&st->written);
-	} else {
-		local64_inc(&st->dropped);
-		st->unreported_drops++;
-		if (!st->full_reported && b->on_full) {
-			st->full_reported = true;
-			b->on_full(rec->cpu);
-		}
-	}
-	local_irq_restore(flags);
-	return dst;
+	dst = __nsight_reserve(b, &w, rec->type, rec->size);
+	if (!dst)
+		return false;
+	memcpy(dst + 1, rec + 1, rec->size - sizeof(*rec));
+	rec->cpu = dst->cpu;
+	rec->tsc = dst->tsc;
+	nsight_commit(&w);
+	return true;
 }
 
 void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,
@@ -194,9 +197,9 @@ void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,
 	struct rchan_buf *rb = NULL;
 
 	memset(s, 0, sizeof(*s));
-	s->hits = local64_read(&st->hits);
 	s->written = local64_read(&st->written);
 	s->dropped = local64_read(&st->dropped);
+	s->hits = s->written + s->dropped;
 	if (b->chan)
 		rb = *per_cpu_ptr(b->chan->buf, cpu);
 	if (rb) {

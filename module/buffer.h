@@ -7,20 +7,26 @@
 
 #include <linux/types.h>
 #include <linux/percpu.h>
+#include <linux/relay.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/smp.h>
 #include <asm/local64.h>
 #include <linux/nsight.h>
+#include "profile.h"
+#include "compat.h"
 
 struct rchan;
 struct dentry;
 
 /*
  * Per-CPU counters. The local64_t ones are updated on their CPU and read
- * from anywhere. @unreported_drops and @next_seq belong to the buffer's CPU:
- * they are touched only with interrupts off on that CPU, or while no capture
- * runs (reset, channel creation).
+ * from anywhere; every write attempt is one of them, so the hook hits are
+ * their sum. @unreported_drops and @next_seq belong to the buffer's CPU:
+ * they are touched only with interrupts off on that CPU, or while no
+ * capture runs (reset, channel creation).
  */
 struct nsight_cpu_stats {
-	local64_t hits;
 	local64_t written;
 	local64_t dropped;
 	u64 unreported_drops;
@@ -66,18 +72,76 @@ void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,
 			    struct nsight_cpu_snapshot *s);
 void nsight_subbuf_record_fill(struct nsight_rec_subbuf *r, unsigned int cpu,
 			       u64 tsc, u64 seq, u64 dropped);
+void nsight_buffer_drop(struct nsight_buffer *b, struct nsight_cpu_stats *st,
+			u16 size);
 
 /* The capture's buffer, written by every hook. */
 extern struct nsight_buffer nsight_buf;
 
+/* A reservation between nsight_reserve() and nsight_commit(). */
+struct nsight_wr {
+	unsigned long flags;
+};
+
 /**
- * nsight_emit - write a record into the capture buffer of this CPU.
+ * __nsight_reserve - reserve a record in @b on this CPU.
+ * @b:    the buffer
+ * @w:    kept for nsight_commit()
+ * @type: enum nsight_rec_type
+ * @size: bytes of the whole record, a multiple of NSIGHT_REC_ALIGN
+ *
+ * Returns the record with its header written (type, size, this CPU, the
+ * TSC now) and interrupts off until nsight_commit(): the caller fills in
+ * every other byte in between, in place. Returns NULL when the record is
+ * dropped (the buffer is full, or NMI context: relay_reserve() is not
+ * NMI-safe), counted, interrupts as they were. Reserving and stamping
+ * with interrupts off keep every CPU's records in TSC order; the
+ * reservation may start a sub-buffer, whose header is stamped first.
+ */
+static __always_inline void *__nsight_reserve(struct nsight_buffer *b,
+					      struct nsight_wr *w, u16 type,
+					      u16 size)
+{
+	struct nsight_cpu_stats *st;
+	struct nsight_rec_hdr *h;
+
+	local_irq_save(w->flags);
+	st = this_cpu_ptr(b->stats);
+	h = in_nmi() ? NULL : relay_reserve(b->chan, size);
+	if (unlikely(!h)) {
+		nsight_buffer_drop(b, st, size);
+		local_irq_restore(w->flags);
+		return NULL;
+	}
+	h->type = type;
+	h->size = size;
+	h->cpu = smp_processor_id();
+	h->tsc = nsight_clock();
+	local64_inc(&st->written);
+	nsight_prof_record(size, true);
+	return h;
+}
+
+static __always_inline void *nsight_reserve(struct nsight_wr *w, u16 type,
+					    u16 size)
+{
+	return __nsight_reserve(&nsight_buf, w, type, size);
+}
+
+/* The record reserved with @w is complete. */
+static __always_inline void nsight_commit(struct nsight_wr *w)
+{
+	local_irq_restore(w->flags);
+}
+
+/**
+ * nsight_emit - write a record built elsewhere into this CPU's buffer.
  * @rec: a filled record; hdr.type and hdr.size must be set
  *
- * The writer sets hdr.cpu and hdr.tsc (the time of the write), so the
- * records of one CPU are in TSC order. Callable from any context but NMI
- * (NMI writes are counted as dropped). Returns true if the record was
- * written, false if it was dropped.
+ * For records that are not on a hot path (a hook fills its record in
+ * place with nsight_reserve()). The writer sets hdr.cpu and hdr.tsc.
+ * Callable from any context but NMI (NMI writes are counted as dropped).
+ * Returns true if the record was written, false if it was dropped.
  */
 static inline bool nsight_emit(struct nsight_rec_hdr *rec)
 {

@@ -16,10 +16,10 @@
 #include <linux/pvclock_gtod.h>
 #include <linux/preempt.h>
 #include <linux/string.h>
-#include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include "clock.h"
-#include "kprobe.h"
+#include "fentry.h"
+#include "profile.h"
 #include "buffer.h"
 #include "compat.h"
 
@@ -30,14 +30,18 @@
  */
 static DEFINE_PER_CPU(u64, nsight_tk_update_tsc);
 
-static int nsight_vsyscall_pre(struct kprobe *p, struct pt_regs *regs)
+static void nsight_vsyscall(unsigned long ip, unsigned long parent_ip,
+			    struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
+	struct nsight_prof_frame pf __uninitialized;
+
+	nsight_prof_enter(&pf, NSIGHT_HOOK_VSYSCALL);
 	this_cpu_write(nsight_tk_update_tsc, nsight_clock());
-	return 0;
+	nsight_prof_exit(&pf);
 }
 
-static struct nsight_kprobe nsight_clock_kprobes[] = {
-	{ .symbol = "update_vsyscall", .pre = nsight_vsyscall_pre,
+static struct nsight_fentry nsight_clock_fentries[] = {
+	{ .symbol = "update_vsyscall", .func = nsight_vsyscall,
 	  .source = NSIGHT_SRC_CLOCK },
 };
 
@@ -81,25 +85,31 @@ void nsight_timekeeper_fill(struct nsight_rec_timekeeper *r,
 static int nsight_tk_notify(struct notifier_block *nb, unsigned long was_set,
 			    void *priv)
 {
-	struct nsight_rec_timekeeper r;
-	u64 tsc = nsight_clock();
 	const struct timekeeper *tk = priv;
 	struct clocksource *cs = tk->tkr_mono.clock;
-	u64 cycles;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_rec_timekeeper *r;
+	struct nsight_wr w;
+	u64 tsc, cycles;
 
+	nsight_prof_enter(&pf, NSIGHT_HOOK_TIMEKEEPER);
 	/*
 	 * The clocksource read right after the TSC makes every record an
 	 * exact (TSC, cycles) pair; the read function needs no lock.
 	 */
+	tsc = nsight_clock();
 	cycles = cs->read(cs);
-	nsight_rec_init(&r.hdr, NSIGHT_REC_TIMEKEEPER, sizeof(r));
-	r.tsc_cs = tsc;
-	r.tsc_update = this_cpu_read(nsight_tk_update_tsc);
+	r = nsight_reserve(&w, NSIGHT_REC_TIMEKEEPER, sizeof(*r));
+	if (r) {
+		nsight_timekeeper_fill(r, tk, was_set);
+		r->tsc_cs = tsc;
+		r->tsc_update = this_cpu_read(nsight_tk_update_tsc);
+		r->cs_now = cycles;
+		r->flags |= NSIGHT_TK_CS_NOW;
+		nsight_commit(&w);
+	}
 	this_cpu_write(nsight_tk_update_tsc, 0);
-	nsight_timekeeper_fill(&r, tk, was_set);
-	r.cs_now = cycles;
-	r.flags |= NSIGHT_TK_CS_NOW;
-	nsight_emit(&r.hdr);
+	nsight_prof_exit(&pf);
 	return NOTIFY_OK;
 }
 
@@ -117,13 +127,13 @@ int nsight_clock_attach(u32 sources)
 	if (!(sources & BIT(NSIGHT_SRC_CLOCK)))
 		return 0;
 	/* Without it (no generic vDSO) records just lack tsc_update. */
-	if (nsight_kprobes_attach(nsight_clock_kprobes,
-				  ARRAY_SIZE(nsight_clock_kprobes), sources))
-		pr_warn("update_vsyscall cannot be probed: no vDSO update times\n");
+	if (nsight_fentries_attach(nsight_clock_fentries,
+				   ARRAY_SIZE(nsight_clock_fentries), sources))
+		pr_warn("update_vsyscall cannot be hooked: no vDSO update times\n");
 	ret = pvclock_gtod_register_notifier(&nsight_tk_nb);
 	if (ret) {
-		nsight_kprobes_detach(nsight_clock_kprobes,
-				      ARRAY_SIZE(nsight_clock_kprobes));
+		nsight_fentries_detach(nsight_clock_fentries,
+				       ARRAY_SIZE(nsight_clock_fentries));
 		return ret;
 	}
 	nsight_tk_attached = true;
@@ -139,8 +149,8 @@ void nsight_clock_detach(void)
 	if (!nsight_tk_attached)
 		return;
 	pvclock_gtod_unregister_notifier(&nsight_tk_nb);
-	nsight_kprobes_detach(nsight_clock_kprobes,
-			      ARRAY_SIZE(nsight_clock_kprobes));
+	nsight_fentries_detach(nsight_clock_fentries,
+			       ARRAY_SIZE(nsight_clock_fentries));
 	nsight_tk_attached = false;
 }
 

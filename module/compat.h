@@ -9,6 +9,7 @@
 #include <linux/version.h>
 #include <linux/timex.h>
 #include <linux/ptrace.h>
+#include <linux/ftrace.h>
 
 #ifdef CONFIG_X86
 #include <asm/tsc.h>
@@ -42,5 +43,16 @@ static inline unsigned long nsight_kprobe_arg(struct pt_regs *regs,
 {
 	return regs_get_kernel_argument(regs, n);
 }
+
+/*
+ * Argument @n of a function hooked with ftrace (fentry.h), at its entry:
+ * 6.12 has an accessor, 6.1's ftrace_regs holds the registers as pt_regs.
+ */
+#ifdef ftrace_regs_get_argument
+#define nsight_fentry_arg(fregs, n) ftrace_regs_get_argument(fregs, n)
+#else
+#define nsight_fentry_arg(fregs, n) \
+	regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
 
 #endif /* _NSIGHT_COMPAT_H */

@@ -24,6 +24,7 @@
 #include "sample.h"
 #include "pt.h"
 #include "mark.h"
+#include "profile.h"
 #include "compat.h"
 
 static DEFINE_MUTEX(nsight_control_lock);
@@ -141,6 +142,8 @@ int nsight_start(void)
 	}
 	sources = nsight_config.sources;
 	nsight_buffer_reset(&nsight_buf);
+	nsight_prof_reset();
+	nsight_pkt_forget();
 	nsight_clock_sync_record();
 
 	ret = nsight_clock_attach(sources);
@@ -269,6 +272,8 @@ int nsight_set_config(const struct nsight_config_req *req,
 		nsight_config.sources = *sources;
 	if (period)
 		nsight_config.sample_period = *period;
+	if (req->profile)
+		nsight_prof_set(*req->profile);
 	/* Probes read it unlocked; they are all detached now. */
 	if (req->filter)
 		nsight_filter = *req->filter;
@@ -285,9 +290,10 @@ void nsight_get_status(struct nsight_status *st)
 	st->subbuf_size = nsight_buf.chan ? nsight_buf.subbuf_size : 0;
 	st->n_subbufs = nsight_buf.chan ? nsight_buf.n_subbufs : 0;
 	st->clock_hz = nsight_clock_hz();
-	st->probes_missed = nsight_net_missed() + nsight_app_missed() +
+	st->probes_missed = nsight_app_missed() +
 			    nsight_ctx_missed();
 	st->filter = nsight_filter;
+	st->profile = nsight_prof_enabled();
 	mutex_unlock(&nsight_control_lock);
 }
 
@@ -320,8 +326,13 @@ int nsight_control_init(void)
 	ret = nsight_pt_init(nsight_debugfs);
 	if (ret)
 		goto err_buffer;
+	ret = nsight_prof_init(nsight_debugfs);
+	if (ret)
+		goto err_pt;
 	return 0;
 
+err_pt:
+	nsight_pt_exit();
 err_buffer:
 	nsight_buffer_close(&nsight_buf);
 err_debugfs:
@@ -346,6 +357,7 @@ void nsight_control_shutdown(void)
 /* After nsight_control_shutdown() and after sysfs and netlink are gone. */
 void nsight_control_exit(void)
 {
+	nsight_prof_exit_module();
 	nsight_pt_exit();
 	nsight_buffer_close(&nsight_buf);
 	debugfs_remove(nsight_debugfs);

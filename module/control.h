@@ -24,6 +24,7 @@ struct nsight_config_req {
 	const u32 *buffer_size;
 	const u32 *sample_period;
 	const struct nsight_filter *filter;
+	const bool *profile;
 };
 
 /* The state a status report needs, taken under the control lock. */
@@ -35,6 +36,7 @@ struct nsight_status {
 	u64 clock_hz;
 	u64 probes_missed;
 	struct nsight_filter filter;
+	bool profile;
 };
 
 int nsight_control_init(void);

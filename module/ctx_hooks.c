@@ -15,10 +15,13 @@
 #include <linux/netdevice.h>
 #include <linux/mm.h>
 #include <linux/kernel.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include "ctx_hooks.h"
 #include "tracepoint.h"
 #include "kprobe.h"
 #include "buffer.h"
+#include "profile.h"
 #include "compat.h"
 
 static void nsight_sched_switch(void *data, bool preempt,
@@ -26,134 +29,212 @@ static void nsight_sched_switch(void *data, bool preempt,
 				struct task_struct *next,
 				unsigned int prev_state)
 {
-	struct nsight_rec_sched_switch r;
+	struct nsight_rec_sched_switch *r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_wr w;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_SCHED_SWITCH, sizeof(r));
-	r.prev_tid = prev->pid;
-	r.prev_pid = prev->tgid;
-	r.next_tid = next->pid;
-	r.next_pid = next->tgid;
-	r.prev_prio = prev->prio;
-	r.next_prio = next->prio;
-	r.prev_state = prev_state;
-	r.flags = preempt ? NSIGHT_SWITCH_PREEMPT : 0;
-	/* As the sched_switch trace event does: comm may change under us. */
-	memcpy(r.prev_comm, prev->comm, sizeof(r.prev_comm));
-	memcpy(r.next_comm, next->comm, sizeof(r.next_comm));
-	nsight_emit(&r.hdr);
+	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_SWITCH);
+	r = nsight_reserve(&w, NSIGHT_REC_SCHED_SWITCH, sizeof(*r));
+	if (r) {
+		r->prev_tid = prev->pid;
+		r->prev_pid = prev->tgid;
+		r->next_tid = next->pid;
+		r->next_pid = next->tgid;
+		r->prev_prio = prev->prio;
+		r->next_prio = next->prio;
+		r->prev_state = prev_state;
+		r->flags = preempt ? NSIGHT_SWITCH_PREEMPT : 0;
+		/* As the sched_switch trace event does: comm may change. */
+		memcpy(r->prev_comm, prev->comm, sizeof(r->prev_comm));
+		memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
+		nsight_commit(&w);
+	}
+	nsight_prof_exit(&pf);
 }
 
 static void nsight_sched_waking(void *data, struct task_struct *p)
 {
-	struct nsight_rec_waking r;
+	struct nsight_rec_waking *r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_wr w;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_WAKING, sizeof(r));
-	r.tid = p->pid;
-	r.pid = p->tgid;
-	r.prio = p->prio;
-	r.target_cpu = task_cpu(p);
-	r.waker_tid = in_task() ? current->pid : 0;
-	r.pad = 0;
-	memcpy(r.comm, p->comm, sizeof(r.comm));
-	nsight_emit(&r.hdr);
+	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_WAKING);
+	r = nsight_reserve(&w, NSIGHT_REC_WAKING, sizeof(*r));
+	if (r) {
+		r->tid = p->pid;
+		r->pid = p->tgid;
+		r->prio = p->prio;
+		r->target_cpu = task_cpu(p);
+		r->waker_tid = in_task() ? current->pid : 0;
+		r->pad = 0;
+		memcpy(r->comm, p->comm, sizeof(r->comm));
+		nsight_commit(&w);
+	}
+	nsight_prof_exit(&pf);
 }
 
 static void nsight_irq_record(int irq, const struct irqaction *action,
-			      u32 flags)
+			      u32 flags, enum nsight_hook hook)
 {
-	struct nsight_rec_irq r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_rec_irq *r;
+	struct nsight_wr w;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_IRQ, sizeof(r));
-	r.irq = irq;
-	r.flags = flags;
-	memset(r.name, 0, sizeof(r.name));
-	if ((flags & NSIGHT_CTX_ENTRY) && action && action->name)
-		strscpy(r.name, action->name, sizeof(r.name));
-	nsight_emit(&r.hdr);
+	nsight_prof_enter(&pf, hook);
+	r = nsight_reserve(&w, NSIGHT_REC_IRQ, sizeof(*r));
+	if (r) {
+		r->irq = irq;
+		r->flags = flags;
+		memset(r->name, 0, sizeof(r->name));
+		if ((flags & NSIGHT_CTX_ENTRY) && action && action->name)
+			strscpy(r->name, action->name, sizeof(r->name));
+		nsight_commit(&w);
+	}
+	nsight_prof_exit(&pf);
 }
 
 static void nsight_irq_entry(void *data, int irq, struct irqaction *action)
 {
-	nsight_irq_record(irq, action, NSIGHT_CTX_ENTRY);
+	nsight_irq_record(irq, action, NSIGHT_CTX_ENTRY,
+			  NSIGHT_HOOK_IRQ_ENTRY);
 }
 
 static void nsight_irq_exit(void *data, int irq, struct irqaction *action,
 			    int ret)
 {
 	nsight_irq_record(irq, action,
-			  ret == IRQ_HANDLED ? NSIGHT_IRQ_HANDLED : 0);
+			  ret == IRQ_HANDLED ? NSIGHT_IRQ_HANDLED : 0,
+			  NSIGHT_HOOK_IRQ_EXIT);
 }
 
-static void nsight_softirq_record(unsigned int vec, u32 flags)
+static void nsight_softirq_record(unsigned int vec, u32 flags,
+				  enum nsight_hook hook)
 {
-	struct nsight_rec_softirq r;
+	struct nsight_rec_softirq *r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_wr w;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_SOFTIRQ, sizeof(r));
-	r.vec = vec;
-	r.flags = flags;
-	nsight_emit(&r.hdr);
+	nsight_prof_enter(&pf, hook);
+	r = nsight_reserve(&w, NSIGHT_REC_SOFTIRQ, sizeof(*r));
+	if (r) {
+		r->vec = vec;
+		r->flags = flags;
+		nsight_commit(&w);
+	}
+	nsight_prof_exit(&pf);
 }
 
 static void nsight_softirq_entry(void *data, unsigned int vec)
 {
-	nsight_softirq_record(vec, NSIGHT_CTX_ENTRY);
+	nsight_softirq_record(vec, NSIGHT_CTX_ENTRY, NSIGHT_HOOK_SOFTIRQ_ENTRY);
 }
 
 static void nsight_softirq_exit(void *data, unsigned int vec)
 {
-	nsight_softirq_record(vec, 0);
+	nsight_softirq_record(vec, 0, NSIGHT_HOOK_SOFTIRQ_EXIT);
 }
 
 /* cpu_idle: a state, or PWR_EVENT_EXIT (all ones) when leaving idle. */
 static void nsight_cpu_idle(void *data, unsigned int state,
 			    unsigned int cpu)
 {
-	struct nsight_rec_idle r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_rec_idle *r;
+	struct nsight_wr w;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_IDLE, sizeof(r));
-	r.state = state;
-	r.flags = state == (unsigned int)-1 ? 0 : NSIGHT_CTX_ENTRY;
-	nsight_emit(&r.hdr);
+	nsight_prof_enter(&pf, NSIGHT_HOOK_CPU_IDLE);
+	r = nsight_reserve(&w, NSIGHT_REC_IDLE, sizeof(*r));
+	if (r) {
+		r->state = state;
+		r->flags = state == (unsigned int)-1 ? 0 : NSIGHT_CTX_ENTRY;
+		nsight_commit(&w);
+	}
+	nsight_prof_exit(&pf);
 }
 
-static void nsight_work_record(work_func_t fn, u32 flags)
-{
-	struct nsight_rec_work r;
+/*
+ * The work function's symbol, as "%ps" prints it: a kallsyms lookup costs
+ * thousands of instructions, and the same few functions come back again
+ * and again, so each CPU keeps the last ones it named. Used only with
+ * interrupts off (inside a reservation), so never reentered.
+ */
+#define NSIGHT_WORK_NAMES	16
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_WORK, sizeof(r));
-	r.flags = flags;
-	r.pad = 0;
-	memset(r.func, 0, sizeof(r.func));
-	/* The symbol, never the address. */
-	if (flags & NSIGHT_CTX_ENTRY)
-		snprintf(r.func, sizeof(r.func), "%ps", fn);
-	nsight_emit(&r.hdr);
+struct nsight_work_name {
+	work_func_t fn;
+	char name[NSIGHT_WORK_FUNC_LEN];
+};
+
+static DEFINE_PER_CPU(struct nsight_work_name [NSIGHT_WORK_NAMES],
+		      nsight_work_names);
+
+static void nsight_work_func_name(work_func_t fn, char *buf)
+{
+	struct nsight_work_name *e;
+
+	e = this_cpu_ptr(&nsight_work_names[hash_ptr(fn,
+						     ilog2(NSIGHT_WORK_NAMES))]);
+	if (e->fn != fn) {
+		memset(e->name, 0, sizeof(e->name));
+		snprintf(e->name, sizeof(e->name), "%ps", fn);
+		e->fn = fn;
+	}
+	memcpy(buf, e->name, sizeof(e->name));
+}
+
+static void nsight_work_record(work_func_t fn, u32 flags,
+			       enum nsight_hook hook)
+{
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_rec_work *r;
+	struct nsight_wr w;
+
+	nsight_prof_enter(&pf, hook);
+	r = nsight_reserve(&w, NSIGHT_REC_WORK, sizeof(*r));
+	if (r) {
+		r->flags = flags;
+		r->pad = 0;
+		/* The symbol, never the address. */
+		if (flags & NSIGHT_CTX_ENTRY)
+			nsight_work_func_name(fn, r->func);
+		else
+			memset(r->func, 0, sizeof(r->func));
+		nsight_commit(&w);
+	}
+	nsight_prof_exit(&pf);
 }
 
 static void nsight_work_start(void *data, struct work_struct *work)
 {
-	nsight_work_record(work->func, NSIGHT_CTX_ENTRY);
+	nsight_work_record(work->func, NSIGHT_CTX_ENTRY,
+			   NSIGHT_HOOK_WORK_START);
 }
 
 /* The work item may be freed by now: only @fn is used. */
 static void nsight_work_end(void *data, struct work_struct *work,
 			    work_func_t fn)
 {
-	nsight_work_record(fn, 0);
+	nsight_work_record(fn, 0, NSIGHT_HOOK_WORK_END);
 }
 
 static void nsight_napi_poll(void *data, struct napi_struct *napi, int work,
 			     int budget)
 {
-	struct nsight_rec_napi r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_rec_napi *r;
+	struct nsight_wr w;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_NAPI, sizeof(r));
-	r.work = work;
-	r.budget = budget;
-	memset(r.dev, 0, sizeof(r.dev));
-	if (napi->dev)
-		strscpy(r.dev, napi->dev->name, sizeof(r.dev));
-	nsight_emit(&r.hdr);
+	nsight_prof_enter(&pf, NSIGHT_HOOK_NAPI_POLL);
+	r = nsight_reserve(&w, NSIGHT_REC_NAPI, sizeof(*r));
+	if (r) {
+		r->work = work;
+		r->budget = budget;
+		memset(r->dev, 0, sizeof(r->dev));
+		if (napi->dev)
+			strscpy(r->dev, napi->dev->name, sizeof(r->dev));
+		nsight_commit(&w);
+	}
+	nsight_prof_exit(&pf);
 }
 
 enum {
@@ -221,10 +302,13 @@ static int nsight_fault_entry(struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
 	struct nsight_fault_call *c = (void *)ri->data;
+	struct nsight_prof_frame pf __uninitialized;
 
+	nsight_prof_enter(&pf, NSIGHT_HOOK_FAULT);
 	c->start = nsight_clock();
 	c->address = nsight_kprobe_arg(regs, 1);
 	c->flags = nsight_kprobe_arg(regs, 2);
+	nsight_prof_exit(&pf);
 	return 0;
 }
 
@@ -232,26 +316,30 @@ static int nsight_fault_ret(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
 {
 	struct nsight_fault_call *c = (void *)ri->data;
-	struct nsight_rec_fault r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_rec_fault *r;
+	struct nsight_wr w;
+	u32 flags = 0;
 
-	nsight_rec_init(&r.hdr, NSIGHT_REC_FAULT, sizeof(r));
-	r.start_tsc = c->start;
-	r.flags = 0;
+	nsight_prof_enter(&pf, NSIGHT_HOOK_FAULT_RET);
 	if (c->flags & FAULT_FLAG_USER)
-		r.flags |= NSIGHT_FAULT_USER;
+		flags |= NSIGHT_FAULT_USER;
 	if (c->flags & FAULT_FLAG_WRITE)
-		r.flags |= NSIGHT_FAULT_WRITE;
+		flags |= NSIGHT_FAULT_WRITE;
 	/* Kernel addresses are not written out. */
-	if (c->address < TASK_SIZE) {
-		r.address = c->address;
-	} else {
-		r.address = 0;
-		r.flags |= NSIGHT_FAULT_KERNEL_ADDR;
+	if (c->address >= TASK_SIZE)
+		flags |= NSIGHT_FAULT_KERNEL_ADDR;
+	r = nsight_reserve(&w, NSIGHT_REC_FAULT, sizeof(*r));
+	if (r) {
+		r->start_tsc = c->start;
+		r->address = c->address < TASK_SIZE ? c->address : 0;
+		r->flags = flags;
+		r->ret = regs_return_value(regs);
+		r->tid = current->pid;
+		r->pid = current->tgid;
+		nsight_commit(&w);
 	}
-	r.ret = regs_return_value(regs);
-	r.tid = current->pid;
-	r.pid = current->tgid;
-	nsight_emit(&r.hdr);
+	nsight_prof_exit(&pf);
 	return 0;
 }
 
@@ -271,8 +359,13 @@ int nsight_ctx_init(void)
 /* Attach the probes selected in @sources; all or nothing. */
 int nsight_ctx_attach(u32 sources)
 {
-	unsigned int i;
+	unsigned int i, cpu;
 	int ret;
+
+	/* No hook runs: forget the names (a module may have gone since). */
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&nsight_work_names, cpu), 0,
+		       sizeof(nsight_work_names));
 
 	for (i = 0; i < NSIGHT_CTX_NR_TP; i++) {
 		if (!(sources & BIT(nsight_ctx_tp_source[i])))

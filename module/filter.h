@@ -32,6 +32,28 @@ bool nsight_filter_flow(const struct nsight_filter *f,
 bool nsight_filter_ifindex(const struct nsight_filter *f, u32 ifindex);
 bool nsight_filter_pid(const struct nsight_filter *f, u32 pid);
 bool nsight_filter_empty(const struct nsight_filter *f);
+
+/*
+ * What the hooks call: the capture's filter, with the test for an empty
+ * kind inline (most captures have no filter).
+ */
+static __always_inline bool nsight_filter_ok_flow(const struct nsight_flow *flow)
+{
+	return !(nsight_filter.nports | nsight_filter.naddrs) ||
+	       nsight_filter_flow(&nsight_filter, flow);
+}
+
+static __always_inline bool nsight_filter_ok_ifindex(u32 ifindex)
+{
+	return !nsight_filter.nifindex ||
+	       nsight_filter_ifindex(&nsight_filter, ifindex);
+}
+
+static __always_inline bool nsight_filter_ok_pid(u32 pid)
+{
+	return !nsight_filter.npids || nsight_filter_pid(&nsight_filter, pid);
+}
+
 int nsight_filter_parse(const char *buf, struct nsight_filter *f);
 int nsight_filter_format(const struct nsight_filter *f, char *buf,
 			 size_t size);

@@ -13,6 +13,7 @@
 #include <linux/string.h>
 #include <linux/errno.h>
 #include "buffer.h"
+#include "profile.h"
 #include "nsight_mark.h"
 #include "mark.h"
 
@@ -44,10 +45,19 @@ int nsight_mark(u64 id, const void *data, u32 len)
 	}
 
 	rcu_read_lock();
-	if (!READ_ONCE(nsight_mark_open))
+	if (!READ_ONCE(nsight_mark_open)) {
 		ret = -ENODEV;
-	else if (!nsight_emit(&r->hdr))
-		ret = -ENOSPC;
+	} else {
+		struct nsight_prof_frame pf __uninitialized;
+
+		/* The profile needs one CPU from enter to exit. */
+		preempt_disable();
+		nsight_prof_enter(&pf, NSIGHT_HOOK_MARK);
+		if (!nsight_emit(&r->hdr))
+			ret = -ENOSPC;
+		nsight_prof_exit(&pf);
+		preempt_enable();
+	}
 	rcu_read_unlock();
 	return ret;
 }

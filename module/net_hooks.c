@@ -6,18 +6,20 @@
  * CPU backlog: veth, non-NAPI drivers), napi_gro_receive_entry (a NAPI
  * driver), netif_receive_skb (protocol input) on receive; net_dev_queue
  * (into the qdisc layer), net_dev_start_xmit (to the driver) and
- * skb_tstamp_tx (the driver reports a transmit timestamp) on send. None of
- * these tracepoints is exported on Debian kernels; they are found by name.
+ * skb_tstamp_tx (the driver reports a transmit timestamp, an ftrace entry
+ * hook) on send. None of these tracepoints is exported on Debian kernels;
+ * they are found by name.
  * net_dev_xmit is not used: it fires after the driver may have freed the
  * sk_buff.
  *
  * The hand-off: sock_def_readable() runs when data became readable on a
  * socket and wakes its waiters; on the receive path this is where a message
  * crosses from the core that processed the packet to the application. It is
- * static in net/core/sock.c (reached through sk->sk_data_ready), so nsight
- * puts a kprobe on its entry.
+ * static in net/core/sock.c (reached through sk->sk_data_ready). Kernels from
+ * 6.6 on have the sk_data_ready tracepoint at its start; on older ones
+ * nsight hooks its entry through ftrace (fentry.c), at a quarter of a
+ * kprobe's cost.
  */
-#include <linux/kprobes.h>
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
 #include <linux/string.h>
@@ -29,11 +31,81 @@
 #include "filter.h"
 #include "buffer.h"
 #include "pkt.h"
-#include "kprobe.h"
+#include "fentry.h"
+#include "profile.h"
 #include "compat.h"
 
+/*
+ * Parse and filter: 0 if @skb is a TCP or UDP packet over IP that the
+ * filter lets through, with @pi and @ifindex set. The stages that follow
+ * another on the same CPU take the packet from the parse of that one.
+ */
+static __always_inline int nsight_pkt_prepare(const struct sk_buff *skb,
+					      int nh_off, u8 stage,
+					      struct nsight_pkt_info *pi,
+					      u32 *ifindex)
+{
+	int ret;
+
+	if (skb->protocol != htons(ETH_P_IP) &&
+	    skb->protocol != htons(ETH_P_IPV6))
+		return -EINVAL;
+	if (stage == NSIGHT_PKT_RX_RECEIVE || stage == NSIGHT_PKT_TX_XMIT ||
+	    stage == NSIGHT_PKT_TX_TSTAMP)
+		ret = nsight_pkt_parse_again(skb, nh_off, pi);
+	else
+		ret = nsight_pkt_parse_first(skb, nh_off, pi);
+	if (ret)
+		return -EINVAL;
+	*ifindex = skb->dev ? skb->dev->ifindex : skb->skb_iif;
+	if (!nsight_filter_ok_flow(&pi->flow) ||
+	    !nsight_filter_ok_ifindex(*ifindex))
+		return -EINVAL;
+	return 0;
+}
+
+/* Every field of @r but the header, in place. */
+static __always_inline void nsight_pkt_fill(struct nsight_rec_pkt *r,
+					    const struct nsight_pkt_info *pi,
+					    const struct sk_buff *skb,
+					    u32 ifindex, u8 stage)
+{
+	u8 flags = NSIGHT_PKT_F_WIRE_HASH;
+	ktime_t hw = 0;
+	u16 queue;
+
+	if (stage <= NSIGHT_PKT_RX_RECEIVE) {
+		queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
+		hw = skb_hwtstamps((struct sk_buff *)skb)->hwtstamp;
+		if (hw)
+			flags |= NSIGHT_PKT_F_HWTSTAMP;
+	} else {
+		queue = skb_get_queue_mapping(skb);
+	}
+	r->gso_segs = 1;
+	if (skb_is_gso(skb)) {
+		flags |= NSIGHT_PKT_F_GSO;
+		r->gso_segs = skb_shinfo(skb)->gso_segs;
+	}
+	if (skb_cloned(skb))
+		flags |= NSIGHT_PKT_F_CLONED;
+	r->pkt_id = pi->id;
+	r->hw_tstamp = ktime_to_ns(hw);
+	r->sw_tstamp = ktime_to_ns(skb->tstamp);
+	r->flow = pi->flow;
+	r->seq = pi->seq;
+	r->payload_len = pi->payload_len;
+	r->ifindex = ifindex;
+	r->queue = queue;
+	r->stage = stage;
+	r->flags = flags;
+	r->rc = 0;
+	r->wire_hash = pi->wire_hash;
+}
+
 /**
- * nsight_pkt_record - fill a packet record.
+ * nsight_pkt_record - fill a packet record (for tests; hooks write theirs
+ * in place).
  * @r:      the record
  * @skb:    the packet
  * @nh_off: offset of its IP header from skb->data
@@ -45,86 +117,175 @@
 int nsight_pkt_record(struct nsight_rec_pkt *r, const struct sk_buff *skb,
 		      int nh_off, u8 stage)
 {
-	struct nsight_pkt_info pi;
+	struct nsight_pkt_info pi __uninitialized;
 	u32 ifindex;
 
-	if (skb->protocol != htons(ETH_P_IP) &&
-	    skb->protocol != htons(ETH_P_IPV6))
+	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex))
 		return -EINVAL;
-	if (nsight_pkt_parse(skb, nh_off, &pi))
-		return -EINVAL;
-	ifindex = skb->dev ? skb->dev->ifindex : skb->skb_iif;
-	if (!nsight_filter_flow(&nsight_filter, &pi.flow) ||
-	    !nsight_filter_ifindex(&nsight_filter, ifindex))
-		return -EINVAL;
-
 	nsight_rec_init(&r->hdr, NSIGHT_REC_PKT, sizeof(*r));
-	r->pkt_id = pi.id;
-	r->flow = pi.flow;
-	r->seq = pi.seq;
-	r->payload_len = pi.payload_len;
-	r->ifindex = ifindex;
-	r->stage = stage;
-	r->flags = 0;
-	r->hw_tstamp = 0;
-	r->sw_tstamp = ktime_to_ns(skb->tstamp);
-	r->gso_segs = 1;
-	r->rc = 0;
-	r->wire_hash = pi.wire_hash;
-	r->flags |= NSIGHT_PKT_F_WIRE_HASH;
-	if (stage <= NSIGHT_PKT_RX_RECEIVE) {
-		r->queue = skb_rx_queue_recorded(skb) ?
-			   skb_get_rx_queue(skb) : 0;
-		if (skb_hwtstamps((struct sk_buff *)skb)->hwtstamp) {
-			r->hw_tstamp = ktime_to_ns(skb_hwtstamps((struct sk_buff *)skb)->hwtstamp);
-			r->flags |= NSIGHT_PKT_F_HWTSTAMP;
-		}
-	} else {
-		r->queue = skb_get_queue_mapping(skb);
-	}
-	if (skb_is_gso(skb)) {
-		r->flags |= NSIGHT_PKT_F_GSO;
-		r->gso_segs = skb_shinfo(skb)->gso_segs;
-	}
-	if (skb_cloned(skb))
-		r->flags |= NSIGHT_PKT_F_CLONED;
+	nsight_pkt_fill(r, &pi, skb, ifindex, stage);
 	return 0;
 }
 
-static void nsight_pkt_emit(const struct sk_buff *skb, int nh_off, u8 stage)
+/* A packet record of @skb at @stage; @hw, if set, is its hardware stamp. */
+static __always_inline void nsight_pkt_write(const struct sk_buff *skb,
+					     int nh_off, u8 stage,
+					     ktime_t hw)
 {
-	struct nsight_rec_pkt r;
+	struct nsight_pkt_info pi __uninitialized;
+	struct nsight_rec_pkt *r;
+	struct nsight_wr w;
+	u32 ifindex;
 
-	if (!nsight_pkt_record(&r, skb, nh_off, stage))
-		nsight_emit(&r.hdr);
+	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex))
+		return;
+	r = nsight_reserve(&w, NSIGHT_REC_PKT, sizeof(*r));
+	if (!r)
+		return;
+	nsight_pkt_fill(r, &pi, skb, ifindex, stage);
+	if (hw) {
+		r->hw_tstamp = ktime_to_ns(hw);
+		r->flags |= NSIGHT_PKT_F_HWTSTAMP;
+	}
+	nsight_commit(&w);
+}
+
+static void nsight_pkt_hook(const struct sk_buff *skb, int nh_off, u8 stage,
+			    enum nsight_hook hook)
+{
+	struct nsight_prof_frame pf __uninitialized;
+
+	nsight_prof_enter(&pf, hook);
+	nsight_pkt_write(skb, nh_off, stage, 0);
+	nsight_prof_exit(&pf);
 }
 
 /* Receive side: skb->data is at the IP header (eth_type_trans pulled). */
 static void nsight_netif_rx(void *data, struct sk_buff *skb)
 {
-	nsight_pkt_emit(skb, 0, NSIGHT_PKT_RX_NETIF_RX);
+	nsight_pkt_hook(skb, 0, NSIGHT_PKT_RX_NETIF_RX, NSIGHT_HOOK_NETIF_RX);
 }
 
 static void nsight_gro_receive(void *data, const struct sk_buff *skb)
 {
-	nsight_pkt_emit(skb, 0, NSIGHT_PKT_RX_GRO);
+	nsight_pkt_hook(skb, 0, NSIGHT_PKT_RX_GRO, NSIGHT_HOOK_GRO_RECEIVE);
 }
 
 static void nsight_netif_receive_skb(void *data, struct sk_buff *skb)
 {
-	nsight_pkt_emit(skb, 0, NSIGHT_PKT_RX_RECEIVE);
+	nsight_pkt_hook(skb, 0, NSIGHT_PKT_RX_RECEIVE,
+			NSIGHT_HOOK_NETIF_RECEIVE_SKB);
 }
 
 /* Transmit side: skb->data is at the link-layer header. */
 static void nsight_dev_queue(void *data, struct sk_buff *skb)
 {
-	nsight_pkt_emit(skb, skb_network_offset(skb), NSIGHT_PKT_TX_QUEUE);
+	nsight_pkt_hook(skb, skb_network_offset(skb), NSIGHT_PKT_TX_QUEUE,
+			NSIGHT_HOOK_DEV_QUEUE);
 }
 
 static void nsight_dev_start_xmit(void *data, const struct sk_buff *skb,
 				  const struct net_device *dev)
 {
-	nsight_pkt_emit(skb, skb_network_offset(skb), NSIGHT_PKT_TX_XMIT);
+	nsight_pkt_hook(skb, skb_network_offset(skb), NSIGHT_PKT_TX_XMIT,
+			NSIGHT_HOOK_DEV_START_XMIT);
+}
+
+/* The identity of @skb (NULL or not TCP/UDP: 0), parsed or remembered. */
+static u64 nsight_skb_id(const struct sk_buff *skb)
+{
+	struct nsight_pkt_info pi __uninitialized;
+
+	if (!skb || nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi))
+		return 0;
+	return pi.id;
+}
+
+/*
+ * The newest packet of a socket's receive queue. For protocols other than
+ * TCP a reader on another CPU may dequeue concurrently, so the queue lock is
+ * held while the packet is read; TCP's queue is protected by the socket
+ * lock, which the caller of sk_data_ready holds.
+ */
+static u64 nsight_rcvq_tail_id(const struct sock *sk)
+{
+	struct sk_buff_head *q = (struct sk_buff_head *)&sk->sk_receive_queue;
+	unsigned long flags;
+	u64 id;
+
+	if (sk->sk_protocol == IPPROTO_TCP)
+		return nsight_skb_id(skb_peek_tail(q));
+	spin_lock_irqsave(&q->lock, flags);
+	id = nsight_skb_id(skb_peek_tail(q));
+	spin_unlock_irqrestore(&q->lock, flags);
+	return id;
+}
+
+/* Data became readable on @sk and its readers are being woken. */
+static void nsight_handoff(const struct sock *sk, enum nsight_hook hook)
+{
+	u32 rcv_nxt = 0, copied = 0;
+	struct nsight_rec_handoff *r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_flow flow __uninitialized;
+	struct nsight_wr w;
+	u64 pkt_id;
+
+	/* Unix and netlink sockets use sock_def_readable() too. */
+	if (sk->sk_family != AF_INET && sk->sk_family != AF_INET6)
+		return;
+	nsight_prof_enter(&pf, hook);
+	nsight_sock_flow(sk, &flow);
+	if (!nsight_filter_ok_flow(&flow))
+		goto out;
+	pkt_id = nsight_rcvq_tail_id(sk);
+	if (sk->sk_protocol == IPPROTO_TCP) {
+		rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
+		copied = READ_ONCE(tcp_sk(sk)->copied_seq);
+	}
+	r = nsight_reserve(&w, NSIGHT_REC_HANDOFF, sizeof(*r));
+	if (!r)
+		goto out;
+	r->sock_id = nsight_sock_id((struct sock *)sk);
+	r->flow = flow;
+	r->rcvq_bytes = sk_rmem_alloc_get(sk);
+	r->rcvq_len = skb_queue_len_lockless(&sk->sk_receive_queue);
+	r->pkt_id = pkt_id;
+	r->tcp_rcv_nxt = rcv_nxt;
+	r->tcp_copied_seq = copied;
+	nsight_commit(&w);
+out:
+	nsight_prof_exit(&pf);
+}
+
+/* The sk_data_ready tracepoint (6.6 and later), in sock_def_readable(). */
+static void nsight_sk_data_ready(void *data, const struct sock *sk)
+{
+	nsight_handoff(sk, NSIGHT_HOOK_SK_DATA_READY);
+}
+
+/* sock_def_readable(struct sock *sk), where the kernel has no tracepoint. */
+static void nsight_handoff_fentry(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op,
+				  struct ftrace_regs *fregs)
+{
+	nsight_handoff((const struct sock *)nsight_fentry_arg(fregs, 0),
+		       NSIGHT_HOOK_HANDOFF);
+}
+
+/* skb_tstamp_tx(orig_skb, hwtstamps): the driver's transmit timestamp. */
+static void nsight_tstamp_tx(unsigned long ip, unsigned long parent_ip,
+			     struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	const struct sk_buff *skb = (const void *)nsight_fentry_arg(fregs, 0);
+	const struct skb_shared_hwtstamps *hw =
+		(const void *)nsight_fentry_arg(fregs, 1);
+	struct nsight_prof_frame pf __uninitialized;
+
+	nsight_prof_enter(&pf, NSIGHT_HOOK_TSTAMP_TX);
+	nsight_pkt_write(skb, skb_network_offset(skb), NSIGHT_PKT_TX_TSTAMP,
+			 hw ? hw->hwtstamp : 0);
+	nsight_prof_exit(&pf);
 }
 
 enum {
@@ -133,6 +294,7 @@ enum {
 	NSIGHT_TP_NETIF_RECEIVE_SKB,
 	NSIGHT_TP_DEV_QUEUE,
 	NSIGHT_TP_DEV_START_XMIT,
+	NSIGHT_TP_SK_DATA_READY,
 	NSIGHT_NET_NR_TP
 };
 
@@ -152,6 +314,10 @@ static struct nsight_tp nsight_net_tps[NSIGHT_NET_NR_TP] = {
 	[NSIGHT_TP_DEV_START_XMIT] = {
 		.name = "net_dev_start_xmit", .probe = nsight_dev_start_xmit,
 	},
+	[NSIGHT_TP_SK_DATA_READY] = {
+		.name = "sk_data_ready", .probe = nsight_sk_data_ready,
+		.optional = true,
+	},
 };
 
 static const u32 nsight_net_tp_source[NSIGHT_NET_NR_TP] = {
@@ -160,87 +326,21 @@ static const u32 nsight_net_tp_source[NSIGHT_NET_NR_TP] = {
 	[NSIGHT_TP_NETIF_RECEIVE_SKB] = NSIGHT_SRC_NET_RX,
 	[NSIGHT_TP_DEV_QUEUE] = NSIGHT_SRC_NET_TX,
 	[NSIGHT_TP_DEV_START_XMIT] = NSIGHT_SRC_NET_TX,
+	[NSIGHT_TP_SK_DATA_READY] = NSIGHT_SRC_HANDOFF,
 };
 
-/* skb_tstamp_tx(orig_skb, hwtstamps): the driver's transmit timestamp. */
-static int nsight_tstamp_tx_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	const struct sk_buff *skb = (const void *)nsight_kprobe_arg(regs, 0);
-	const struct skb_shared_hwtstamps *hw =
-		(const void *)nsight_kprobe_arg(regs, 1);
-	struct nsight_rec_pkt r;
+enum { NSIGHT_FE_HANDOFF, NSIGHT_FE_TSTAMP_TX, NSIGHT_NET_NR_FE };
 
-	if (nsight_pkt_record(&r, skb, skb_network_offset(skb),
-			      NSIGHT_PKT_TX_TSTAMP))
-		return 0;
-	if (hw && hw->hwtstamp) {
-		r.hw_tstamp = ktime_to_ns(hw->hwtstamp);
-		r.flags |= NSIGHT_PKT_F_HWTSTAMP;
-	}
-	nsight_emit(&r.hdr);
-	return 0;
-}
-
-/*
- * The newest packet of a socket's receive queue. For protocols other than
- * TCP a reader on another CPU may dequeue concurrently, so the queue lock is
- * held while the packet is read; TCP's queue is protected by the socket
- * lock, which the caller of sk_data_ready holds.
- */
-static u64 nsight_rcvq_tail_id(struct sock *sk)
-{
-	struct nsight_pkt_info pi;
-	struct sk_buff *skb;
-	unsigned long flags;
-	u64 id = 0;
-
-	if (sk->sk_protocol == IPPROTO_TCP) {
-		skb = skb_peek_tail(&sk->sk_receive_queue);
-		if (skb && !nsight_pkt_parse(skb, skb_network_offset(skb), &pi))
-			id = pi.id;
-		return id;
-	}
-	spin_lock_irqsave(&sk->sk_receive_queue.lock, flags);
-	skb = skb_peek_tail(&sk->sk_receive_queue);
-	if (skb && !nsight_pkt_parse(skb, skb_network_offset(skb), &pi))
-		id = pi.id;
-	spin_unlock_irqrestore(&sk->sk_receive_queue.lock, flags);
-	return id;
-}
-
-static int nsight_handoff_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	struct sock *sk = (struct sock *)nsight_kprobe_arg(regs, 0);
-	struct nsight_rec_handoff r;
-
-	/* Unix and netlink sockets use sock_def_readable() too. */
-	if (sk->sk_family != AF_INET && sk->sk_family != AF_INET6)
-		return 0;
-	nsight_sock_flow(sk, &r.flow);
-	if (!nsight_filter_flow(&nsight_filter, &r.flow))
-		return 0;
-
-	nsight_rec_init(&r.hdr, NSIGHT_REC_HANDOFF, sizeof(r));
-	r.sock_id = nsight_sock_id(sk);
-	r.rcvq_bytes = sk_rmem_alloc_get(sk);
-	r.rcvq_len = skb_queue_len_lockless(&sk->sk_receive_queue);
-	r.pkt_id = nsight_rcvq_tail_id(sk);
-	if (sk->sk_protocol == IPPROTO_TCP) {
-		r.tcp_rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
-		r.tcp_copied_seq = READ_ONCE(tcp_sk(sk)->copied_seq);
-	} else {
-		r.tcp_rcv_nxt = 0;
-		r.tcp_copied_seq = 0;
-	}
-	nsight_emit(&r.hdr);
-	return 0;
-}
-
-static struct nsight_kprobe nsight_net_kprobes[] = {
-	{ .symbol = "sock_def_readable", .pre = nsight_handoff_pre,
-	  .source = NSIGHT_SRC_HANDOFF },
-	{ .symbol = "skb_tstamp_tx", .pre = nsight_tstamp_tx_pre,
-	  .source = NSIGHT_SRC_NET_TX },
+static struct nsight_fentry nsight_net_fentries[NSIGHT_NET_NR_FE] = {
+	/* Only where the sk_data_ready tracepoint is missing (6.1). */
+	[NSIGHT_FE_HANDOFF] = {
+		.symbol = "sock_def_readable", .func = nsight_handoff_fentry,
+		.source = NSIGHT_SRC_HANDOFF,
+	},
+	[NSIGHT_FE_TSTAMP_TX] = {
+		.symbol = "skb_tstamp_tx", .func = nsight_tstamp_tx,
+		.source = NSIGHT_SRC_NET_TX,
+	},
 };
 
 int nsight_net_init(void)
@@ -254,14 +354,20 @@ int nsight_net_attach(u32 sources)
 	int ret;
 
 	for (i = 0; i < NSIGHT_NET_NR_TP; i++) {
-		if (!(sources & BIT(nsight_net_tp_source[i])))
+		if (!(sources & BIT(nsight_net_tp_source[i])) ||
+		    !nsight_net_tps[i].tp)
 			continue;
 		ret = nsight_tp_attach(&nsight_net_tps[i], 1);
 		if (ret)
 			goto err;
 	}
-	ret = nsight_kprobes_attach(nsight_net_kprobes,
-				    ARRAY_SIZE(nsight_net_kprobes), sources);
+	/* The hand-off: the tracepoint where there is one, else ftrace. */
+	if (nsight_net_tps[NSIGHT_TP_SK_DATA_READY].tp)
+		ret = nsight_fentries_attach(&nsight_net_fentries[NSIGHT_FE_TSTAMP_TX],
+					     1, sources);
+	else
+		ret = nsight_fentries_attach(nsight_net_fentries,
+					     NSIGHT_NET_NR_FE, sources);
 	if (ret)
 		goto err;
 	return 0;
@@ -271,18 +377,11 @@ err:
 }
 
 /*
- * Detach everything: kprobes are synchronized on return, tracepoint probes
- * after the caller's tracepoint_synchronize_unregister().
+ * Detach everything: ftrace hooks are synchronized on return, tracepoint
+ * probes after the caller's tracepoint_synchronize_unregister().
  */
 void nsight_net_detach(void)
 {
-	nsight_kprobes_detach(nsight_net_kprobes,
-			      ARRAY_SIZE(nsight_net_kprobes));
+	nsight_fentries_detach(nsight_net_fentries, NSIGHT_NET_NR_FE);
 	nsight_tp_detach(nsight_net_tps, NSIGHT_NET_NR_TP);
-}
-
-u64 nsight_net_missed(void)
-{
-	return nsight_kprobes_missed(nsight_net_kprobes,
-				     ARRAY_SIZE(nsight_net_kprobes));
 }

@@ -14,7 +14,6 @@ struct nsight_rec_pkt;
 int nsight_net_init(void);
 int nsight_net_attach(u32 sources);
 void nsight_net_detach(void);
-u64 nsight_net_missed(void);
 int nsight_pkt_record(struct nsight_rec_pkt *r, const struct sk_buff *skb,
 		      int nh_off, u8 stage);
 

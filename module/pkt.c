@@ -7,8 +7,9 @@
  * reused: a pointer is none of these. nsight hashes what identifies the
  * packet's content instead (see uapi/linux/nsight.h): for TCP the flow and
  * the sequence number, for UDP the flow, the IP id or flow label, the length
- * and the first payload bytes. The hash is keyed with a key drawn at module
- * load, so records carry no kernel addresses.
+ * and the first payload bytes. The content hash is unkeyed (wire_hash, the
+ * same on every host); pkt_id mixes it with a key drawn at module load.
+ * Records carry no kernel addresses.
  *
  * Parsing starts at the IP header, given as an offset from skb->data: 0 on
  * the receive path before IP input, the network offset elsewhere (negative
@@ -20,8 +21,6 @@
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
-#include <linux/jhash.h>
-#include <linux/siphash.h>
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/sock_diag.h>
@@ -29,8 +28,9 @@
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include "pkt.h"
+#include "compat.h"
 
-static siphash_key_t nsight_id_key;
+static u64 nsight_id_key;
 
 void nsight_pkt_init_key(void)
 {
@@ -52,32 +52,246 @@ u64 nsight_sock_id(struct sock *sk)
 	return (u64)cookie[1] << 32 | cookie[0];
 }
 
-/*
- * @len bytes at @off from skb->data, copied into @buf if they are not
- * linear. A negative @off must stay within the linear head.
- */
-static const void *nsight_skb_bytes(const struct sk_buff *skb, int off,
-				    int len, void *buf)
+/* nsight_skb_bytes() when the bytes are not all in the linear head. */
+static noinline const void *nsight_skb_bytes_slow(const struct sk_buff *skb,
+						  int off, int len, void *buf)
 {
 	if (off >= 0)
 		return skb_header_pointer(skb, off, len, buf);
-	if (skb->data + off < skb->head || off + len > (int)skb_headlen(skb))
-		return NULL;
-	return skb->data + off;
+	return NULL;
 }
 
-/* What is hashed into a packet id; zeroed, so padding is deterministic. */
-struct nsight_id_input {
-	struct nsight_flow flow;
-	u32 seq;
-	u32 ipid;	/* IPv4 id or IPv6 flow label, not for TCP */
-	u32 len;	/* payload length, not for TCP */
-	u8 payload[16];	/* not for TCP */
+/*
+ * @len bytes at @off from skb->data, copied into @buf if they are not
+ * linear. A negative @off must stay within the linear head. The headers
+ * of almost every packet are in the linear head: that case is a bounds
+ * check, inline.
+ */
+static __always_inline const void *nsight_skb_bytes(const struct sk_buff *skb,
+						    int off, int len,
+						    void *buf)
+{
+	const u8 *p = skb->data + off;
+
+	if (likely(p >= skb->head && p + len <= skb_tail_pointer(skb)))
+		return p;
+	return nsight_skb_bytes_slow(skb, off, len, buf);
+}
+
+/* 8 bytes at @p, wherever they are aligned (one load on x86). */
+static __always_inline u64 nsight_load64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* An IPv4 address as IPv4-mapped IPv6: ::ffff:a.b.c.d */
+static __always_inline void nsight_v4mapped(u8 *dst, __be32 a)
+{
+	__be32 *a32 = (__be32 *)dst;
+
+	a32[0] = 0;
+	a32[1] = 0;
+	a32[2] = htonl(0xffff);
+	a32[3] = a;
+}
+
+/*
+ * The content hash: one multiply and one shift per 64-bit word, then
+ * MurmurHash3's finalizer. A few dozen instructions where siphash over
+ * the same bytes took hundreds; identity needs no more than a good mix,
+ * the packets of one flow are told apart in order anyway.
+ */
+#define NSIGHT_MIX_MUL	0x9e3779b97f4a7c15ULL
+
+static __always_inline u64 nsight_mix(u64 h, u64 w)
+{
+	h = (h ^ w) * NSIGHT_MIX_MUL;
+	return h ^ (h >> 32);
+}
+
+static __always_inline u64 nsight_fmix(u64 h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+/* Up to 16 payload bytes as two words, zero beyond @n. */
+static __always_inline int nsight_payload_words(const struct sk_buff *skb,
+						int off, int n, u64 *w)
+{
+	u8 buf[16] __aligned(8) __uninitialized;
+	const u8 *p;
+
+	w[0] = 0;
+	w[1] = 0;
+	if (n <= 0)
+		return 0;
+	n = min(n, 16);
+	p = nsight_skb_bytes(skb, off, n, buf);
+	if (!p)
+		return -EINVAL;
+	if (n == 16) {
+		w[0] = nsight_load64(p);
+		w[1] = nsight_load64(p + 8);
+	} else {
+		memcpy(w, p, n);
+	}
+	return 0;
+}
+
+/*
+ * Read flow, sequence and identity of a TCP/UDP packet into @pi; *@thp is
+ * its transport header when that is in the linear head, else NULL.
+ */
+static int nsight_pkt_read(const struct sk_buff *skb, int nh_off,
+			   struct nsight_pkt_info *pi, const u8 **thp)
+{
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+	} ipbuf __uninitialized;
+	union {
+		struct tcphdr tcp;
+		struct udphdr udp;
+	} thbuf __uninitialized;
+	struct nsight_flow *f = &pi->flow;
+	int th_off, ip_payload;
+	u32 ipid;
+	const u8 *first;
+	u64 h, pl[2];
+	u8 proto;
+
+	*thp = NULL;
+	first = nsight_skb_bytes(skb, nh_off, 1, &ipbuf);
+	if (!first)
+		return -EINVAL;
+	if ((*first >> 4) == 4) {
+		const struct iphdr *iph;
+
+		iph = nsight_skb_bytes(skb, nh_off, sizeof(*iph), &ipbuf);
+		if (!iph || iph->ihl < 5 || (iph->frag_off & htons(IP_OFFSET)))
+			return -EINVAL;
+		proto = iph->protocol;
+		f->family = AF_INET;
+		nsight_v4mapped(f->saddr, iph->saddr);
+		nsight_v4mapped(f->daddr, iph->daddr);
+		h = nsight_mix(0, (__force u64)iph->saddr |
+			       (__force u64)iph->daddr << 32);
+		th_off = nh_off + iph->ihl * 4;
+		/* tot_len is 0 for aggregates beyond 64 KiB (BIG TCP). */
+		ip_payload = ntohs(iph->tot_len) ? ntohs(iph->tot_len) -
+			     iph->ihl * 4 : (int)skb->len - th_off;
+		ipid = ntohs(iph->id);
+	} else if ((*first >> 4) == 6) {
+		const struct ipv6hdr *ip6h;
+		const u64 *s, *d;
+
+		ip6h = nsight_skb_bytes(skb, nh_off, sizeof(*ip6h), &ipbuf);
+		if (!ip6h)
+			return -EINVAL;
+		/* Extension headers are not followed. */
+		proto = ip6h->nexthdr;
+		f->family = AF_INET6;
+		memcpy(f->saddr, &ip6h->saddr, 16);
+		memcpy(f->daddr, &ip6h->daddr, 16);
+		s = (const u64 *)f->saddr;
+		d = (const u64 *)f->daddr;
+		h = nsight_mix(nsight_mix(nsight_mix(nsight_mix(0, s[0]), s[1]),
+					  d[0]), d[1]);
+		th_off = nh_off + sizeof(*ip6h);
+		ip_payload = ntohs(ip6h->payload_len) ?
+			     ntohs(ip6h->payload_len) : (int)skb->len - th_off;
+		ipid = ntohl(ip6_flowlabel(ip6h));
+	} else {
+		return -EINVAL;
+	}
+	f->protocol = proto;
+	f->pad = 0;
+
+	switch (proto) {
+	case IPPROTO_TCP: {
+		const struct tcphdr *th;
+
+		th = nsight_skb_bytes(skb, th_off, sizeof(*th), &thbuf);
+		if (!th || th->doff < 5)
+			return -EINVAL;
+		*thp = (const u8 *)th != (const u8 *)&thbuf ? (const u8 *)th : NULL;
+		f->sport = ntohs(th->source);
+		f->dport = ntohs(th->dest);
+		pi->seq = ntohl(th->seq);
+		pi->payload_len = max(ip_payload - th->doff * 4, 0);
+		h = nsight_mix(h, f->sport | (u32)f->dport << 16 |
+			       (u64)proto << 32 | (u64)f->family << 40);
+		h = nsight_mix(h, pi->seq);
+		break;
+	}
+	case IPPROTO_UDP: {
+		const struct udphdr *uh;
+
+		uh = nsight_skb_bytes(skb, th_off, sizeof(*uh), &thbuf);
+		if (!uh)
+			return -EINVAL;
+		*thp = (const u8 *)uh != (const u8 *)&thbuf ? (const u8 *)uh : NULL;
+		f->sport = ntohs(uh->source);
+		f->dport = ntohs(uh->dest);
+		pi->seq = 0;
+		pi->payload_len = max(ip_payload - (int)sizeof(*uh), 0);
+		if (nsight_payload_words(skb, th_off + sizeof(*uh),
+					 pi->payload_len, pl))
+			return -EINVAL;
+		h = nsight_mix(h, f->sport | (u32)f->dport << 16 |
+			       (u64)proto << 32 | (u64)f->family << 40);
+		h = nsight_mix(h, ipid | (u64)pi->payload_len << 32);
+		h = nsight_mix(nsight_mix(h, pl[0]), pl[1]);
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	h = nsight_fmix(h);
+	/* Unkeyed: the same on every host the packet crosses. */
+	pi->wire_hash = (u32)h ^ (u32)(h >> 32);
+	pi->id = nsight_fmix(h ^ nsight_id_key);
+	return 0;
+}
+
+/*
+ * The last packet parsed on each CPU, so that the next stage of the same
+ * packet on that CPU (netif_rx then netif_receive_skb, net_dev_queue then
+ * net_dev_start_xmit, protocol input then the hand-off) need not parse and
+ * hash it again. It is the same packet when the sk_buff, the address of its
+ * IP header and the first 8 bytes there and 16 bytes at its transport
+ * header (ids, lengths, ports, checksum, TCP sequence number, the first
+ * UDP payload bytes) are all unchanged: a buffer freed and reused in
+ * between for a packet that skipped its first stage on this CPU would
+ * have to match all of them. Touched with interrupts off: a hook in an
+ * interrupt may parse in between.
+ */
+struct nsight_pkt_memo {
+	const struct sk_buff *skb;
+	const u8 *nh;
+	const u8 *th;
+	u64 nh_word;
+	u64 th_words[2];
+	struct nsight_pkt_info pi;
 };
 
-static u64 nsight_pkt_hash(const struct nsight_id_input *in)
+static DEFINE_PER_CPU(struct nsight_pkt_memo, nsight_pkt_memo);
+
+/* Bytes read from the headers when the memo is checked. */
+#define NSIGHT_MEMO_TH	16
+
+static __always_inline bool nsight_memo_span(const struct sk_buff *skb,
+					     const u8 *nh, const u8 *th)
 {
-	return siphash(in, sizeof(*in), &nsight_id_key);
+	return nh >= skb->head && th > nh &&
+	       th + NSIGHT_MEMO_TH <= skb_tail_pointer(skb);
 }
 
 /**
@@ -92,108 +306,80 @@ static u64 nsight_pkt_hash(const struct nsight_id_input *in)
 int nsight_pkt_parse(const struct sk_buff *skb, int nh_off,
 		     struct nsight_pkt_info *pi)
 {
-	struct nsight_id_input in = {};
-	union {
-		struct iphdr v4;
-		struct ipv6hdr v6;
-	} ipbuf;
-	union {
-		struct tcphdr tcp;
-		struct udphdr udp;
-	} thbuf;
-	const struct iphdr *iph;
-	const struct tcphdr *th;
-	const struct udphdr *uh;
-	int th_off, ip_payload;
-	const u8 *first;
-	u8 proto;
+	const u8 *th;
 
-	first = nsight_skb_bytes(skb, nh_off, 1, &ipbuf);
-	if (!first)
-		return -EINVAL;
-	memset(&pi->flow, 0, sizeof(pi->flow));
-	if ((*first >> 4) == 4) {
-		iph = nsight_skb_bytes(skb, nh_off, sizeof(*iph), &ipbuf);
-		if (!iph || iph->ihl < 5 || (iph->frag_off & htons(IP_OFFSET)))
-			return -EINVAL;
-		proto = iph->protocol;
-		pi->flow.family = AF_INET;
-		ipv6_addr_set_v4mapped(iph->saddr,
-				       (struct in6_addr *)pi->flow.saddr);
-		ipv6_addr_set_v4mapped(iph->daddr,
-				       (struct in6_addr *)pi->flow.daddr);
-		th_off = nh_off + iph->ihl * 4;
-		/* tot_len is 0 for aggregates beyond 64 KiB (BIG TCP). */
-		ip_payload = ntohs(iph->tot_len) ? ntohs(iph->tot_len) -
-			     iph->ihl * 4 : (int)skb->len - th_off;
-		in.ipid = ntohs(iph->id);
-	} else if ((*first >> 4) == 6) {
-		const struct ipv6hdr *ip6h;
+	return nsight_pkt_read(skb, nh_off, pi, &th);
+}
 
-		ip6h = nsight_skb_bytes(skb, nh_off, sizeof(*ip6h), &ipbuf);
-		if (!ip6h)
-			return -EINVAL;
-		/* Extension headers are not followed. */
-		proto = ip6h->nexthdr;
-		pi->flow.family = AF_INET6;
-		memcpy(pi->flow.saddr, &ip6h->saddr, 16);
-		memcpy(pi->flow.daddr, &ip6h->daddr, 16);
-		th_off = nh_off + sizeof(*ip6h);
-		ip_payload = ntohs(ip6h->payload_len) ?
-			     ntohs(ip6h->payload_len) : (int)skb->len - th_off;
-		in.ipid = ntohl(ip6_flowlabel(ip6h));
-	} else {
-		return -EINVAL;
-	}
-	pi->flow.protocol = proto;
+/**
+ * nsight_pkt_parse_first - nsight_pkt_parse() at a packet's first stage on
+ * this CPU: the packet becomes the CPU's memo for nsight_pkt_parse_again().
+ */
+int nsight_pkt_parse_first(const struct sk_buff *skb, int nh_off,
+			   struct nsight_pkt_info *pi)
+{
+	const u8 *nh = skb->data + nh_off, *th = NULL;
+	struct nsight_pkt_memo *m;
+	unsigned long flags;
+	int ret;
 
-	switch (proto) {
-	case IPPROTO_TCP:
-		th = nsight_skb_bytes(skb, th_off, sizeof(*th), &thbuf);
-		if (!th || th->doff < 5)
-			return -EINVAL;
-		pi->flow.sport = ntohs(th->source);
-		pi->flow.dport = ntohs(th->dest);
-		pi->seq = ntohl(th->seq);
-		pi->payload_len = max(ip_payload - th->doff * 4, 0);
-		in.flow = pi->flow;
-		in.seq = pi->seq;
-		in.ipid = 0;
-		break;
-	case IPPROTO_UDP: {
-		const u8 *payload;
-		int n;
-
-		uh = nsight_skb_bytes(skb, th_off, sizeof(*uh), &thbuf);
-		if (!uh)
-			return -EINVAL;
-		pi->flow.sport = ntohs(uh->source);
-		pi->flow.dport = ntohs(uh->dest);
-		pi->seq = 0;
-		pi->payload_len = max(ip_payload - (int)sizeof(*uh), 0);
-		in.flow = pi->flow;
-		in.len = pi->payload_len;
-		n = min_t(int, pi->payload_len, sizeof(in.payload));
-		payload = n ? nsight_skb_bytes(skb, th_off + sizeof(*uh), n,
-					       in.payload) : NULL;
-		if (payload && payload != in.payload)
-			memcpy(in.payload, payload, n);
-		break;
-	}
-	default:
-		return -EINVAL;
-	}
-	pi->id = nsight_pkt_hash(&in);
-	/* Unkeyed: the same on every host the packet crosses. */
-	pi->wire_hash = jhash(&in, sizeof(in), 0);
+	ret = nsight_pkt_read(skb, nh_off, pi, &th);
+	if (ret || !th || !nsight_memo_span(skb, nh, th))
+		return ret;
+	local_irq_save(flags);
+	m = this_cpu_ptr(&nsight_pkt_memo);
+	m->skb = skb;
+	m->nh = nh;
+	m->th = th;
+	m->nh_word = nsight_load64(nh);
+	m->th_words[0] = nsight_load64(th);
+	m->th_words[1] = nsight_load64(th + 8);
+	m->pi = *pi;
+	local_irq_restore(flags);
 	return 0;
+}
+
+/**
+ * nsight_pkt_parse_again - nsight_pkt_parse() of a packet that may have
+ * just been parsed on this CPU at an earlier stage: the result of then
+ * when it is the same packet, unchanged, else a fresh parse.
+ */
+int nsight_pkt_parse_again(const struct sk_buff *skb, int nh_off,
+			   struct nsight_pkt_info *pi)
+{
+	const u8 *nh = skb->data + nh_off;
+	struct nsight_pkt_memo *m;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	m = this_cpu_ptr(&nsight_pkt_memo);
+	if (m->skb == skb && m->nh == nh && nsight_memo_span(skb, nh, m->th) &&
+	    nsight_load64(nh) == m->nh_word &&
+	    nsight_load64(m->th) == m->th_words[0] &&
+	    nsight_load64(m->th + 8) == m->th_words[1]) {
+		*pi = m->pi;
+		local_irq_restore(flags);
+		return 0;
+	}
+	local_irq_restore(flags);
+	return nsight_pkt_parse(skb, nh_off, pi);
+}
+
+/* Forget every CPU's memo (no capture runs). */
+void nsight_pkt_forget(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&nsight_pkt_memo, cpu), 0,
+		       sizeof(struct nsight_pkt_memo));
 }
 
 /* A socket's flow: s is the local end, d the peer (zero if unconnected). */
 void nsight_sock_flow(const struct sock *sk, struct nsight_flow *f)
 {
-	memset(f, 0, sizeof(*f));
 	f->family = sk->sk_family;
+	f->pad = 0;
 	f->protocol = sk->sk_protocol;
 	f->sport = ntohs(inet_sk(sk)->inet_sport);
 	f->dport = ntohs(sk->sk_dport);
@@ -204,6 +390,6 @@ void nsight_sock_flow(const struct sock *sk, struct nsight_flow *f)
 		return;
 	}
 #endif
-	ipv6_addr_set_v4mapped(sk->sk_rcv_saddr, (struct in6_addr *)f->saddr);
-	ipv6_addr_set_v4mapped(sk->sk_daddr, (struct in6_addr *)f->daddr);
+	nsight_v4mapped(f->saddr, sk->sk_rcv_saddr);
+	nsight_v4mapped(f->daddr, sk->sk_daddr);
 }

@@ -31,6 +31,11 @@ struct nsight_pkt_info {
 void nsight_pkt_init_key(void);
 int nsight_pkt_parse(const struct sk_buff *skb, int nh_off,
 		     struct nsight_pkt_info *pi);
+int nsight_pkt_parse_first(const struct sk_buff *skb, int nh_off,
+			   struct nsight_pkt_info *pi);
+int nsight_pkt_parse_again(const struct sk_buff *skb, int nh_off,
+			   struct nsight_pkt_info *pi);
+void nsight_pkt_forget(void);
 void nsight_sock_flow(const struct sock *sk, struct nsight_flow *f);
 u64 nsight_sock_id(struct sock *sk);
 

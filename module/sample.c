@@ -20,6 +20,7 @@
 #include <linux/err.h>
 #include "sample.h"
 #include "buffer.h"
+#include "profile.h"
 
 /*
  * Frames walked: the interrupt's own (about a dozen) and the interrupted
@@ -72,9 +73,11 @@ static void nsight_sample_overflow(struct perf_event *event,
 {
 	struct nsight_sample_scratch *s = this_cpu_ptr(&nsight_sample_scratch);
 	struct nsight_rec_sample *r = (struct nsight_rec_sample *)s->rec;
-	u16 flags = 0;
+	struct nsight_prof_frame pf __uninitialized;
 	unsigned int nr = 0;
+	u16 flags = 0;
 
+	nsight_prof_enter(&pf, NSIGHT_HOOK_SAMPLE);
 	if (user_mode(regs)) {
 		flags |= NSIGHT_SAMPLE_USER;
 		r->user_ip = instruction_pointer(regs);
@@ -91,6 +94,7 @@ static void nsight_sample_overflow(struct perf_event *event,
 	r->nr = nr;
 	r->flags = flags;
 	nsight_emit(&r->hdr);
+	nsight_prof_exit(&pf);
 }
 
 void nsight_sample_detach(void)

@@ -25,19 +25,30 @@ static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%d\n", st.enabled);
 }
 
-/* "0" or "1" (a trailing newline is fine); starting twice is not an error. */
-static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
-			    const char *buf, size_t count)
+/* A write of "0" or "1" (a trailing newline is fine) by an administrator. */
+static int nsight_store_flag(const char *buf, bool *on)
 {
 	unsigned int val;
-	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	ret = kstrtouint(buf, 10, &val);
-	if (ret || val > 1)
+	if (kstrtouint(buf, 10, &val) || val > 1)
 		return -EINVAL;
-	ret = val ? nsight_start() : nsight_stop();
+	*on = val;
+	return 0;
+}
+
+/* Starting twice is not an error. */
+static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	bool on;
+	int ret;
+
+	ret = nsight_store_flag(buf, &on);
+	if (ret)
+		return ret;
+	ret = on ? nsight_start() : nsight_stop();
 	if (ret == -EALREADY)
 		ret = 0;
 	return ret ? ret : count;
@@ -182,6 +193,30 @@ static ssize_t pt_filter_store(struct kobject *kobj,
 	return ret ? ret : count;
 }
 
+static ssize_t profile_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct nsight_status st;
+
+	nsight_get_status(&st);
+	return sysfs_emit(buf, "%d\n", st.profile);
+}
+
+/* Profile the hooks of the captures that follow. */
+static ssize_t profile_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	bool on;
+	int ret;
+
+	ret = nsight_store_flag(buf, &on);
+	if (ret)
+		return ret;
+	ret = nsight_set_config(&(struct nsight_config_req){ .profile = &on },
+				NULL);
+	return ret ? ret : count;
+}
+
 static ssize_t probes_missed_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
@@ -257,6 +292,7 @@ static struct kobj_attribute sample_period_attr = __ATTR_RW(sample_period);
 static struct kobj_attribute filter_attr = __ATTR_RW(filter);
 static struct kobj_attribute pt_attr = __ATTR_RO(pt);
 static struct kobj_attribute pt_filter_attr = __ATTR_RW(pt_filter);
+static struct kobj_attribute profile_attr = __ATTR_RW(profile);
 static struct kobj_attribute probes_missed_attr = __ATTR_RO(probes_missed);
 static struct kobj_attribute tsc_hz_attr = __ATTR_RO(tsc_hz);
 static struct kobj_attribute hook_hits_attr = __ATTR_RO(hook_hits);
@@ -271,6 +307,7 @@ static struct attribute *nsight_attrs[] = {
 	&filter_attr.attr,
 	&pt_attr.attr,
 	&pt_filter_attr.attr,
+	&profile_attr.attr,
 	&probes_missed_attr.attr,
 	&tsc_hz_attr.attr,
 	&hook_hits_attr.attr,

@@ -24,7 +24,10 @@ static void nsight_tp_match(struct tracepoint *tp, void *priv)
 			t->tps[i].tp = tp;
 }
 
-/* Resolve every entry of @tps; -ENOENT names the first one missing. */
+/*
+ * Resolve every entry of @tps; -ENOENT names the first one missing that is
+ * not optional.
+ */
 int nsight_tp_lookup(struct nsight_tp *tps, unsigned int n)
 {
 	struct nsight_tp_table t = { .tps = tps, .n = n };
@@ -32,7 +35,7 @@ int nsight_tp_lookup(struct nsight_tp *tps, unsigned int n)
 
 	for_each_kernel_tracepoint(nsight_tp_match, &t);
 	for (i = 0; i < n; i++) {
-		if (!tps[i].tp) {
+		if (!tps[i].tp && !tps[i].optional) {
 			pr_err("tracepoint %s not found\n", tps[i].name);
 			return -ENOENT;
 		}

@@ -14,12 +14,15 @@ struct tracepoint;
  * @name:  tracepoint name, e.g. "sched_switch"
  * @probe: probe function with the tracepoint's prototype, plus void *data
  *	   as first argument
+ * @optional: the kernel may not have it (@tp stays NULL; the caller
+ *	   falls back to another hook)
  * @tp:    the tracepoint, found by nsight_tp_lookup()
  * @attached: the probe is registered
  */
 struct nsight_tp {
 	const char *name;
 	void *probe;
+	bool optional;
 	struct tracepoint *tp;
 	bool attached;
 };

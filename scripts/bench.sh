@@ -39,11 +39,12 @@ echo "bench: booting Debian $kver under -icount shift=2,sleep=off (guest log in 
 rc=0
 "$top/selftests/harness/run-guest.sh" --kernel "/boot/vmlinuz-$kver" \
 	--initrd "$out/guest.cpio.gz" --log "$out/guest.serial.log" \
-	--tests 30-diag-bench --timeout 3000 --test-timeout 2700 --icount \
+	--tests "${BENCH_TESTS:-30-diag-bench 31-diag-cost}" --timeout 4000 --test-timeout 2700 --icount \
 	--append "tsc=reliable nsight_bench_n=${BENCH_N:-1000} nsight_bench_low=${BENCH_LOW:-200}" \
 	--append "nsight_bench_high=${BENCH_HIGH:-2000} nsight_bench_loops=${BENCH_LOOPS:-20000} nsight_bench_reps=${BENCH_REPS:-3}" \
 	--append "nsight_bench_marks=${BENCH_MARKS:-100000} nsight_bench_sizes=${BENCH_SIZES:-32,64,128,256}" \
 	--append "nsight_bench_rates=${BENCH_RATES:-100000,200000,300000,400000,500000,600000,700000,800000} nsight_bench_drain_ms=${BENCH_DRAIN_MS:-1000}" \
+	--append "nsight_cost_n=${COST_N:-2000} nsight_cost_rate=${COST_RATE:-1000} nsight_cost_calls=${COST_CALLS:-102400}" \
 	>"$out/guest.ktap" 2>"$out/guest.err" || rc=1
 sed -n 's/^ *# T //p' "$out/guest.ktap" >"$out/overhead.txt"
 cat "$out/overhead.txt"

@@ -33,6 +33,7 @@ guest_initramfs() {
 		--file "$4:/lib/nsight/nsight_busywork.ko" \
 		--file "${4%/*}/nsight_slowpath.ko:/lib/nsight/nsight_slowpath.ko" \
 		--file "${4%/*}/nsight_wpbench.ko:/lib/nsight/nsight_wpbench.ko" \
+		--file "${4%/*}/nsight_hookbench.ko:/lib/nsight/nsight_hookbench.ko" \
 		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
 		--bin "$_sp/udp_pair" --bin "$_sp/run_as" --bin "$_sp/nl_probe" \
 		--bin "$_sp/write_file" --bin "$_sp/nl_fuzz" --bin "$_sp/toggle" \

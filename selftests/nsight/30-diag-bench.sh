@@ -11,8 +11,9 @@
 #    message sources; (b) nsight plus sampling (1 ms); (c) ftrace recording
 #    the tracepoints nsight uses and a kprobe event on sock_def_readable;
 #    (d) function_graph on the network stack's entry points. The client's
-#    p50 and p99.9 are printed as ratios to "none", on lines starting with
-#    "T ", which scripts/bench.sh collects.
+#    p50, p99 and p99.9 are printed as ratios to "none", on lines starting
+#    with "T ", which scripts/bench.sh collects, and what nsight adds to
+#    p50 and p99 as a share of what ftrace adds (the target: a third).
 # 2. Cost per record: recloop (a loopback UDP round trip in a tight loop on
 #    CPU 0) without and with nsight's message sources; the extra guest time
 #    divided by the records written.
@@ -29,7 +30,7 @@
 #    written flat out, with its drops.
 #
 # Asserted: every cell of the table measured, every traced configuration
-# recorded something, hook hits == written + dropped; nsight_wpbench's own
+# recorded something, nsight lost no record; nsight_wpbench's own
 # count of written, dropped and refused marks equals CPU 0's counters in
 # every run. Never timing.
 #
@@ -147,32 +148,16 @@ cfg_stop() {
 }
 
 # cell WORKLOAD LOAD CONFIG: one measurement; appends "WORKLOAD LOAD CONFIG
-# P50 P999 RECEIVED SENT" to /tmp/bench.cells.
+# P50 P999 RECEIVED SENT P99" to /tmp/bench.cells.
 cell() {
 	n=$N_LOW rate=$R_LOW
 	[ "$2" = high ] && n=$N_HIGH rate=$R_HIGH
 	cfg_start "$3"
-	case $1 in
-	udp)
-		rm -f /tmp/bench.server
-		ip netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n "$n" \
-			>/tmp/bench.server 2>&1 &
-		spid=$!
-		wait_until 100 0.1 grep -qs listening /tmp/bench.server
-		ip netns exec nsa taskset -c 0 msgload client -p udp -a 10.16.0.2 \
-			-P $DIAG_PORT -n "$n" -r "$rate" -s 7 -T 10000 >/tmp/bench.client 2>&1
-		kill $spid 2>/dev/null
-		wait $spid 2>/dev/null
-		;;
-	memcached)
-		ip netns exec nsa taskset -c 0 msgload client -p memcache -a 10.16.0.2 \
-			-P 11211 -n "$n" -r "$rate" -s 7 -T 10000 >/tmp/bench.client 2>&1
-		;;
-	esac
+	load_run "$1" "$n" "$rate" /tmp/bench.client
 	cfg_stop "$3" "$1" "$2"
 	awk -v c="$1 $2 $3" '$1 == "sent" {
 		for (i = 1; i < NF; i++) v[$i] = $(i + 1)
-		print c, v["p50_us"], v["p999_us"], v["received"], v["sent"] }' \
+		print c, v["p50_us"], v["p999_us"], v["received"], v["sent"], v["p99_us"] }' \
 		/tmp/bench.client >>/tmp/bench.cells
 	ktap_diag "$1 $2 $3: $(cat /tmp/bench.client)"
 }
@@ -212,34 +197,45 @@ awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS
 			}
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
-	{ l50[$1 " " $2 " " $3] = l50[$1 " " $2 " " $3] " " $4
-	  l999[$1 " " $2 " " $3] = l999[$1 " " $2 " " $3] " " $5 }
+	{ k = $1 " " $2 " " $3
+	  l50[k] = l50[k] " " $4; l99[k] = l99[k] " " $8; l999[k] = l999[k] " " $5 }
 	END {
 		for (k in l50) {
 			p50[k] = median(l50[k])
+			p99[k] = median(l99[k])
 			p999[k] = median(l999[k])
 		}
-		printf "T Client latency under tracing, ratio to no tracing (p50 / p99.9);\n"
+		printf "T Client latency under tracing, ratio to no tracing (p50 / p99 / p99.9);\n"
 		printf "T low = %d req/s x %d, high = %d req/s x %d; median of runs: %d; -icount shift=2,sleep=off\n", rl, nl, rh, nh, reps
-		printf "T %-16s %12s %12s %12s %12s\n", "", "udp low", "udp high", "mc low", "mc high"
+		printf "T %-16s %16s %16s %16s %16s\n", "", "udp low", "udp high", "mc low", "mc high"
 		nc = split("none nsight sampled ftrace fgraph", cf, " ")
 		split("none|(a) nsight|(b) +sampling|(c) ftrace|(d) fn_graph", name, "|")
+		split("udp low|udp high|memcached low|memcached high", col, "|")
 		for (i = 1; i <= nc; i++) {
 			line = sprintf("T %-16s", name[i])
-			split("udp low|udp high|memcached low|memcached high", col, "|")
 			for (j = 1; j <= 4; j++) {
 				k = col[j] " " cf[i]
 				b = col[j] " none"
 				if (cf[i] == "none")
-					s = sprintf("%.0f/%.0fus", p50[k], p999[k])
-				else if (p50[b] > 0 && p999[b] > 0)
-					s = sprintf("%.2f/%.2f", p50[k] / p50[b], p999[k] / p999[b])
+					s = sprintf("%.0f/%.0f/%.0fus", p50[k], p99[k], p999[k])
+				else if (p50[b] > 0 && p99[b] > 0 && p999[b] > 0)
+					s = sprintf("%.2f/%.2f/%.2f", p50[k] / p50[b], p99[k] / p99[b], p999[k] / p999[b])
 				else
 					s = "-"
-				line = line sprintf(" %12s", s)
+				line = line sprintf(" %16s", s)
 			}
 			print line
 		}
+		# The target: nsight adds at most a third of what ftrace adds.
+		line = "T nsight added / ftrace added (p50 / p99):"
+		for (j = 1; j <= 4; j++) {
+			n = col[j] " nsight"; f = col[j] " ftrace"; b = col[j] " none"
+			if (p50[f] > p50[b] && p99[f] > p99[b])
+				line = line sprintf(" %s %.2f/%.2f;", col[j], (p50[n] - p50[b]) / (p50[f] - p50[b]), (p99[n] - p99[b]) / (p99[f] - p99[b]))
+			else
+				line = line sprintf(" %s -;", col[j])
+		}
+		print line
 	}' /tmp/bench.cells >/tmp/bench.table
 while IFS= read -r l; do ktap_diag "$l"; done </tmp/bench.table
 check "every cell measured (20 cells, each with replies, $REPS times)" \
@@ -247,8 +243,9 @@ check "every cell measured (20 cells, each with replies, $REPS times)" \
 check "no cell of the table is missing" sh -c '! grep -q " - " /tmp/bench.table'
 check "every traced configuration recorded events" \
 	test "$(awk '$3 != "none" && $4 > 0' /tmp/bench.records | wc -l)" -eq $((16 * REPS))
-check "nsight: hook hits == written + dropped in every cell" \
-	test "$(awk 'NF == 8 && $5 == $6 + $7' /tmp/bench.records | wc -l)" -eq $((8 * REPS))
+# A cell that lost records would make nsight look cheaper than it is.
+check "nsight: no record dropped in any cell" \
+	test "$(awk 'NF == 8 && $5 == $6 && $7 == 0' /tmp/bench.records | wc -l)" -eq $((8 * REPS))
 
 # Bytes per message: the UDP echo at the high rate under (a); every request
 # and reply crosses this guest's kernel twice (client and server side).

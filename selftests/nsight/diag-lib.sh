@@ -23,6 +23,29 @@ memcached_start() {
 	wait_until 50 0.2 memcached_up
 }
 
+# load_run udp|memcached N RATE OUT: N requests at RATE/s (Poisson, seed 7)
+# from msgload's client on CPU 0 in nsa to the UDP echo server (started
+# here, on CPU 1 in nsb) or to memcached; the client's output goes to OUT.
+load_run() {
+	case $1 in
+	udp)
+		rm -f /tmp/load.server
+		ip netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n "$2" \
+			>/tmp/load.server 2>&1 &
+		_lr_pid=$!
+		wait_until 100 0.1 grep -qs listening /tmp/load.server
+		ip netns exec nsa taskset -c 0 msgload client -p udp -a 10.16.0.2 \
+			-P $DIAG_PORT -n "$2" -r "$3" -s 7 -T 10000 >"$4" 2>&1
+		kill $_lr_pid 2>/dev/null
+		wait $_lr_pid 2>/dev/null
+		;;
+	memcached)
+		ip netns exec nsa taskset -c 0 msgload client -p memcache -a 10.16.0.2 \
+			-P 11211 -n "$2" -r "$3" -s 7 -T 10000 >"$4" 2>&1
+		;;
+	esac
+}
+
 # memcached_up: memcached answers "version".
 memcached_up() {
 	ip netns exec nsa sh -c 'printf "version\r\n" | nc -w 1 10.16.0.2 11211' \

@@ -36,9 +36,13 @@
  *                      spaces: PT traces only code there. -EINVAL for bad
  *                      syntax or a non-canonical address, -E2BIG for more
  *                      ranges than the CPU has, -EBUSY while a capture runs.
+ *   profile        rw  "0" or "1": profile every hook in the captures that
+ *                      follow (see Hook profile below). -EBUSY while a
+ *                      capture runs.
  *   tsc_hz         r   TSC frequency the record timestamps count in.
  *   hook_hits, records_written, records_dropped
  *                  r   Totals over all CPUs since the capture started.
+ *                      Every hook hit is a record written or dropped:
  *                      hook_hits == records_written + records_dropped.
  *   probes_missed  r   Probe hits the kprobe layer skipped (see
  *                      NSIGHT_A_PROBES_MISSED).
@@ -53,6 +57,22 @@
  * The trace of each CPU of the last capture, oldest byte first; -EBUSY
  * while tracing, empty when there is none. The buffer is buffer_size
  * bytes per CPU (ToPA, circular: when it wraps the oldest trace is lost).
+ *
+ * Hook profile: <debugfs>/nsight/hook_profile
+ * -------------------------------------------
+ *
+ * With profile set, each hook handler counts, per CPU, its calls, the
+ * records it wrote and dropped, their bytes, and the TSC cycles spent in
+ * the handler (hooks nested in it, such as an interrupt's, excluded); the
+ * counters start from zero with each capture. Reading the file gives a
+ * comment line with the measured cost of the counting itself (cycles per
+ * call, subtracted from cycles/call), a header, and one line per hook that
+ * ran: hook, mechanism (tracepoint, ftrace, kprobe, kretprobe-entry,
+ * kretprobe-ret, notifier, perf, call), source, calls, records, dropped,
+ * bytes, cycles, cycles/call, bytes/call; the "other" hook holds records
+ * written outside any hook. Reaching a handler (the tracepoint call, the
+ * ftrace trampoline, the kprobe) is not counted. Off, profiling costs
+ * each hook a static-key NOP.
  *
  * Relay buffers: <debugfs>/nsight/cpuN
  * ------------------------------------
@@ -236,17 +256,22 @@ enum nsight_filter_attr {
 /* Event sources, selected by bit (1 << NSIGHT_SRC_*). */
 enum nsight_source {
 	NSIGHT_SRC_SCHED_SWITCH,	/* sched_switch tracepoint */
-	NSIGHT_SRC_HANDOFF,		/* kprobe on sock_def_readable */
+	NSIGHT_SRC_HANDOFF,		/* sk_data_ready tracepoint, or an
+					 * ftrace hook on sock_def_readable
+					 */
 	NSIGHT_SRC_CLOCK,		/* timekeeper updates */
 	NSIGHT_SRC_NET_RX,		/* netif_rx, napi_gro_receive_entry,
 					 * netif_receive_skb tracepoints
 					 */
 	NSIGHT_SRC_NET_TX,		/* net_dev_queue, net_dev_start_xmit
-					 * tracepoints; skb_tstamp_tx kprobe
+					 * tracepoints; skb_tstamp_tx entry
 					 */
-	NSIGHT_SRC_APP,			/* skb_copy_datagram_iovec tracepoint,
-					 * __skb_recv_udp and inet{,6}_recvmsg
-					 * returns, inet{,6}_sendmsg entry
+	NSIGHT_SRC_APP,			/* skb_copy_datagram_iovec and
+					 * sock_recv_length tracepoints,
+					 * skb_consume_udp, inet{,6}_recvmsg
+					 * and inet{,6}_sendmsg entries (a
+					 * kretprobe on inet{,6}_recvmsg
+					 * without sock_recv_length)
 					 */
 	NSIGHT_SRC_SCHED_WAKING,	/* sched_waking tracepoint */
 	NSIGHT_SRC_IRQ,			/* irq_handler_entry/exit */
@@ -324,6 +349,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_SAMPLE,
 	NSIGHT_REC_PT,
 	NSIGHT_REC_MARK,
+	NSIGHT_REC_APP_RECV_START,
 	__NSIGHT_REC_MAX
 };
 
@@ -477,9 +503,9 @@ struct nsight_rec_pkt {
 
 /*
  * app_copy: the data of one packet goes to the application: for TCP at
- * skb_copy_datagram_iovec, @len bytes of it; for UDP when __skb_recv_udp()
- * returns the datagram a receive will copy, @len its payload. @seq is the
- * TCP sequence number the packet starts at.
+ * skb_copy_datagram_iovec, @len bytes of it; for UDP when the receive has
+ * copied the datagram and consumes it (skb_consume_udp()), @len its
+ * payload. @seq is the TCP sequence number the packet starts at.
  */
 struct nsight_rec_app_copy {
 	struct nsight_rec_hdr hdr;
@@ -492,9 +518,11 @@ struct nsight_rec_app_copy {
 
 /*
  * app_recv / app_send: an application receive returned, or a send began,
- * on an AF_INET/AF_INET6 socket (inet{,6}_recvmsg return, inet{,6}_sendmsg
- * entry).
- * @start_tsc: recv: TSC when recvmsg was entered; send: hdr.tsc
+ * on an AF_INET/AF_INET6 socket (sock_recv_length or the inet{,6}_recvmsg
+ * return, inet{,6}_sendmsg entry).
+ * @start_tsc: recv: TSC when recvmsg was entered, or 0 when an
+ *             app_recv_start record gives it (the last one of the same
+ *             thread before this record); send: hdr.tsc
  * @ret:       recv: bytes returned or a negative errno; send: bytes to send
  * @tcp_seq:   recv: copied_seq after the receive (the message is the
  *             @ret bytes before it); send: write_seq before the send
@@ -511,6 +539,19 @@ struct nsight_rec_app {
 	__u32 pid;
 	__u32 flags;
 	char comm[16];
+};
+
+/*
+ * app_recv_start: an application receive began (inet{,6}_recvmsg entry),
+ * written where the kernel records the receive's end with the
+ * sock_recv_length tracepoint: the app_recv record that ends it has
+ * start_tsc 0 and is the next app_recv of thread @tid.
+ * @flags: the MSG_* flags of the call
+ */
+struct nsight_rec_app_start {
+	struct nsight_rec_hdr hdr;
+	__u32 tid;
+	__u32 flags;
 };
 
 /* Context records: what a CPU runs besides tasks (sched_switch). */
@@ -578,12 +619,14 @@ struct nsight_rec_fault {
 	__u32 pid;
 };
 
+#define NSIGHT_WORK_FUNC_LEN	40
+
 /* work: a workqueue item's function runs (workqueue_execute_start/end). */
 struct nsight_rec_work {
 	struct nsight_rec_hdr hdr;
 	__u32 flags;		/* NSIGHT_CTX_ENTRY */
 	__u32 pad;
-	char func[40];		/* the work function's symbol */
+	char func[NSIGHT_WORK_FUNC_LEN]; /* the work function's symbol */
 };
 
 /* napi: a NAPI poll of @dev processed @work of @budget packets. */

@@ -44,6 +44,7 @@ void nsight_capture_fini(struct nsight_capture *cap)
 	free(cap->copies);
 	free(cap->recvs);
 	free(cap->sends);
+	free(cap->starts);
 	free(cap->tks);
 	free(cap->syncs);
 	free(cap->phc);
@@ -121,6 +122,15 @@ int nsight_capture_add(struct nsight_capture *cap, const struct nsight_rec *rec,
 			return PUSH(cap, recvs, &a, d);
 		return PUSH(cap, sends, &a, d);
 	}
+	case NSIGHT_REC_APP_RECV_START: {
+		struct nsight_rec_app_start st;
+		struct nsight_cap_recv_start s;
+
+		memcpy(&st, rec->data, sizeof(st));
+		s.tsc = tsc;
+		s.tid = st.tid;
+		return PUSH(cap, starts, &s, d);
+	}
 	case NSIGHT_REC_TIMEKEEPER: {
 		struct nsight_rec_timekeeper tk;
 
@@ -189,11 +199,68 @@ static int cmp_drop(const void *a, const void *b)
 	return cmp_key(x->cpu, 0, x->from, y->cpu, 0, y->from);
 }
 
+static int cmp_start(const void *a, const void *b)
+{
+	const struct nsight_cap_recv_start *x = a, *y = b;
+
+	return cmp_key(x->tid, 0, x->tsc, y->tid, 0, y->tsc);
+}
+
+static int cmp_recv_by_thread(const void *a, const void *b, void *arg)
+{
+	const struct nsight_cap_app *recvs = arg;
+	const struct nsight_rec_app *x = &recvs[*(const size_t *)a].r;
+	const struct nsight_rec_app *y = &recvs[*(const size_t *)b].r;
+
+	return cmp_key(x->tid, 0, x->hdr.tsc, y->tid, 0, y->hdr.tsc);
+}
+
 /* qsort() must not see a NULL base, even for no elements. */
 static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	if (n > 1)
 		qsort(base, n, size, cmp);
+}
+
+/*
+ * Receives in thread order, starts in thread order: each receive with
+ * start_tsc 0 takes the last start of its thread that came after the
+ * thread's previous receive and not after it.
+ */
+static int pair_starts(struct nsight_capture *cap, struct nsight_diag *d)
+{
+	size_t *idx, i, k = 0;
+
+	if (!cap->n_starts)
+		return 0;
+	idx = malloc((cap->n_recvs ? cap->n_recvs : 1) * sizeof(*idx));
+	if (!idx)
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	for (i = 0; i < cap->n_recvs; i++)
+		idx[i] = i;
+	if (cap->n_recvs > 1)
+		qsort_r(idx, cap->n_recvs, sizeof(*idx), cmp_recv_by_thread, cap->recvs);
+	sort(cap->starts, cap->n_starts, sizeof(*cap->starts), cmp_start);
+	for (i = 0; i < cap->n_recvs; i++) {
+		struct nsight_rec_app *r = &cap->recvs[idx[i]].r;
+		uint64_t after = 0, start = 0;
+
+		if (i && cap->recvs[idx[i - 1]].r.tid == r->tid)
+			after = cap->recvs[idx[i - 1]].r.hdr.tsc;
+		while (k < cap->n_starts && (cap->starts[k].tid < r->tid ||
+		       (cap->starts[k].tid == r->tid && cap->starts[k].tsc <= r->hdr.tsc))) {
+			if (cap->starts[k].tid == r->tid && cap->starts[k].tsc >= after)
+				start = cap->starts[k].tsc;
+			k++;
+		}
+		if (!r->start_tsc)
+			r->start_tsc = start;
+	}
+	free(idx);
+	free(cap->starts);
+	cap->starts = NULL;
+	cap->n_starts = cap->cap_starts = 0;
+	return 0;
 }
 
 int nsight_capture_finish(struct nsight_capture *cap, const uint64_t *tail_drops,
@@ -216,6 +283,8 @@ int nsight_capture_finish(struct nsight_capture *cap, const uint64_t *tail_drops
 		if (err)
 			return err;
 	}
+	if (pair_starts(cap, d))
+		return -NSIGHT_E_NOMEM;
 	sort(cap->pkts, cap->n_pkts, sizeof(*cap->pkts), cmp_pkt);
 	sort(cap->handoffs, cap->n_handoffs, sizeof(*cap->handoffs), cmp_handoff);
 	sort(cap->copies, cap->n_copies, sizeof(*cap->copies), cmp_copy);

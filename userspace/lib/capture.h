@@ -49,6 +49,12 @@ struct nsight_cap_app {
  * sub-buffer header counted drops since the previous record, or the kernel
  * counted drops after the CPU's last record (@to is UINT64_MAX).
  */
+/* An app_recv_start record: thread @tid entered a receive at @tsc. */
+struct nsight_cap_recv_start {
+	uint64_t tsc;
+	uint32_t tid;
+};
+
 struct nsight_drop_window {
 	uint32_t cpu;
 	uint64_t from, to;
@@ -73,6 +79,8 @@ struct nsight_capture {
 	size_t n_recvs, cap_recvs;
 	struct nsight_cap_app *sends;
 	size_t n_sends, cap_sends;
+	struct nsight_cap_recv_start *starts;	/* paired into recvs, then freed */
+	size_t n_starts, cap_starts;
 	struct nsight_rec_timekeeper *tks;
 	size_t n_tks, cap_tks;
 	struct nsight_rec_clock_sync *syncs;
@@ -106,8 +114,11 @@ int nsight_capture_add_chunk(struct nsight_capture *cap, const struct nsight_chu
 
 /*
  * After the last record: @tail_drops[cpu] (may be NULL) are drops the
- * kernel counted after each CPU's last sub-buffer header. Sorts every array
- * by (TSC, CPU, offset).
+ * kernel counted after each CPU's last sub-buffer header. Gives each
+ * receive whose start is in an app_recv_start record (start_tsc 0) that
+ * start: the last one of its thread after the thread's previous receive;
+ * without one (lost, or outside a window) start_tsc stays 0, unknown.
+ * Sorts every array by (TSC, CPU, offset).
  */
 int nsight_capture_finish(struct nsight_capture *cap, const uint64_t *tail_drops,
 			  struct nsight_diag *d);

@@ -27,6 +27,7 @@ static const struct {
 	[NSIGHT_REC_SAMPLE]	  = { "sample", sizeof(struct nsight_rec_sample) },
 	[NSIGHT_REC_PT]		  = { "pt", sizeof(struct nsight_rec_pt) },
 	[NSIGHT_REC_MARK]	  = { "mark", sizeof(struct nsight_rec_mark) },
+	[NSIGHT_REC_APP_RECV_START] = { "app_recv_start", sizeof(struct nsight_rec_app_start) },
 };
 
 bool nsight_rec_type_known(unsigned int type)
