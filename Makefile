@@ -60,7 +60,7 @@ demo:
 	scripts/demo.sh
 
 bench:
-	scripts/deps.sh --if-missing
+	NSIGHT_BENCH=1 scripts/deps.sh --if-missing
 	scripts/bench.sh
 
 modules-all:

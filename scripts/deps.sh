@@ -4,6 +4,8 @@
 #   scripts/deps.sh               apt-get update + install
 #   scripts/deps.sh --if-missing  only when something is not installed yet
 #   scripts/deps.sh --list        print the package list
+# With NSIGHT_BENCH=1, also what make bench alone needs (bpftrace, for the
+# eBPF column of the overhead table: it pulls in about 200 MB of LLVM).
 set -eu
 
 PKGS="
@@ -19,6 +21,7 @@ clang libclang-rt-14-dev valgrind time
 chromium
 dkms python3-docutils
 "
+[ "${NSIGHT_BENCH:-0}" = 1 ] && PKGS="$PKGS bpftrace"
 
 case ${1:-} in
 --list)

@@ -23,24 +23,27 @@ kdir_of() {
 	esac
 }
 
-# guest_initramfs OUT KVER NSIGHT_KO TEST_KO: the guests' initramfs (the
-# module, the test modules beside TEST_KO, the tools, the test programs,
-# memcached and selftests/nsight) for kernel KVER, written to OUT.
+# guest_initramfs OUT KVER NSIGHT_KO TEST_KO [MKINITRAMFS-ARGS...]: the
+# guests' initramfs (the module, the test modules beside TEST_KO, the tools,
+# the test programs, memcached, selftests/nsight and whatever the further
+# arguments add) for kernel KVER, written to OUT.
 guest_initramfs() {
 	_sp=$top/build/selftests
-	"$top/selftests/harness/mkinitramfs.sh" --out "$1" --kver "$2" \
-		--kmods "veth e1000e" --file "$3:/lib/nsight/nsight.ko" \
-		--file "$4:/lib/nsight/nsight_busywork.ko" \
-		--file "${4%/*}/nsight_slowpath.ko:/lib/nsight/nsight_slowpath.ko" \
-		--file "${4%/*}/nsight_wpbench.ko:/lib/nsight/nsight_wpbench.ko" \
-		--file "${4%/*}/nsight_hookbench.ko:/lib/nsight/nsight_hookbench.ko" \
+	_gi_out=$1 _gi_kver=$2 _gi_ko=$3 _gi_testko=$4
+	shift 4
+	"$top/selftests/harness/mkinitramfs.sh" --out "$_gi_out" --kver "$_gi_kver" \
+		--kmods "veth e1000e" --file "$_gi_ko:/lib/nsight/nsight.ko" \
+		--file "$_gi_testko:/lib/nsight/nsight_busywork.ko" \
+		--file "${_gi_testko%/*}/nsight_slowpath.ko:/lib/nsight/nsight_slowpath.ko" \
+		--file "${_gi_testko%/*}/nsight_wpbench.ko:/lib/nsight/nsight_wpbench.ko" \
+		--file "${_gi_testko%/*}/nsight_hookbench.ko:/lib/nsight/nsight_hookbench.ko" \
 		--bin "$top/userspace/nsightctl" --bin "$top/userspace/nsight-analyze" \
 		--bin "$_sp/udp_pair" --bin "$_sp/run_as" --bin "$_sp/nl_probe" \
 		--bin "$_sp/write_file" --bin "$_sp/nl_fuzz" --bin "$_sp/toggle" \
 		--bin "$_sp/msgload" --bin "$_sp/tsc_pairs" --bin "$_sp/clock_churn" \
 		--bin "$_sp/hog" --bin "$_sp/trace_check" --bin "$_sp/recloop" \
 		--bin "$_sp/handoff_ts" --bin "$_sp/relay_drain" \
-		--bin /usr/bin/memcached --tests "$top/selftests/nsight"
+		--bin /usr/bin/memcached --tests "$top/selftests/nsight" "$@"
 }
 
 # checkpatch_pl: print the path of checkpatch.pl from linux-source-6.12,

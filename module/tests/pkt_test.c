@@ -3,7 +3,8 @@
  * KUnit: packet parsing and identity on crafted sk_buffs. The identity must
  * hold across the stack (IP header at data, pulled past, behind a link
  * header), for clones, for paged payloads and for the first segment of a
- * GRO aggregate, and must change with the content. Hardware receive
+ * GRO aggregate, and must change with the content; a later stage that
+ * takes the per-CPU memo must agree with a parse. Hardware receive
  * timestamps, which no emulated NIC delivers, are checked here.
  */
 #include <kunit/test.h>
@@ -265,6 +266,58 @@ static void nsight_test_tcp6(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pi.flow.daddr[15], 2);
 }
 
+/*
+ * The per-CPU memo: a later stage of the packet parsed last gets its
+ * identity without a parse, anything else (another sk_buff, a changed
+ * header or first payload bytes, a datagram too short to check) is parsed
+ * afresh and agrees with a parse.
+ */
+static void nsight_test_memo(struct kunit *test)
+{
+	struct sk_buff *a = nsight_test_udp4(test, &nsight_t4,
+					     "0123456789abcdefXYZ");
+	struct sk_buff *b = nsight_test_udp4(test, &nsight_t4,
+					     "0123456789abcdefXYZ");
+	struct sk_buff *tiny = nsight_test_udp4(test, &nsight_t4, "ab");
+	struct nsight_pkt_info pi, again;
+	struct udphdr *uh;
+
+	migrate_disable();
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again), 0);
+	KUNIT_EXPECT_EQ(test, again.id, pi.id);
+	KUNIT_EXPECT_EQ(test, again.wire_hash, pi.wire_hash);
+	KUNIT_EXPECT_EQ(test, memcmp(&again.flow, &pi.flow, sizeof(pi.flow)),
+			0);
+	/* Pulled past the IP header: the same header, found again. */
+	skb_pull(a, sizeof(struct iphdr));
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a,
+						     skb_network_offset(a),
+						     &again), 0);
+	KUNIT_EXPECT_EQ(test, again.id, pi.id);
+	skb_push(a, sizeof(struct iphdr));
+
+	/* Another buffer with the same content: parsed, the same identity. */
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(b, 0, &again), 0);
+	KUNIT_EXPECT_EQ(test, again.id, pi.id);
+
+	/* A first payload byte changed in place: a new packet. */
+	uh = (struct udphdr *)(a->data + sizeof(struct iphdr));
+	((u8 *)(uh + 1))[0] = 'Z';
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again), 0);
+	KUNIT_EXPECT_NE(test, again.id, pi.id);
+	KUNIT_EXPECT_EQ(test, again.id, nsight_test_id(test, a, 0));
+
+	/* Too short to check: never remembered, always parsed. */
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(tiny, 0, &pi), 0);
+	uh = (struct udphdr *)(tiny->data + sizeof(struct iphdr));
+	((u8 *)(uh + 1))[0] = 'z';
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(tiny, 0, &again), 0);
+	KUNIT_EXPECT_NE(test, again.id, pi.id);
+	KUNIT_EXPECT_EQ(test, again.id, nsight_test_id(test, tiny, 0));
+	migrate_enable();
+}
+
 /* What is not an unfragmented TCP/UDP packet is refused, never misread. */
 static void nsight_test_refused(struct kunit *test)
 {
@@ -341,6 +394,7 @@ static struct kunit_case nsight_pkt_cases[] = {
 	KUNIT_CASE(nsight_test_id_paged),
 	KUNIT_CASE(nsight_test_tcp_gro),
 	KUNIT_CASE(nsight_test_tcp6),
+	KUNIT_CASE(nsight_test_memo),
 	KUNIT_CASE(nsight_test_refused),
 	KUNIT_CASE(nsight_test_pkt_record),
 	{}

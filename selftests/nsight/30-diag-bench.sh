@@ -10,7 +10,9 @@
 #    rate, each under five configurations: none; (a) nsight, context and
 #    message sources; (b) nsight plus sampling (1 ms); (c) ftrace recording
 #    the tracepoints nsight uses and a kprobe event on sock_def_readable;
-#    (d) function_graph on the network stack's entry points. The client's
+#    (d) function_graph on the network stack's entry points; (e) where
+#    make bench put bpftrace (Debian's) in the initramfs, bpftrace printing
+#    the events of (c) into its perf buffers. The client's
 #    p50, p99 and p99.9 are printed as ratios to "none", on lines starting
 #    with "T ", which scripts/bench.sh collects, and what nsight adds to
 #    p50 and p99 as a share of what ftrace adds (the target: a third).
@@ -57,7 +59,10 @@ SIZES=$(echo "${nsight_bench_sizes:-32,64,128}" | tr , ' ')
 RATES=$(echo "${nsight_bench_rates:-50000,200000}" | tr , ' ')
 DRAIN_MS=${nsight_bench_drain_ms:-200}
 CONFIGS="none nsight sampled ftrace fgraph"
-CONFIGS_REV="fgraph ftrace sampled nsight none"
+# (e) bpftrace where make bench put it in the initramfs (it is big).
+command -v bpftrace >/dev/null 2>&1 && CONFIGS="$CONFIGS bpftrace"
+CONFIGS_REV=$(echo $CONFIGS | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, i > 1 ? " " : "" }')
+NCONF=$(echo $CONFIGS | wc -w)
 S=/sys/kernel/nsight
 T=/sys/kernel/tracing
 NSIGHT_SRC=sched_switch,handoff,clock,net_rx,net_tx,app,sched_waking,irq,softirq,idle,fault,workqueue,napi
@@ -67,6 +72,19 @@ irq/softirq_entry irq/softirq_exit power/cpu_idle workqueue/workqueue_execute_st
 workqueue/workqueue_execute_end napi/napi_poll net/netif_rx net/napi_gro_receive_entry
 net/netif_receive_skb net/net_dev_queue net/net_dev_start_xmit skb/skb_copy_datagram_iovec
 exceptions/page_fault_user exceptions/page_fault_kernel"
+# The same events for bpftrace; each line printed starts with E (counted).
+BPF_PROG='tracepoint:sched:sched_switch { printf("E %d %d %d\n", cpu, args->prev_pid, args->next_pid); }
+tracepoint:sched:sched_waking { printf("E %d %d\n", cpu, args->pid); }
+tracepoint:irq:irq_handler_entry, tracepoint:irq:irq_handler_exit { printf("E %d %d\n", cpu, args->irq); }
+tracepoint:irq:softirq_entry, tracepoint:irq:softirq_exit { printf("E %d %d\n", cpu, args->vec); }
+tracepoint:power:cpu_idle { printf("E %d %d\n", cpu, args->state); }
+tracepoint:workqueue:workqueue_execute_start, tracepoint:workqueue:workqueue_execute_end { printf("E %d %p\n", cpu, args->work); }
+tracepoint:napi:napi_poll { printf("E %d %d\n", cpu, args->work); }
+tracepoint:net:netif_rx, tracepoint:net:napi_gro_receive_entry, tracepoint:net:netif_receive_skb,
+tracepoint:net:net_dev_queue, tracepoint:net:net_dev_start_xmit { printf("E %d %p %d\n", cpu, args->skbaddr, args->len); }
+tracepoint:skb:skb_copy_datagram_iovec { printf("E %d %p %d\n", cpu, args->skbaddr, args->len); }
+tracepoint:exceptions:page_fault_user, tracepoint:exceptions:page_fault_kernel { printf("E %d %lx\n", cpu, args->address); }
+kprobe:sock_def_readable { printf("E %d %p\n", cpu, arg0); }'
 GRAPH_FUNCS="net_rx_action __netif_receive_skb ip_rcv __udp4_lib_rcv tcp_v4_rcv
 udp_sendmsg udp_recvmsg tcp_sendmsg tcp_recvmsg sock_def_readable dev_queue_xmit"
 
@@ -104,6 +122,16 @@ cfg_start() {
 		echo >$T/trace
 		echo 1 >$T/tracing_on
 		;;
+	bpftrace)
+		# The events of (c), each printed (cpu and a field or two) into
+		# bpftrace's perf buffers, its reader writing to /dev/null.
+		rm -f /tmp/bench.bpf.out
+		bpftrace -e "$BPF_PROG" >/tmp/bench.bpf.out 2>&1 &
+		bpid=$!
+		wait_until 3000 0.1 grep -qs '^Attaching' /tmp/bench.bpf.out
+		# "Attaching N probes..." comes before they are all attached.
+		sleep 2
+		;;
 	fgraph)
 		echo 8192 >$T/buffer_size_kb
 		for f in $GRAPH_FUNCS; do
@@ -136,6 +164,11 @@ cfg_stop() {
 		echo 0 >$T/events/nsbench/enable
 		echo '-:nsbench/sock_def_readable' >>$T/kprobe_events
 		echo >$T/trace
+		;;
+	bpftrace)
+		kill -INT $bpid
+		wait $bpid
+		echo "$2 $3 $1 $(grep -c '^E' /tmp/bench.bpf.out)" >>/tmp/bench.records
 		;;
 	fgraph)
 		echo 0 >$T/tracing_on
@@ -188,7 +221,7 @@ done
 
 # The table: ratios to "none" of the same workload and load, each cell the
 # median of its repetitions.
-awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS" '
+awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS" -v configs="$CONFIGS" '
 	function median(list,   v, n, i, j, t) {
 		n = split(list, v, " ")
 		for (i = 2; i <= n; i++)
@@ -208,8 +241,8 @@ awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS
 		printf "T Client latency under tracing, ratio to no tracing (p50 / p99 / p99.9);\n"
 		printf "T low = %d req/s x %d, high = %d req/s x %d; median of runs: %d; -icount shift=2,sleep=off\n", rl, nl, rh, nh, reps
 		printf "T %-16s %16s %16s %16s %16s\n", "", "udp low", "udp high", "mc low", "mc high"
-		nc = split("none nsight sampled ftrace fgraph", cf, " ")
-		split("none|(a) nsight|(b) +sampling|(c) ftrace|(d) fn_graph", name, "|")
+		nc = split(configs, cf, " ")
+		split("none|(a) nsight|(b) +sampling|(c) ftrace|(d) fn_graph|(e) bpftrace", name, "|")
 		split("udp low|udp high|memcached low|memcached high", col, "|")
 		for (i = 1; i <= nc; i++) {
 			line = sprintf("T %-16s", name[i])
@@ -227,22 +260,26 @@ awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS
 			print line
 		}
 		# The target: nsight adds at most a third of what ftrace adds.
-		line = "T nsight added / ftrace added (p50 / p99):"
-		for (j = 1; j <= 4; j++) {
-			n = col[j] " nsight"; f = col[j] " ftrace"; b = col[j] " none"
-			if (p50[f] > p50[b] && p99[f] > p99[b])
-				line = line sprintf(" %s %.2f/%.2f;", col[j], (p50[n] - p50[b]) / (p50[f] - p50[b]), (p99[n] - p99[b]) / (p99[f] - p99[b]))
-			else
-				line = line sprintf(" %s -;", col[j])
+		for (o = 1; o <= nc; o++) {
+			if (cf[o] != "ftrace" && cf[o] != "bpftrace")
+				continue
+			line = "T nsight added / " cf[o] " added (p50 / p99):"
+			for (j = 1; j <= 4; j++) {
+				n = col[j] " nsight"; f = col[j] " " cf[o]; b = col[j] " none"
+				if (p50[f] > p50[b] && p99[f] > p99[b])
+					line = line sprintf(" %s %.2f/%.2f;", col[j], (p50[n] - p50[b]) / (p50[f] - p50[b]), (p99[n] - p99[b]) / (p99[f] - p99[b]))
+				else
+					line = line sprintf(" %s -;", col[j])
+			}
+			print line
 		}
-		print line
 	}' /tmp/bench.cells >/tmp/bench.table
 while IFS= read -r l; do ktap_diag "$l"; done </tmp/bench.table
-check "every cell measured (20 cells, each with replies, $REPS times)" \
-	test "$(awk '$4 != "" && $6 > 0' /tmp/bench.cells | wc -l)" -eq $((20 * REPS))
+check "every cell measured ($((4 * NCONF)) cells, each with replies, $REPS times)" \
+	test "$(awk '$4 != "" && $6 > 0' /tmp/bench.cells | wc -l)" -eq $((4 * NCONF * REPS))
 check "no cell of the table is missing" sh -c '! grep -q " - " /tmp/bench.table'
 check "every traced configuration recorded events" \
-	test "$(awk '$3 != "none" && $4 > 0' /tmp/bench.records | wc -l)" -eq $((16 * REPS))
+	test "$(awk '$3 != "none" && $4 > 0' /tmp/bench.records | wc -l)" -eq $((4 * (NCONF - 1) * REPS))
 # A cell that lost records would make nsight look cheaper than it is.
 check "nsight: no record dropped in any cell" \
 	test "$(awk 'NF == 8 && $5 == $6 && $7 == 0' /tmp/bench.records | wc -l)" -eq $((8 * REPS))

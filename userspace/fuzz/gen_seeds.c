@@ -148,7 +148,10 @@ static void pt(void)
 #define UDP	IPPROTO_UDP
 #define TCP	IPPROTO_TCP
 
-/* As tests/test_lifetime.c: UDP and TCP sends, TCP receives. */
+/*
+ * As tests/test_lifetime.c: UDP and TCP sends, TCP receives (the last two
+ * with their starts in app_recv_start records).
+ */
 static void tx_tcp(struct synth *s)
 {
 	struct nsight_flow u = flow4("10.0.0.2", 5001, "10.0.0.9", 7000, UDP);
@@ -185,8 +188,11 @@ static void tx_tcp(struct synth *s)
 	synth_pkt(s, 1, 160000, NSIGHT_PKT_RX_GRO, 0xb5, pkt, 1300, 50, 0);
 	synth_pkt(s, 1, 160050, NSIGHT_PKT_RX_RECEIVE, 0xb5, pkt, 1300, 50, 0);
 	synth_handoff(s, 1, 160100, 0x61, sock, 0xb5, 1350);
-	synth_app(s, NSIGHT_REC_APP_RECV, 0, 161000, 0x61, sock, 20, 1320, 201, 200, "web");
-	synth_app(s, NSIGHT_REC_APP_RECV, 0, 162000, 0x61, sock, 30, 1350, 201, 200, "web");
+	/* Receives whose starts are app_recv_start records (6.3 and later). */
+	synth_recv_start(s, 0, 160500, 201);
+	synth_recv_end(s, 0, 161000, 0x61, sock, 20, 201, 200, "web");
+	synth_recv_start(s, 1, 161500, 201);
+	synth_recv_end(s, 0, 162000, 0x61, sock, 30, 201, 200, "web");
 }
 
 /*

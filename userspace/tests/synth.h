@@ -290,6 +290,37 @@ static inline void synth_app(struct synth *s, uint16_t type, uint32_t cpu, uint6
 	synth_put(s, cpu, &a, sizeof(a));
 }
 
+/* app_recv_start: thread @tid entered a receive. */
+static inline void synth_recv_start(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t tid)
+{
+	struct nsight_rec_app_start r;
+
+	rec_hdr(&r, NSIGHT_REC_APP_RECV_START, sizeof(r), cpu, tsc);
+	r.tid = tid;
+	r.flags = 0;
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
+/* An app_recv whose start is in an app_recv_start record (start_tsc 0). */
+static inline void synth_recv_end(struct synth *s, uint32_t cpu, uint64_t tsc, uint64_t sock_id,
+				  struct nsight_flow sock, int64_t ret, uint32_t tid, uint32_t pid,
+				  const char *comm)
+{
+	struct nsight_rec_app a;
+
+	rec_hdr(&a, NSIGHT_REC_APP_RECV, sizeof(a), cpu, tsc);
+	a.sock_id = sock_id;
+	a.flow = sock;
+	a.start_tsc = 0;
+	a.ret = ret;
+	a.tcp_seq = 0;
+	a.tid = tid;
+	a.pid = pid;
+	a.flags = 0;
+	snprintf(a.comm, sizeof(a.comm), "%s", comm);
+	synth_put(s, cpu, &a, sizeof(a));
+}
+
 /* The stream of @s in @m (free(m->data) later). */
 static inline void synth_stream(const struct synth *s, struct membuf *m)
 {

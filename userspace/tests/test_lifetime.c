@@ -709,6 +709,53 @@ static struct nsight_flow rnd_flow(uint64_t *x)
 }
 
 /* Valid streams of random records: any result, but no crash, and sane lifetimes. */
+/* start_tsc of the receive of thread @tid returning at @tsc, or ~0 if none. */
+static uint64_t recv_start_of(const struct nsight_analysis *a, uint32_t tid, uint64_t tsc)
+{
+	size_t i;
+
+	for (i = 0; i < a->cap.n_recvs; i++)
+		if (a->cap.recvs[i].r.tid == tid && a->cap.recvs[i].r.hdr.tsc == tsc)
+			return a->cap.recvs[i].r.start_tsc;
+	return ~0ULL;
+}
+
+/*
+ * Receives whose start is an app_recv_start record (kernels with the
+ * sock_recv_length tracepoint): each takes the last start of its thread
+ * since the thread's previous receive, on whatever CPU it was; a receive
+ * whose start was lost keeps start_tsc 0 rather than its predecessor's.
+ */
+static void test_recv_start_pairing(void)
+{
+	struct nsight_flow sa = flow4(NULL, 9000, NULL, 0, UDP);
+	struct nsight_analysis a;
+	struct synth s;
+
+	synth_init(&s, 2);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_recv_start(&s, 0, 11000, 101);
+	synth_recv_start(&s, 1, 11500, 102);
+	synth_recv_end(&s, 0, 12500, 0x51, sa, 64, 101, 100, "server");
+	/* Thread 101 blocks on CPU 1 and returns on CPU 0. */
+	synth_recv_start(&s, 1, 20000, 101);
+	synth_recv_end(&s, 1, 21000, 0x51, sa, 64, 102, 100, "server");
+	synth_recv_end(&s, 0, 25500, 0x51, sa, 64, 101, 100, "server");
+	/* Its next start was lost: no start, not the one before. */
+	synth_recv_end(&s, 0, 30000, 0x51, sa, -11, 101, 100, "server");
+	/* A kretprobe kernel's record keeps its own start. */
+	synth_app(&s, RECV, 1, 31000, 0x51, sa, 64, 0, 102, 100, "server");
+	REQUIRE(synth_analyze(&s, &a) == 0);
+	CHECK_U64(a.cap.n_recvs, 5);
+	CHECK_U64(recv_start_of(&a, 101, 12500), 11000);
+	CHECK_U64(recv_start_of(&a, 102, 21000), 11500);
+	CHECK_U64(recv_start_of(&a, 101, 25500), 20000);
+	CHECK_U64(recv_start_of(&a, 101, 30000), 0);
+	CHECK_U64(recv_start_of(&a, 102, 31000), 31000);
+	nsight_analysis_fini(&a);
+	synth_free(&s);
+}
+
 static void test_random_records(void)
 {
 	static const uint64_t ids[] = { 0, 1, 2, 3, 0xee };
@@ -871,6 +918,7 @@ static void test_random_damage(void)
 
 KTAP_MAIN(
 	KTAP_TEST(test_udp_rx),
+	KTAP_TEST(test_recv_start_pairing),
 	KTAP_TEST(test_tcp_rx),
 	KTAP_TEST(test_tx),
 	KTAP_TEST(test_tx_concurrent),
