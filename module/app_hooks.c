@@ -120,7 +120,8 @@ static void nsight_app_copy(const struct sk_buff *skb, int len)
 	if (skb->protocol != htons(ETH_P_IP) &&
 	    skb->protocol != htons(ETH_P_IPV6))
 		return;
-	if (nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi) ||
+	if (nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi,
+				   NULL) ||
 	    !nsight_filter_ok_flow(&pi.flow) ||
 	    !nsight_filter_ok_pid(current->tgid))
 		return;
@@ -184,6 +185,14 @@ static void nsight_recv_start(unsigned long ip, unsigned long parent_ip,
 	if (!nsight_inet_sock(sock->sk) ||
 	    !nsight_filter_ok_pid(current->tgid))
 		return;
+	/* With a port or address filter, only its sockets' receives. */
+	if (nsight_filter.nports | nsight_filter.naddrs) {
+		struct nsight_flow flow __uninitialized;
+
+		nsight_sock_flow(sock->sk, &flow);
+		if (!nsight_filter_ok_flow(&flow))
+			return;
+	}
 	nsight_prof_enter(&pf, NSIGHT_HOOK_RECVMSG);
 	r = nsight_reserve(&w, NSIGHT_REC_APP_RECV_START, sizeof(*r));
 	if (r) {

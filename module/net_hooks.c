@@ -26,6 +26,7 @@
 #include <linux/tracepoint.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <linux/udp.h>
 #include "net_hooks.h"
 #include "tracepoint.h"
 #include "filter.h"
@@ -35,24 +36,32 @@
 #include "profile.h"
 #include "compat.h"
 
+/* The stages that follow another one of the same packet on the same CPU. */
+static __always_inline bool nsight_later_stage(u8 stage)
+{
+	return stage == NSIGHT_PKT_RX_RECEIVE || stage == NSIGHT_PKT_TX_XMIT ||
+	       stage == NSIGHT_PKT_TX_TSTAMP;
+}
+
 /*
  * Parse and filter: 0 if @skb is a TCP or UDP packet over IP that the
  * filter lets through, with @pi and @ifindex set. The stages that follow
- * another on the same CPU take the packet from the parse of that one.
+ * another on the same CPU take the packet from the parse of that one;
+ * *@again tells that its pkt record was written there.
  */
 static __always_inline int nsight_pkt_prepare(const struct sk_buff *skb,
 					      int nh_off, u8 stage,
 					      struct nsight_pkt_info *pi,
-					      u32 *ifindex)
+					      u32 *ifindex, bool *again)
 {
 	int ret;
 
+	*again = false;
 	if (skb->protocol != htons(ETH_P_IP) &&
 	    skb->protocol != htons(ETH_P_IPV6))
 		return -EINVAL;
-	if (stage == NSIGHT_PKT_RX_RECEIVE || stage == NSIGHT_PKT_TX_XMIT ||
-	    stage == NSIGHT_PKT_TX_TSTAMP)
-		ret = nsight_pkt_parse_again(skb, nh_off, pi);
+	if (nsight_later_stage(stage))
+		ret = nsight_pkt_parse_again(skb, nh_off, pi, again);
 	else
 		ret = nsight_pkt_parse_first(skb, nh_off, pi);
 	if (ret)
@@ -118,13 +127,47 @@ int nsight_pkt_record(struct nsight_rec_pkt *r, const struct sk_buff *skb,
 		      int nh_off, u8 stage)
 {
 	struct nsight_pkt_info pi __uninitialized;
+	bool again;
 	u32 ifindex;
 
-	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex))
+	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex, &again))
 		return -EINVAL;
 	nsight_rec_init(&r->hdr, NSIGHT_REC_PKT, sizeof(*r));
 	nsight_pkt_fill(r, &pi, skb, ifindex, stage);
 	return 0;
+}
+
+/*
+ * A later stage of the packet whose pkt record this CPU wrote just before:
+ * what may differ, and a reference to that record (pkt_id).
+ */
+static __always_inline void nsight_pkt_stage_write(const struct sk_buff *skb,
+						   u64 pkt_id, u32 ifindex,
+						   u8 stage)
+{
+	struct nsight_rec_pkt_stage *r;
+	struct nsight_wr w;
+	u8 flags = 0;
+
+	r = nsight_reserve(&w, NSIGHT_REC_PKT_STAGE, sizeof(*r));
+	if (!r)
+		return;
+	r->gso_segs = 1;
+	if (skb_is_gso(skb)) {
+		flags |= NSIGHT_PKT_F_GSO;
+		r->gso_segs = skb_shinfo(skb)->gso_segs;
+	}
+	if (skb_cloned(skb))
+		flags |= NSIGHT_PKT_F_CLONED;
+	r->pkt_id = pkt_id;
+	r->ifindex = ifindex;
+	r->queue = stage <= NSIGHT_PKT_RX_RECEIVE ?
+		   (skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0) :
+		   skb_get_queue_mapping(skb);
+	r->stage = stage;
+	r->flags = flags;
+	memset(r->pad, 0, sizeof(r->pad));
+	nsight_commit(&w);
 }
 
 /* A packet record of @skb at @stage; @hw, if set, is its hardware stamp. */
@@ -136,9 +179,14 @@ static __always_inline void nsight_pkt_write(const struct sk_buff *skb,
 	struct nsight_rec_pkt *r;
 	struct nsight_wr w;
 	u32 ifindex;
+	bool again;
 
-	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex))
+	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex, &again))
 		return;
+	if (again && !hw && !skb_hwtstamps((struct sk_buff *)skb)->hwtstamp) {
+		nsight_pkt_stage_write(skb, pi.id, ifindex, stage);
+		return;
+	}
 	r = nsight_reserve(&w, NSIGHT_REC_PKT, sizeof(*r));
 	if (!r)
 		return;
@@ -147,6 +195,8 @@ static __always_inline void nsight_pkt_write(const struct sk_buff *skb,
 		r->hw_tstamp = ktime_to_ns(hw);
 		r->flags |= NSIGHT_PKT_F_HWTSTAMP;
 	}
+	if (!nsight_later_stage(stage))
+		nsight_pkt_recorded(skb, nh_off);
 	nsight_commit(&w);
 }
 
@@ -196,7 +246,8 @@ static u64 nsight_skb_id(const struct sk_buff *skb)
 {
 	struct nsight_pkt_info pi __uninitialized;
 
-	if (!skb || nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi))
+	if (!skb ||
+	    nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi, NULL))
 		return 0;
 	return pi.id;
 }
@@ -205,7 +256,9 @@ static u64 nsight_skb_id(const struct sk_buff *skb)
  * The newest packet of a socket's receive queue. For protocols other than
  * TCP a reader on another CPU may dequeue concurrently, so the queue lock is
  * held while the packet is read; TCP's queue is protected by the socket
- * lock, which the caller of sk_data_ready holds.
+ * lock, which the caller of sk_data_ready holds. A UDP reader moves the
+ * whole receive queue to its own reader_queue when that runs empty: if it
+ * just did, the datagram that was appended is the reader_queue's newest.
  */
 static u64 nsight_rcvq_tail_id(const struct sock *sk)
 {
@@ -215,6 +268,12 @@ static u64 nsight_rcvq_tail_id(const struct sock *sk)
 
 	if (sk->sk_protocol == IPPROTO_TCP)
 		return nsight_skb_id(skb_peek_tail(q));
+	spin_lock_irqsave(&q->lock, flags);
+	id = nsight_skb_id(skb_peek_tail(q));
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (id || sk->sk_protocol != IPPROTO_UDP)
+		return id;
+	q = (struct sk_buff_head *)&udp_sk(sk)->reader_queue;
 	spin_lock_irqsave(&q->lock, flags);
 	id = nsight_skb_id(skb_peek_tail(q));
 	spin_unlock_irqrestore(&q->lock, flags);

@@ -280,6 +280,8 @@ struct nsight_pkt_memo {
 	u64 nh_word;
 	u64 th_words[2];
 	struct nsight_pkt_info pi;
+	bool recorded;		/* its pkt record was written, with... */
+	ktime_t tstamp;		/* ...this skb->tstamp */
 };
 
 static DEFINE_PER_CPU(struct nsight_pkt_memo, nsight_pkt_memo);
@@ -335,17 +337,35 @@ int nsight_pkt_parse_first(const struct sk_buff *skb, int nh_off,
 	m->th_words[0] = nsight_load64(th);
 	m->th_words[1] = nsight_load64(th + 8);
 	m->pi = *pi;
+	m->recorded = false;
 	local_irq_restore(flags);
 	return 0;
 }
 
 /**
+ * nsight_pkt_recorded - the pkt record of @skb's first stage is being
+ * written on this CPU (interrupts off, inside its reservation): a later
+ * stage of the same packet here may refer to it (pkt_stage records).
+ */
+void nsight_pkt_recorded(const struct sk_buff *skb, int nh_off)
+{
+	struct nsight_pkt_memo *m = this_cpu_ptr(&nsight_pkt_memo);
+
+	if (m->skb == skb && m->nh == skb->data + nh_off) {
+		m->recorded = true;
+		m->tstamp = skb->tstamp;
+	}
+}
+
+/**
  * nsight_pkt_parse_again - nsight_pkt_parse() of a packet that may have
  * just been parsed on this CPU at an earlier stage: the result of then
- * when it is the same packet, unchanged, else a fresh parse.
+ * when it is the same packet, unchanged, else a fresh parse. *@recorded
+ * (if not NULL) tells whether that earlier stage's pkt record was written
+ * here, with the same skb->tstamp.
  */
 int nsight_pkt_parse_again(const struct sk_buff *skb, int nh_off,
-			   struct nsight_pkt_info *pi)
+			   struct nsight_pkt_info *pi, bool *recorded)
 {
 	const u8 *nh = skb->data + nh_off;
 	struct nsight_pkt_memo *m;
@@ -358,10 +378,14 @@ int nsight_pkt_parse_again(const struct sk_buff *skb, int nh_off,
 	    nsight_load64(m->th) == m->th_words[0] &&
 	    nsight_load64(m->th + 8) == m->th_words[1]) {
 		*pi = m->pi;
+		if (recorded)
+			*recorded = m->recorded && m->tstamp == skb->tstamp;
 		local_irq_restore(flags);
 		return 0;
 	}
 	local_irq_restore(flags);
+	if (recorded)
+		*recorded = false;
 	return nsight_pkt_parse(skb, nh_off, pi);
 }
 

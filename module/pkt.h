@@ -34,7 +34,8 @@ int nsight_pkt_parse(const struct sk_buff *skb, int nh_off,
 int nsight_pkt_parse_first(const struct sk_buff *skb, int nh_off,
 			   struct nsight_pkt_info *pi);
 int nsight_pkt_parse_again(const struct sk_buff *skb, int nh_off,
-			   struct nsight_pkt_info *pi);
+			   struct nsight_pkt_info *pi, bool *recorded);
+void nsight_pkt_recorded(const struct sk_buff *skb, int nh_off);
 void nsight_pkt_forget(void);
 void nsight_sock_flow(const struct sock *sk, struct nsight_flow *f);
 u64 nsight_sock_id(struct sock *sk);

@@ -281,10 +281,13 @@ static void nsight_test_memo(struct kunit *test)
 	struct sk_buff *tiny = nsight_test_udp4(test, &nsight_t4, "ab");
 	struct nsight_pkt_info pi, again;
 	struct udphdr *uh;
+	bool recorded;
 
 	migrate_disable();
 	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi), 0);
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
+			0);
+	KUNIT_EXPECT_FALSE(test, recorded);
 	KUNIT_EXPECT_EQ(test, again.id, pi.id);
 	KUNIT_EXPECT_EQ(test, again.wire_hash, pi.wire_hash);
 	KUNIT_EXPECT_EQ(test, memcmp(&again.flow, &pi.flow, sizeof(pi.flow)),
@@ -293,18 +296,41 @@ static void nsight_test_memo(struct kunit *test)
 	skb_pull(a, sizeof(struct iphdr));
 	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a,
 						     skb_network_offset(a),
-						     &again), 0);
+						     &again, NULL), 0);
 	KUNIT_EXPECT_EQ(test, again.id, pi.id);
 	skb_push(a, sizeof(struct iphdr));
 
 	/* Another buffer with the same content: parsed, the same identity. */
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(b, 0, &again), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(b, 0, &again, &recorded),
+			0);
+	KUNIT_EXPECT_FALSE(test, recorded);
 	KUNIT_EXPECT_EQ(test, again.id, pi.id);
+
+	/*
+	 * Its record written: a later stage may refer to it, as long as
+	 * skb->tstamp is the one that record carries.
+	 */
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi), 0);
+	nsight_pkt_recorded(a, 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
+			0);
+	KUNIT_EXPECT_TRUE(test, recorded);
+	a->tstamp = ns_to_ktime(1000);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
+			0);
+	KUNIT_EXPECT_FALSE(test, recorded);
+	KUNIT_EXPECT_EQ(test, again.id, pi.id);
+	/* Another packet parsed since: no longer. */
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &again), 0);
+	a->tstamp = 0;
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
+			0);
+	KUNIT_EXPECT_FALSE(test, recorded);
 
 	/* A first payload byte changed in place: a new packet. */
 	uh = (struct udphdr *)(a->data + sizeof(struct iphdr));
 	((u8 *)(uh + 1))[0] = 'Z';
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, NULL), 0);
 	KUNIT_EXPECT_NE(test, again.id, pi.id);
 	KUNIT_EXPECT_EQ(test, again.id, nsight_test_id(test, a, 0));
 
@@ -312,7 +338,9 @@ static void nsight_test_memo(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(tiny, 0, &pi), 0);
 	uh = (struct udphdr *)(tiny->data + sizeof(struct iphdr));
 	((u8 *)(uh + 1))[0] = 'z';
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(tiny, 0, &again), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(tiny, 0, &again, &recorded),
+			0);
+	KUNIT_EXPECT_FALSE(test, recorded);
 	KUNIT_EXPECT_NE(test, again.id, pi.id);
 	KUNIT_EXPECT_EQ(test, again.id, nsight_test_id(test, tiny, 0));
 	migrate_enable();

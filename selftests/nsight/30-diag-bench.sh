@@ -242,10 +242,12 @@ awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS
 		printf "T low = %d req/s x %d, high = %d req/s x %d; median of runs: %d; -icount shift=2,sleep=off\n", rl, nl, rh, nh, reps
 		printf "T %-16s %16s %16s %16s %16s\n", "", "udp low", "udp high", "mc low", "mc high"
 		nc = split(configs, cf, " ")
-		split("none|(a) nsight|(b) +sampling|(c) ftrace|(d) fn_graph|(e) bpftrace", name, "|")
+		name["none"] = "none"; name["nsight"] = "(a) nsight"
+		name["sampled"] = "(b) +sampling"; name["ftrace"] = "(c) ftrace"
+		name["fgraph"] = "(d) fn_graph"; name["bpftrace"] = "(e) bpftrace"
 		split("udp low|udp high|memcached low|memcached high", col, "|")
 		for (i = 1; i <= nc; i++) {
-			line = sprintf("T %-16s", name[i])
+			line = sprintf("T %-16s", name[cf[i]])
 			for (j = 1; j <= 4; j++) {
 				k = col[j] " " cf[i]
 				b = col[j] " none"
@@ -266,7 +268,8 @@ awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS
 			line = "T nsight added / " cf[o] " added (p50 / p99):"
 			for (j = 1; j <= 4; j++) {
 				n = col[j] " nsight"; f = col[j] " " cf[o]; b = col[j] " none"
-				if (p50[f] > p50[b] && p99[f] > p99[b])
+				# + 0: busybox awk compares split() strings as strings.
+				if (p50[f] + 0 > p50[b] + 0 && p99[f] + 0 > p99[b] + 0)
 					line = line sprintf(" %s %.2f/%.2f;", col[j], (p50[n] - p50[b]) / (p50[f] - p50[b]), (p99[n] - p99[b]) / (p99[f] - p99[b]))
 				else
 					line = line sprintf(" %s -;", col[j])

@@ -350,6 +350,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_PT,
 	NSIGHT_REC_MARK,
 	NSIGHT_REC_APP_RECV_START,
+	NSIGHT_REC_PKT_STAGE,
 	__NSIGHT_REC_MAX
 };
 
@@ -499,6 +500,28 @@ struct nsight_rec_pkt {
 	__u16 gso_segs;
 	__s16 rc;
 	__u32 wire_hash;
+};
+
+/*
+ * pkt_stage: a later stage of a packet whose pkt record was written on this
+ * CPU just before (netif_receive_skb after netif_rx, net_dev_start_xmit
+ * after net_dev_queue): the same packet, unchanged, with the same
+ * sw_tstamp. Its pkt record is the last one of this CPU with @pkt_id; the
+ * reader takes flow, sequence, lengths, timestamps and wire_hash from it,
+ * and stage, ifindex, queue, gso_segs and the NSIGHT_PKT_F_GSO and
+ * NSIGHT_PKT_F_CLONED flags from here. A reader that cannot find that
+ * record (it read the CPU's records from after it) counts the stage as
+ * unresolved.
+ */
+struct nsight_rec_pkt_stage {
+	struct nsight_rec_hdr hdr;
+	__u64 pkt_id;
+	__u32 ifindex;
+	__u16 queue;
+	__u8 stage;		/* enum nsight_pkt_stage */
+	__u8 flags;		/* NSIGHT_PKT_F_GSO, NSIGHT_PKT_F_CLONED */
+	__u16 gso_segs;
+	__u16 pad[3];
 };
 
 /*

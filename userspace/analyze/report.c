@@ -191,6 +191,9 @@ void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a)
 		fputc('\n', f);
 	}
 	fprintf(f, "  out-of-order records: %" PRIu64 "\n", lt->ooo_records);
+	if (lt->stages_unresolved)
+		fprintf(f, "  packet stages whose first stage was not read: %" PRIu64 "\n",
+			lt->stages_unresolved);
 	if (lt->fifo)
 		fprintf(f, "  udp receives matched in socket order (no app_copy): %" PRIu64 "\n", lt->fifo);
 	if (lt->unattributed_pkts)
@@ -363,6 +366,7 @@ static struct json_object *latency_json(const struct nsight_analysis *a, int *er
 	jo_add_u64(o, "incomplete", lt->n - lt->n_complete, err);
 	jo_add(o, "incomplete_by_reason", reasons_json(lt->by_reason, err), err);
 	jo_add_u64(o, "out_of_order_records", lt->ooo_records, err);
+	jo_add_u64(o, "packet_stages_unresolved", lt->stages_unresolved, err);
 	jo_add_u64(o, "udp_fifo_matched", lt->fifo, err);
 	jo_add_u64(o, "unattributed_packets", lt->unattributed_pkts, err);
 	jo_add_u64(o, "hw_timestamps_used", lt->hw_used, err);

@@ -149,8 +149,9 @@ static void pt(void)
 #define TCP	IPPROTO_TCP
 
 /*
- * As tests/test_lifetime.c: UDP and TCP sends, TCP receives (the last two
- * with their starts in app_recv_start records).
+ * As tests/test_lifetime.c: UDP and TCP sends (two of them handed to the
+ * driver in pkt_stage records), TCP receives (the last two with their
+ * starts in app_recv_start records).
  */
 static void tx_tcp(struct synth *s)
 {
@@ -165,11 +166,11 @@ static void tx_tcp(struct synth *s)
 	synth_pkt(s, 3, 79000, NSIGHT_PKT_TX_QUEUE, 0xc0, u, 0, 100, 0);
 	synth_app(s, NSIGHT_REC_APP_SEND, 2, 80000, 0x71, u, 100, 0, 201, 200, "client");
 	synth_pkt(s, 2, 80500, NSIGHT_PKT_TX_QUEUE, 0xc1, u, 0, 100, 0);
-	synth_pkt(s, 2, 81000, NSIGHT_PKT_TX_XMIT, 0xc1, u, 0, 100, 0);
+	synth_pkt_stage(s, 2, 81000, NSIGHT_PKT_TX_XMIT, 0xc1, 2);
 	synth_pkt(s, 3, 83000, NSIGHT_PKT_TX_TSTAMP, 0xc1, u, 0, 100, 0);
 	synth_app(s, NSIGHT_REC_APP_SEND, 0, 100000, 0x81, t, 3000, 5000, 211, 210, "tls");
 	synth_pkt(s, 0, 100200, NSIGHT_PKT_TX_QUEUE, 0xd1, t, 5000, 1448, 0);
-	synth_pkt(s, 0, 100250, NSIGHT_PKT_TX_XMIT, 0xd1, t, 5000, 1448, 0);
+	synth_pkt_stage(s, 0, 100250, NSIGHT_PKT_TX_XMIT, 0xd1, 2);
 	synth_pkt(s, 0, 100300, NSIGHT_PKT_TX_QUEUE, 0xd2, t, 6448, 1448, 0);
 	synth_pkt(s, 0, 100350, NSIGHT_PKT_TX_XMIT, 0xd2, t, 6448, 1448, 0);
 	synth_pkt(s, 0, 100400, NSIGHT_PKT_TX_QUEUE, 0xd3, t, 7896, 104, 0);

@@ -53,6 +53,33 @@ void nsight_capture_fini(struct nsight_capture *cap)
 	memset(cap, 0, sizeof(*cap));
 }
 
+/* A pkt_stage record, as the pkt record it stands for. */
+static int add_pkt_stage(struct nsight_capture *cap, struct nsight_cap_cpu *c,
+			 const struct nsight_rec *rec, struct nsight_cap_meta m,
+			 struct nsight_diag *d)
+{
+	const uint8_t keep = NSIGHT_PKT_F_HWTSTAMP | NSIGHT_PKT_F_WIRE_HASH;
+	struct nsight_rec_pkt_stage st;
+	struct nsight_cap_pkt p = { .m = m };
+	size_t slot;
+
+	memcpy(&st, rec->data, sizeof(st));
+	slot = c->pkt_slot[st.pkt_id % NSIGHT_CAP_PKT_SLOTS];
+	if (!slot || cap->pkts[slot - 1].r.pkt_id != st.pkt_id) {
+		cap->stages_unresolved++;
+		return 0;
+	}
+	p.r = cap->pkts[slot - 1].r;
+	p.r.hdr.tsc = rec->hdr.tsc;
+	p.r.stage = st.stage;
+	p.r.ifindex = st.ifindex;
+	p.r.queue = st.queue;
+	p.r.gso_segs = st.gso_segs;
+	p.r.rc = 0;
+	p.r.flags = (uint8_t)((p.r.flags & keep) | (st.flags & ~keep));
+	return PUSH(cap, pkts, &p, d);
+}
+
 int nsight_capture_add(struct nsight_capture *cap, const struct nsight_rec *rec,
 		       struct nsight_diag *d)
 {
@@ -96,10 +123,16 @@ int nsight_capture_add(struct nsight_capture *cap, const struct nsight_rec *rec,
 	switch (rec->hdr.type) {
 	case NSIGHT_REC_PKT: {
 		struct nsight_cap_pkt p = { .m = m };
+		int err;
 
 		memcpy(&p.r, rec->data, sizeof(p.r));
-		return PUSH(cap, pkts, &p, d);
+		err = PUSH(cap, pkts, &p, d);
+		if (!err)
+			c->pkt_slot[p.r.pkt_id % NSIGHT_CAP_PKT_SLOTS] = cap->n_pkts;
+		return err;
 	}
+	case NSIGHT_REC_PKT_STAGE:
+		return add_pkt_stage(cap, c, rec, m, d);
 	case NSIGHT_REC_HANDOFF: {
 		struct nsight_cap_handoff h = { .m = m };
 

@@ -61,10 +61,14 @@ struct nsight_drop_window {
 	uint64_t dropped;
 };
 
+/* pkt records of a CPU by pkt_id, for its pkt_stage records: the latest. */
+#define NSIGHT_CAP_PKT_SLOTS	64
+
 struct nsight_cap_cpu {
 	bool any;		/* a record was seen */
 	uint64_t max_tsc;	/* highest TSC so far */
 	uint64_t ooo;		/* records below max_tsc */
+	size_t pkt_slot[NSIGHT_CAP_PKT_SLOTS];	/* index + 1 in pkts, 0: none */
 };
 
 /* Each array: n_NAME elements of cap_NAME allocated. */
@@ -93,6 +97,7 @@ struct nsight_capture {
 	uint32_t nr_cpus;
 	struct nsight_cap_cpu *cpus;	/* nr_cpus entries */
 	uint64_t ooo;			/* out-of-order records, all CPUs */
+	uint64_t stages_unresolved;	/* pkt_stage records without their pkt */
 	bool finished;
 };
 
@@ -103,7 +108,9 @@ void nsight_capture_fini(struct nsight_capture *cap);
 /*
  * Take one record as yielded by the walker (any type; the ones not needed
  * only count for the order check). Records of one CPU must come in stream
- * order. Returns 0 or a negative enum nsight_errcode.
+ * order. A pkt_stage record becomes a pkt record: its own fields over those
+ * of the CPU's latest pkt record with its pkt_id (without one, it counts in
+ * stages_unresolved). Returns 0 or a negative enum nsight_errcode.
  */
 int nsight_capture_add(struct nsight_capture *cap, const struct nsight_rec *rec,
 		       struct nsight_diag *d);

@@ -229,6 +229,7 @@ int nsight_lifetimes_build(struct nsight_lifetimes *lt, const struct nsight_capt
 	memset(lt, 0, sizeof(*lt));
 	lt->quality = tc->quality;
 	lt->ooo_records = cap->ooo;
+	lt->stages_unresolved = cap->stages_unresolved;
 	nsight_u64map_init(&b.sock_by_id);
 	nsight_u64map_init(&b.port_head);
 

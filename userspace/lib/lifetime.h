@@ -124,6 +124,7 @@ struct nsight_lifetimes {
 	uint64_t n_complete;
 	uint64_t by_reason[__NSIGHT_MSG_REASONS];
 	uint64_t ooo_records;		/* records out of TSC order, all CPUs */
+	uint64_t stages_unresolved;	/* pkt_stage records without their pkt */
 	uint64_t fifo;			/* UDP receives matched by socket order */
 	uint64_t hw_used;		/* NIC times from hardware timestamps */
 	uint64_t hw_unused;		/* hw timestamps not convertible or implausible */
@@ -143,7 +144,7 @@ void nsight_lifetimes_fini(struct nsight_lifetimes *lt);
  * Keep only the messages whose earliest record lies in [@lo, @hi), in
  * their order, numbered 1.. per direction again, and count them again
  * (n_rx, n_tx, n_complete, by_reason, fifo); the record counters
- * (ooo_records, hw_*, unattributed_pkts) stay.
+ * (ooo_records, stages_unresolved, hw_*, unattributed_pkts) stay.
  */
 void nsight_lifetimes_keep(struct nsight_lifetimes *lt, uint64_t lo, uint64_t hi);
 

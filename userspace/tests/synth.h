@@ -244,6 +244,22 @@ static inline void synth_pkt(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_
 	synth_pkt_wire(s, cpu, tsc, stage, pkt_id, flow, seq, len, flags, 0);
 }
 
+/* A pkt_stage record: a later @stage of the CPU's pkt record of @pkt_id. */
+static inline void synth_pkt_stage(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_t stage,
+				   uint64_t pkt_id, uint32_t ifindex)
+{
+	struct nsight_rec_pkt_stage p;
+
+	rec_hdr(&p, NSIGHT_REC_PKT_STAGE, sizeof(p), cpu, tsc);
+	p.pkt_id = pkt_id;
+	p.ifindex = ifindex;
+	p.queue = 0;
+	p.stage = stage;
+	p.flags = 0;
+	p.gso_segs = 1;
+	synth_put(s, cpu, &p, sizeof(p));
+}
+
 static inline void synth_handoff(struct synth *s, uint32_t cpu, uint64_t tsc, uint64_t sock_id,
 				 struct nsight_flow sock, uint64_t pkt_id, uint32_t rcv_nxt)
 {

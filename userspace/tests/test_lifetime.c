@@ -709,6 +709,57 @@ static struct nsight_flow rnd_flow(uint64_t *x)
 }
 
 /* Valid streams of random records: any result, but no crash, and sane lifetimes. */
+/*
+ * pkt_stage records (a later stage on the CPU that recorded the first):
+ * each becomes the pkt record of its first stage with its own stage,
+ * time, CPU and interface, and the message is whole; one whose first
+ * stage is not in the capture is counted, not invented.
+ */
+static void test_pkt_stage(void)
+{
+	struct nsight_flow sa = flow4(NULL, 9000, NULL, 0, UDP);
+	struct nsight_flow pa = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, UDP);
+	struct nsight_analysis a;
+	const struct nsight_msg *m;
+	struct synth s;
+	size_t i, stages = 0;
+
+	synth_init(&s, 2);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_pkt(&s, 1, 10000, NSIGHT_PKT_RX_NETIF_RX, 0xa1, pa, 0, 64, 0);
+	synth_pkt(&s, 1, 10200, NSIGHT_PKT_RX_NETIF_RX, 0xa2, pa, 0, 64, 0);
+	synth_pkt_stage(&s, 1, 10500, NSIGHT_PKT_RX_RECEIVE, 0xa1, 7);
+	synth_handoff(&s, 1, 11000, 0x51, sa, 0xa1, 0);
+	udp_recv(&s, 12000, 0, 0xa1, 101, 0x51, sa);
+	/* Its first stage is not in the capture. */
+	synth_pkt_stage(&s, 1, 13000, NSIGHT_PKT_RX_RECEIVE, 0xb9, 7);
+	REQUIRE(synth_analyze(&s, &a) == 0);
+	CHECK_U64(a.cap.stages_unresolved, 1);
+	CHECK_U64(a.lt.stages_unresolved, 1);
+	CHECK_U64(a.cap.n_pkts, 3);
+	for (i = 0; i < a.cap.n_pkts; i++) {
+		const struct nsight_rec_pkt *p = &a.cap.pkts[i].r;
+
+		if (p->stage != NSIGHT_PKT_RX_RECEIVE)
+			continue;
+		stages++;
+		CHECK_U64(p->pkt_id, 0xa1);
+		CHECK_U64(p->hdr.tsc, 10500);
+		CHECK_U64(p->hdr.cpu, 1);
+		CHECK_U64(p->ifindex, 7);
+		CHECK_U64(p->payload_len, 64);
+		CHECK(!memcmp(&p->flow, &pa, sizeof(pa)));
+	}
+	CHECK_U64(stages, 1);
+	m = find_msg(&a, RX, 1);
+	REQUIRE(m);
+	CHECK(m->reason == NSIGHT_MSG_COMPLETE);
+	CHECK_U64(m->t[NSIGHT_RX_N].tsc, 10000);
+	CHECK_U64(m->t[NSIGHT_RX_H].tsc, 11000);
+	nsight_analysis_fini(&a);
+	synth_free(&s);
+}
+
 /* start_tsc of the receive of thread @tid returning at @tsc, or ~0 if none. */
 static uint64_t recv_start_of(const struct nsight_analysis *a, uint32_t tid, uint64_t tsc)
 {
@@ -919,6 +970,7 @@ static void test_random_damage(void)
 KTAP_MAIN(
 	KTAP_TEST(test_udp_rx),
 	KTAP_TEST(test_recv_start_pairing),
+	KTAP_TEST(test_pkt_stage),
 	KTAP_TEST(test_tcp_rx),
 	KTAP_TEST(test_tx),
 	KTAP_TEST(test_tx_concurrent),
