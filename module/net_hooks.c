@@ -73,6 +73,26 @@ static __always_inline int nsight_pkt_prepare(const struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * What a stage may change in a packet: the queue, the GSO and clone flags
+ * and the segment count.
+ */
+static __always_inline u16 nsight_pkt_shape(const struct sk_buff *skb,
+					    u8 stage, u8 *flags,
+					    u16 *gso_segs)
+{
+	*gso_segs = 1;
+	if (skb_is_gso(skb)) {
+		*flags |= NSIGHT_PKT_F_GSO;
+		*gso_segs = skb_shinfo(skb)->gso_segs;
+	}
+	if (skb_cloned(skb))
+		*flags |= NSIGHT_PKT_F_CLONED;
+	if (stage <= NSIGHT_PKT_RX_RECEIVE)
+		return skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
+	return skb_get_queue_mapping(skb);
+}
+
 /* Every field of @r but the header, in place. */
 static __always_inline void nsight_pkt_fill(struct nsight_rec_pkt *r,
 					    const struct nsight_pkt_info *pi,
@@ -81,23 +101,15 @@ static __always_inline void nsight_pkt_fill(struct nsight_rec_pkt *r,
 {
 	u8 flags = NSIGHT_PKT_F_WIRE_HASH;
 	ktime_t hw = 0;
-	u16 queue;
+	u16 queue, gso_segs;
 
 	if (stage <= NSIGHT_PKT_RX_RECEIVE) {
-		queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
 		hw = skb_hwtstamps((struct sk_buff *)skb)->hwtstamp;
 		if (hw)
 			flags |= NSIGHT_PKT_F_HWTSTAMP;
-	} else {
-		queue = skb_get_queue_mapping(skb);
 	}
-	r->gso_segs = 1;
-	if (skb_is_gso(skb)) {
-		flags |= NSIGHT_PKT_F_GSO;
-		r->gso_segs = skb_shinfo(skb)->gso_segs;
-	}
-	if (skb_cloned(skb))
-		flags |= NSIGHT_PKT_F_CLONED;
+	queue = nsight_pkt_shape(skb, stage, &flags, &gso_segs);
+	r->gso_segs = gso_segs;
 	r->pkt_id = pi->id;
 	r->hw_tstamp = ktime_to_ns(hw);
 	r->sw_tstamp = ktime_to_ns(skb->tstamp);
@@ -147,23 +159,17 @@ static __always_inline void nsight_pkt_stage_write(const struct sk_buff *skb,
 {
 	struct nsight_rec_pkt_stage *r;
 	struct nsight_wr w;
+	u16 queue, gso_segs;
 	u8 flags = 0;
 
+	queue = nsight_pkt_shape(skb, stage, &flags, &gso_segs);
 	r = nsight_reserve(&w, NSIGHT_REC_PKT_STAGE, sizeof(*r));
 	if (!r)
 		return;
-	r->gso_segs = 1;
-	if (skb_is_gso(skb)) {
-		flags |= NSIGHT_PKT_F_GSO;
-		r->gso_segs = skb_shinfo(skb)->gso_segs;
-	}
-	if (skb_cloned(skb))
-		flags |= NSIGHT_PKT_F_CLONED;
 	r->pkt_id = pkt_id;
 	r->ifindex = ifindex;
-	r->queue = stage <= NSIGHT_PKT_RX_RECEIVE ?
-		   (skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0) :
-		   skb_get_queue_mapping(skb);
+	r->queue = queue;
+	r->gso_segs = gso_segs;
 	r->stage = stage;
 	r->flags = flags;
 	memset(r->pad, 0, sizeof(r->pad));
