@@ -101,8 +101,8 @@ static void nsight_stats_clear(struct nsight_buffer *b)
 	for_each_possible_cpu(cpu) {
 		struct nsight_cpu_stats *st = per_cpu_ptr(b->stats, cpu);
 
-		local64_set(&st->written, 0);
-		local64_set(&st->dropped, 0);
+		st->written = 0;
+		st->dropped = 0;
 		st->unreported_drops = 0;
 		st->next_seq = 0;
 		st->full_reported = false;
@@ -165,8 +165,9 @@ void nsight_buffer_reset(struct nsight_buffer *b)
 void nsight_buffer_drop(struct nsight_buffer *b, struct nsight_cpu_stats *st,
 			u16 size)
 {
-	local64_inc(&st->dropped);
-	st->unreported_drops++;
+	/* Single instructions: an NMI's drop may land in between. */
+	this_cpu_inc(b->stats->dropped);
+	this_cpu_inc(b->stats->unreported_drops);
 	nsight_prof_record(size, false);
 	if (!st->full_reported && b->on_full) {
 		st->full_reported = true;
@@ -197,8 +198,8 @@ void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,
 	struct rchan_buf *rb = NULL;
 
 	memset(s, 0, sizeof(*s));
-	s->written = local64_read(&st->written);
-	s->dropped = local64_read(&st->dropped);
+	s->written = READ_ONCE(st->written);
+	s->dropped = READ_ONCE(st->dropped);
 	s->hits = s->written + s->dropped;
 	if (b->chan)
 		rb = *per_cpu_ptr(b->chan->buf, cpu);

@@ -11,7 +11,6 @@
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/smp.h>
-#include <asm/local64.h>
 #include <linux/nsight.h>
 #include "profile.h"
 #include "compat.h"
@@ -20,15 +19,16 @@ struct rchan;
 struct dentry;
 
 /*
- * Per-CPU counters. The local64_t ones are updated on their CPU and read
- * from anywhere; every write attempt is one of them, so the hook hits are
- * their sum. @unreported_drops and @next_seq belong to the buffer's CPU:
- * they are touched only with interrupts off on that CPU, or while no
- * capture runs (reset, channel creation).
+ * Per-CPU counters. @written and @dropped are incremented on their CPU
+ * with interrupts off (one instruction each, never torn) and read from
+ * anywhere; every write attempt is one of them, so the hook hits are their
+ * sum. @unreported_drops and @next_seq belong to the buffer's CPU: they are
+ * touched only with interrupts off on that CPU, or while no capture runs
+ * (reset, channel creation).
  */
 struct nsight_cpu_stats {
-	local64_t written;
-	local64_t dropped;
+	u64 written;
+	u64 dropped;
 	u64 unreported_drops;
 	u64 next_seq;
 	bool full_reported;
@@ -102,24 +102,33 @@ static __always_inline void *__nsight_reserve(struct nsight_buffer *b,
 					      struct nsight_wr *w, u16 type,
 					      u16 size)
 {
-	struct nsight_cpu_stats *st;
 	struct nsight_rec_hdr *h;
+	struct rchan_buf *rb;
 
 	local_irq_save(w->flags);
-	st = this_cpu_ptr(b->stats);
-	h = in_nmi() ? NULL : relay_reserve(b->chan, size);
-	if (unlikely(!h)) {
-		nsight_buffer_drop(b, st, size);
-		local_irq_restore(w->flags);
-		return NULL;
-	}
+	if (unlikely(in_nmi()))
+		goto drop;
+	/*
+	 * relay_reserve() without its preemption toggle, which interrupts
+	 * being off make redundant.
+	 */
+	rb = *this_cpu_ptr(b->chan->buf);
+	if (unlikely(rb->offset + size > b->subbuf_size) &&
+	    !relay_switch_subbuf(rb, size))
+		goto drop;
+	h = rb->data + rb->offset;
+	rb->offset += size;
 	h->type = type;
 	h->size = size;
 	h->cpu = smp_processor_id();
 	h->tsc = nsight_clock();
-	local64_inc(&st->written);
+	this_cpu_inc(b->stats->written);
 	nsight_prof_record(size, true);
 	return h;
+drop:
+	nsight_buffer_drop(b, this_cpu_ptr(b->stats), size);
+	local_irq_restore(w->flags);
+	return NULL;
 }
 
 static __always_inline void *nsight_reserve(struct nsight_wr *w, u16 type,

@@ -61,7 +61,7 @@ DRAIN_MS=${nsight_bench_drain_ms:-200}
 CONFIGS="none nsight sampled ftrace fgraph"
 # (e) bpftrace where make bench put it in the initramfs (it is big).
 command -v bpftrace >/dev/null 2>&1 && CONFIGS="$CONFIGS bpftrace"
-CONFIGS_REV=$(echo $CONFIGS | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, i > 1 ? " " : "" }')
+CONFIGS_REV=$(echo $CONFIGS | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "") }')
 NCONF=$(echo $CONFIGS | wc -w)
 S=/sys/kernel/nsight
 T=/sys/kernel/tracing
