@@ -25,6 +25,7 @@
 #include "pt.h"
 #include "mark.h"
 #include "profile.h"
+#include "fentry.h"
 #include "compat.h"
 
 static DEFINE_MUTEX(nsight_control_lock);
@@ -357,6 +358,7 @@ void nsight_control_shutdown(void)
 /* After nsight_control_shutdown() and after sysfs and netlink are gone. */
 void nsight_control_exit(void)
 {
+	nsight_fentries_release();
 	nsight_prof_exit_module();
 	nsight_pt_exit();
 	nsight_buffer_close(&nsight_buf);

@@ -22,11 +22,13 @@ struct nsight_fentry {
 	ftrace_func_t func;
 	u32 source;
 	struct ftrace_ops ops;
+	bool filtered;
 	bool attached;
 };
 
 int nsight_fentries_attach(struct nsight_fentry *fes, unsigned int n,
 			   u32 sources);
 void nsight_fentries_detach(struct nsight_fentry *fes, unsigned int n);
+void nsight_fentries_release(void);
 
 #endif /* _NSIGHT_FENTRY_H */

@@ -231,8 +231,8 @@ guest() {
 	guest_initramfs "$out/guest-$1.cpio.gz" "$kver" "$ko" "$testko" \
 		2>"$out/guest-$1.err" || return 1
 	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$1.cpio.gz" \
-		--log "$out/guest-$1.serial.log" --tests "$tests" --timeout 2400 \
-		--test-timeout 900 --append "tsc=reliable nsight_toggle_count=$toggles" $icount \
+		--log "$out/guest-$1.serial.log" --tests "$tests" --timeout 3000 \
+		--test-timeout 1500 --append "tsc=reliable nsight_toggle_count=$toggles" $icount \
 		--qemu-args "-netdev user,id=n0 -device e1000e,netdev=n0" \
 		>"$out/guest-$1.ktap" 2>>"$out/guest-$1.err"
 }

@@ -19,9 +19,11 @@ check "netlink filter set and shown" sh -c "nsightctl config --filter 'port=9000
 
 check "filter busy while running" sh -c "nsightctl start && { write_file $S/filter none; rc=\$?; nsightctl stop; [ \$rc -ne 0 ]; }"
 
-ip netns exec nsb udp_pair recv 9000 "$N" 5000 >/tmp/r0 2>&1 &
+# The receivers wait out the start (attaching every hook takes seconds
+# under the debug kernel in a loaded emulator): 60 s of silence at most.
+ip netns exec nsb udp_pair recv 9000 "$N" 60000 >/tmp/r0 2>&1 &
 p0=$!
-ip netns exec nsb udp_pair recv 9001 "$N" 5000 >/tmp/r1 2>&1 &
+ip netns exec nsb udp_pair recv 9001 "$N" 60000 >/tmp/r1 2>&1 &
 p1=$!
 until grep -q listening /tmp/r0 && grep -q listening /tmp/r1; do sleep 0.1; done
 nsightctl start
@@ -32,7 +34,7 @@ nsightctl stop
 nsightctl dump -o /tmp/f.nsight
 nsight-analyze --verbose /tmp/f.nsight >/tmp/f.txt 2>&1
 handoffs=$(awk '$1 == "handoff" {print $2}' /tmp/f.txt)
-ktap_diag "filter port=9000: sent $N to 9000 and $N to 9001, handoff records ${handoffs:-0}"
+ktap_diag "filter port=9000: sent $N to 9000 and $N to 9001, handoff records ${handoffs:-0}; $(cat /tmp/r0) and $(cat /tmp/r1)"
 check "only the filtered port's hand-offs" sh -c "[ '${handoffs:-0}' = '$N' ]"
 check "packet records present" sh -c "awk '\$1 == \"pkt\" && \$2 >= $N {f=1} END {exit !f}' /tmp/f.txt"
 check "context records unfiltered" sh -c "awk '\$1 == \"sched_switch\" && \$2 > 0 {f=1} END {exit !f}' /tmp/f.txt"

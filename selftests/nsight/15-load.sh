@@ -9,8 +9,9 @@
 #    stream agrees with the kernel's counters;
 #  - captures start and stop as often as they can for nsight_cycle_secs
 #    (default 20 s), through sysfs and netlink in turn, every source on
-#    (each cycle registers and unregisters every probe: about 0.3 s under
-#    TCG); then nsight_toggle_count times (default 10,000; make check
+#    (each cycle registers and unregisters every probe: about 1 s under
+#    TCG, most of it the RCU grace periods of each ftrace hook's
+#    unregistration); then nsight_toggle_count times (default 10,000; make check
 #    runs the full count in the Debian 6.12 guest, fewer on the slower
 #    kernels) through sysfs with sched_switch alone;
 #  - CPU 1 goes offline and online three times during a capture with the
