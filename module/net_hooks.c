@@ -18,7 +18,9 @@
  * static in net/core/sock.c (reached through sk->sk_data_ready). Kernels from
  * 6.6 on have the sk_data_ready tracepoint at its start; on older ones
  * nsight hooks its entry through ftrace (fentry.c), at a quarter of a
- * kprobe's cost.
+ * kprobe's cost. The packet handed off is the newest of the socket's
+ * receive queue; for UDP, whose reader may take it before the wake-up
+ * runs, it is the one __udp_enqueue_schedule_skb() was just given.
  */
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
@@ -286,6 +288,57 @@ static u64 nsight_rcvq_tail_id(const struct sock *sk)
 	return id;
 }
 
+/*
+ * The UDP datagram each CPU is enqueueing, recorded at the entry of
+ * __udp_enqueue_schedule_skb(), which wakes the reader (sk_data_ready)
+ * after it has queued the datagram and dropped the queue lock. A reader on
+ * another CPU can take the datagram in between; the hand-off then finds it
+ * in no queue, but here. It was dropped instead of queued when the
+ * socket's drop count moved since.
+ */
+struct nsight_udp_enqueue {
+	const struct sock *sk;
+	u64 pkt_id;
+	int drops;
+};
+
+static DEFINE_PER_CPU(struct nsight_udp_enqueue, nsight_udp_enqueue);
+static bool nsight_udp_enqueue_on;
+
+/* __udp_enqueue_schedule_skb(sk, skb): softirq, as is its sk_data_ready. */
+static void nsight_udp_enqueue_fentry(unsigned long ip,
+				      unsigned long parent_ip,
+				      struct ftrace_ops *op,
+				      struct ftrace_regs *fregs)
+{
+	const struct sock *sk = (const void *)nsight_fentry_arg(fregs, 0);
+	const struct sk_buff *skb = (const void *)nsight_fentry_arg(fregs, 1);
+	struct nsight_udp_enqueue *q = this_cpu_ptr(&nsight_udp_enqueue);
+	struct nsight_prof_frame pf __uninitialized;
+
+	nsight_prof_enter(&pf, NSIGHT_HOOK_UDP_ENQUEUE);
+	q->sk = NULL;
+	barrier();
+	q->pkt_id = nsight_skb_id(skb);
+	q->drops = atomic_read(&sk->sk_drops);
+	barrier();
+	q->sk = sk;
+	nsight_prof_exit(&pf);
+}
+
+/* The datagram @sk was just given on this CPU, else 0. */
+static u64 nsight_udp_enqueued_id(const struct sock *sk)
+{
+	struct nsight_udp_enqueue *q = this_cpu_ptr(&nsight_udp_enqueue);
+
+	if (q->sk != sk)
+		return 0;
+	q->sk = NULL;
+	if (q->drops != atomic_read(&sk->sk_drops))
+		return 0;
+	return q->pkt_id;
+}
+
 /* Data became readable on @sk and its readers are being woken. */
 static void nsight_handoff(const struct sock *sk, enum nsight_hook hook)
 {
@@ -303,7 +356,11 @@ static void nsight_handoff(const struct sock *sk, enum nsight_hook hook)
 	nsight_sock_flow(sk, &flow);
 	if (!nsight_filter_ok_flow(&flow))
 		goto out;
-	pkt_id = nsight_rcvq_tail_id(sk);
+	pkt_id = 0;
+	if (sk->sk_protocol == IPPROTO_UDP && READ_ONCE(nsight_udp_enqueue_on))
+		pkt_id = nsight_udp_enqueued_id(sk);
+	if (!pkt_id)
+		pkt_id = nsight_rcvq_tail_id(sk);
 	if (sk->sk_protocol == IPPROTO_TCP) {
 		rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
 		copied = READ_ONCE(tcp_sk(sk)->copied_seq);
@@ -394,7 +451,12 @@ static const u32 nsight_net_tp_source[NSIGHT_NET_NR_TP] = {
 	[NSIGHT_TP_SK_DATA_READY] = NSIGHT_SRC_HANDOFF,
 };
 
-enum { NSIGHT_FE_HANDOFF, NSIGHT_FE_TSTAMP_TX, NSIGHT_NET_NR_FE };
+enum {
+	NSIGHT_FE_HANDOFF,
+	NSIGHT_FE_TSTAMP_TX,
+	NSIGHT_FE_UDP_ENQUEUE,
+	NSIGHT_NET_NR_FE
+};
 
 static struct nsight_fentry nsight_net_fentries[NSIGHT_NET_NR_FE] = {
 	/* Only where the sk_data_ready tracepoint is missing (6.1). */
@@ -405,6 +467,11 @@ static struct nsight_fentry nsight_net_fentries[NSIGHT_NET_NR_FE] = {
 	[NSIGHT_FE_TSTAMP_TX] = {
 		.symbol = "skb_tstamp_tx", .func = nsight_tstamp_tx,
 		.source = NSIGHT_SRC_NET_TX,
+	},
+	[NSIGHT_FE_UDP_ENQUEUE] = {
+		.symbol = "__udp_enqueue_schedule_skb",
+		.func = nsight_udp_enqueue_fentry,
+		.source = NSIGHT_SRC_HANDOFF,
 	},
 };
 
@@ -429,12 +496,15 @@ int nsight_net_attach(u32 sources)
 	/* The hand-off: the tracepoint where there is one, else ftrace. */
 	if (nsight_net_tps[NSIGHT_TP_SK_DATA_READY].tp)
 		ret = nsight_fentries_attach(&nsight_net_fentries[NSIGHT_FE_TSTAMP_TX],
-					     1, sources);
+					     NSIGHT_NET_NR_FE - NSIGHT_FE_TSTAMP_TX,
+					     sources);
 	else
 		ret = nsight_fentries_attach(nsight_net_fentries,
 					     NSIGHT_NET_NR_FE, sources);
 	if (ret)
 		goto err;
+	WRITE_ONCE(nsight_udp_enqueue_on,
+		   nsight_net_fentries[NSIGHT_FE_UDP_ENQUEUE].attached);
 	return 0;
 err:
 	nsight_net_detach();
@@ -447,6 +517,11 @@ err:
  */
 void nsight_net_detach(void)
 {
+	unsigned int cpu;
+
 	nsight_fentries_detach(nsight_net_fentries, NSIGHT_NET_NR_FE);
 	nsight_tp_detach(nsight_net_tps, NSIGHT_NET_NR_TP);
+	WRITE_ONCE(nsight_udp_enqueue_on, false);
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&nsight_udp_enqueue, cpu)->sk = NULL;
 }
