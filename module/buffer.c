@@ -12,6 +12,13 @@
  * NSIGHT_REC_SUBBUF record carrying its sequence number and the number of
  * records lost before it. Every write attempt is a hook hit: it is
  * counted as written or as dropped, and the hits are their sum.
+ *
+ * Reading <debugfs>/nsight/cpuN consumes. While a capture runs, a read
+ * returns only sub-buffers their CPU has finished, whose records are all
+ * complete (relay's own read would also return the sub-buffer being
+ * written, whose last record may be half filled), and 0 when there is
+ * none; poll() says when one is. Once the capture is stopped, a read
+ * returns the rest, the unfinished sub-buffer included.
  */
 #include <linux/relay.h>
 #include <linux/debugfs.h>
@@ -19,6 +26,10 @@
 #include <linux/irqflags.h>
 #include <linux/cpumask.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/uaccess.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
 #include "buffer.h"
 #include "profile.h"
 #include "compat.h"
@@ -68,6 +79,95 @@ static int nsight_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	return 1;
 }
 
+/* Readers against each other and against a reset of the buffers. */
+static DEFINE_MUTEX(nsight_buffer_read_lock);
+
+/*
+ * Copy what @buf's CPU has finished, at most @count bytes, consuming it.
+ * A finished sub-buffer no longer changes: its CPU writes the sub-buffer
+ * after the last one produced, and only once the reader consumed one
+ * when all were full.
+ */
+static ssize_t nsight_buf_read_finished(struct rchan_buf *buf,
+					char __user *ubuf, size_t count)
+{
+	size_t subbuf_size = buf->chan->subbuf_size;
+	size_t n_subbufs = buf->chan->n_subbufs;
+	size_t done = 0;
+
+	while (done < count) {
+		size_t produced = READ_ONCE(buf->subbufs_produced);
+		size_t idx, len, n;
+
+		if (produced == buf->subbufs_consumed)
+			break;
+		/* The sub-buffer's data and padding, then its production. */
+		smp_rmb();
+		idx = buf->subbufs_consumed % n_subbufs;
+		len = subbuf_size - buf->padding[idx];
+		n = min(len - buf->bytes_consumed, count - done);
+		if (copy_to_user(ubuf + done, buf->start + idx * subbuf_size +
+				 buf->bytes_consumed, n))
+			return done ? done : -EFAULT;
+		done += n;
+		buf->bytes_consumed += n;
+		if (buf->bytes_consumed == len) {
+			buf->bytes_consumed = 0;
+			relay_subbufs_consumed(buf->chan, buf->cpu, 1);
+		}
+	}
+	return done;
+}
+
+static int nsight_buf_open(struct inode *inode, struct file *filp)
+{
+	/*
+	 * debugfs keeps the file's operations from running once relay_close()
+	 * removed it, so no reference to @buf is taken.
+	 */
+	filp->private_data = inode->i_private;
+	return nonseekable_open(inode, filp);
+}
+
+static __poll_t nsight_buf_poll(struct file *filp, poll_table *wait)
+{
+	struct rchan_buf *buf = filp->private_data;
+	struct nsight_buffer *b = buf->chan->private_data;
+
+	if (!READ_ONCE(b->live))
+		return EPOLLIN | EPOLLRDNORM;
+	poll_wait(filp, &buf->read_wait, wait);
+	if (READ_ONCE(buf->subbufs_produced) != buf->subbufs_consumed)
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static ssize_t nsight_buf_read(struct file *filp, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct rchan_buf *buf = filp->private_data;
+	struct nsight_buffer *b = buf->chan->private_data;
+	ssize_t ret;
+
+	mutex_lock(&nsight_buffer_read_lock);
+	if (READ_ONCE(b->live)) {
+		ret = nsight_buf_read_finished(buf, ubuf, count);
+		if (ret > 0)
+			*ppos += ret;
+	} else {
+		ret = relay_file_operations.read(filp, ubuf, count, ppos);
+	}
+	mutex_unlock(&nsight_buffer_read_lock);
+	return ret;
+}
+
+static const struct file_operations nsight_buf_fops = {
+	.owner		= THIS_MODULE,
+	.open		= nsight_buf_open,
+	.read		= nsight_buf_read,
+	.poll		= nsight_buf_poll,
+};
+
 static struct dentry *nsight_create_buf_file(const char *filename,
 					     struct dentry *parent,
 					     umode_t mode,
@@ -79,7 +179,7 @@ static struct dentry *nsight_create_buf_file(const char *filename,
 	if (!filename)
 		return ERR_PTR(-EINVAL);
 	return debugfs_create_file(filename, 0400, parent, buf,
-				   &relay_file_operations);
+				   &nsight_buf_fops);
 }
 
 static int nsight_remove_buf_file(struct dentry *dentry)
@@ -125,6 +225,7 @@ int nsight_buffer_open(struct nsight_buffer *b, struct dentry *dir, u32 size)
 			return -ENOMEM;
 	}
 	nsight_stats_clear(b);
+	b->live = false;
 	nsight_buffer_geometry(size, &b->subbuf_size, &b->n_subbufs);
 	b->dir = dir;
 	b->chan = relay_open("cpu", dir, b->subbuf_size, b->n_subbufs,
@@ -153,9 +254,20 @@ void nsight_buffer_close(struct nsight_buffer *b)
 /* Discard everything and zero the counters. No writer may run. */
 void nsight_buffer_reset(struct nsight_buffer *b)
 {
+	mutex_lock(&nsight_buffer_read_lock);
 	/* Counters first: relay_reset() writes the first sub-buffer headers. */
 	nsight_stats_clear(b);
 	relay_reset(b->chan);
+	mutex_unlock(&nsight_buffer_read_lock);
+}
+
+/*
+ * Writers may run from now on (@live), or no writer runs any more (every
+ * probe detached and synchronized): what a read of cpuN may return.
+ */
+void nsight_buffer_set_live(struct nsight_buffer *b, bool live)
+{
+	WRITE_ONCE(b->live, live);
 }
 
 /*

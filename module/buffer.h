@@ -43,6 +43,8 @@ struct nsight_cpu_stats {
  * @n_subbufs:	sub-buffers per CPU
  * @on_full:	called (from any context, interrupts off) the first time a
  *		CPU drops a record in a capture; may be NULL
+ * @live:	writers may run: a reader of cpuN gets finished sub-buffers
+ *		only (nsight_buffer_set_live())
  */
 struct nsight_buffer {
 	struct rchan *chan;
@@ -51,6 +53,7 @@ struct nsight_buffer {
 	size_t subbuf_size;
 	size_t n_subbufs;
 	void (*on_full)(unsigned int cpu);
+	bool live;
 };
 
 /* Snapshot of one CPU's counters and buffer state. */
@@ -67,6 +70,7 @@ void nsight_buffer_geometry(u32 size, size_t *subbuf_size, size_t *n_subbufs);
 int nsight_buffer_open(struct nsight_buffer *b, struct dentry *dir, u32 size);
 void nsight_buffer_close(struct nsight_buffer *b);
 void nsight_buffer_reset(struct nsight_buffer *b);
+void nsight_buffer_set_live(struct nsight_buffer *b, bool live);
 bool nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec);
 void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,
 			    struct nsight_cpu_snapshot *s);

@@ -145,6 +145,7 @@ int nsight_start(void)
 	nsight_buffer_reset(&nsight_buf);
 	nsight_prof_reset();
 	nsight_pkt_forget();
+	nsight_buffer_set_live(&nsight_buf, true);
 	nsight_clock_sync_record();
 
 	ret = nsight_clock_attach(sources);
@@ -175,6 +176,7 @@ int nsight_start(void)
 
 err:
 	nsight_detach_all();
+	nsight_buffer_set_live(&nsight_buf, false);
 out:
 	mutex_unlock(&nsight_control_lock);
 	return ret;
@@ -185,6 +187,7 @@ static int __nsight_stop(void)
 	if (!nsight_enabled)
 		return -EALREADY;
 	nsight_detach_all();
+	nsight_buffer_set_live(&nsight_buf, false);
 	nsight_enabled = false;
 	return 0;
 }

@@ -85,7 +85,9 @@
  * records dropped on that CPU since the previous sub-buffer began. Relay
  * strips the padding at the end of each sub-buffer, so records are simply
  * back to back; a reader walks them by hdr.size and skips types it does not
- * know.
+ * know. While a capture runs, a read returns only the sub-buffers the CPU
+ * has finished (whole records), 0 when there is none, and poll() reports
+ * POLLIN when there is one; after the stop, a read returns the rest.
  *
  * Generic netlink: family NSIGHT_GENL_NAME, version NSIGHT_GENL_VERSION
  * ---------------------------------------------------------------------
