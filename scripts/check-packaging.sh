@@ -68,6 +68,7 @@ t() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\$# - 1)); _nsightctl; echo "\${COMPREP
 [ "\$(t nsightctl config --sources clock,sa)" = "clock,sample" ] ||
 	{ echo "sources: \$(t nsightctl config --sources clock,sa)"; exit 1; }
 [ "\$(t nsightctl dump --no)" = "--no-phc --no-ksyms" ] || { echo "dump: \$(t nsightctl dump --no)"; exit 1; }
+[ "\$(t nsightctl record --m)" = "--max-size" ] || { echo "record: \$(t nsightctl record --m)"; exit 1; }
 complete -p nsightctl | grep -q _nsightctl
 EOF
 if bash "$work/comp.sh" >"$work/comp.log" 2>&1; then

@@ -33,10 +33,12 @@ int cmd_stop(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 void cmd_start_usage(FILE *f);
 void cmd_stop_usage(FILE *f);
 void cmd_status_usage(FILE *f);
 void cmd_config_usage(FILE *f);
 void cmd_dump_usage(FILE *f);
+void cmd_record_usage(FILE *f);
 
 #endif /* NSIGHTCTL_CLI_H */

@@ -85,12 +85,14 @@ void cmd_config_usage(FILE *f)
 		NSIGHT_SAMPLE_PERIOD_MIN / 1000, NSIGHT_SAMPLE_PERIOD_MAX / 1000000000);
 }
 
-int nsight_parse_duration(const char *s, uint64_t *ns)
+struct unit {
+	const char *name;
+	uint64_t mul;
+};
+
+/* Decimal digits then one of @units (the empty name: no unit). */
+static int parse_with_unit(const char *s, const struct unit *units, size_t n, uint64_t *out)
 {
-	static const struct {
-		const char *unit;
-		uint64_t mul;
-	} units[] = { { "", 1000 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 } };
 	uint64_t v = 0;
 	const char *p = s;
 	size_t i;
@@ -102,15 +104,38 @@ int nsight_parse_duration(const char *s, uint64_t *ns)
 			return -1;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(p, units[i].unit))
+	for (i = 0; i < n; i++) {
+		if (strcmp(p, units[i].name))
 			continue;
 		if (v > UINT64_MAX / units[i].mul)
 			return -1;
-		*ns = v * units[i].mul;
+		*out = v * units[i].mul;
 		return 0;
 	}
 	return -1;
+}
+
+int nsight_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct unit units[] = {
+		{ "", 1000 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+	};
+
+	return parse_with_unit(s, units, sizeof(units) / sizeof(units[0]), ns);
+}
+
+int nsight_parse_seconds(const char *s, uint64_t *ns)
+{
+	static const struct unit units[] = {
+		{ "", 1000000000ULL }, { "s", 1000000000ULL }, { "ms", 1000000ULL },
+		{ "m", 60000000000ULL }, { "h", 3600000000000ULL },
+	};
+	uint64_t v;
+
+	if (parse_with_unit(s, units, sizeof(units) / sizeof(units[0]), &v) || !v)
+		return -1;
+	*ns = v;
+	return 0;
 }
 
 static int show(struct nsight_diag *d)

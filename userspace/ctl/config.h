@@ -17,4 +17,10 @@ int nsight_parse_size(const char *s, uint64_t *out);
  */
 int nsight_parse_duration(const char *s, uint64_t *ns);
 
+/*
+ * Parse a duration into ns: decimal digits with a unit ms, s, m or h
+ * (seconds without one), not zero. Returns 0, or -1 for anything else.
+ */
+int nsight_parse_seconds(const char *s, uint64_t *ns);
+
 #endif /* NSIGHTCTL_CONFIG_H */

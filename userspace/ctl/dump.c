@@ -25,75 +25,111 @@ static int write_err(struct nsight_stream_writer *w, struct nsight_diag *d)
 	return nsight_diag_set(d, EIO, "%s", w->diag.msg);
 }
 
-int nsight_dump_cpu_fd(struct nsight_stream_writer *w, int fd, uint32_t cpu,
-		       const char *path, const struct nsight_dump_opts *o,
-		       struct nsight_dump_cpu *res, struct nsight_diag *d)
+int nsight_drain_init(struct nsight_drain *dr, int fd, uint32_t cpu, const char *path,
+		      const struct nsight_dump_opts *o, struct nsight_dump_cpu *res,
+		      struct nsight_diag *d)
 {
-	size_t chunk_max = o->chunk_max ? o->chunk_max : NSIGHT_DUMP_CHUNK_MAX;
-	size_t read_size = o->read_size ? o->read_size : chunk_max;
+	memset(dr, 0, sizeof(*dr));
+	dr->fd = fd;
+	dr->cpu = cpu;
+	dr->path = path;
+	dr->res = res;
+	dr->chunk_max = o->chunk_max ? o->chunk_max : NSIGHT_DUMP_CHUNK_MAX;
+	dr->read_size = o->read_size ? o->read_size : dr->chunk_max;
 	/* Room for a full chunk plus one record that does not fit in it. */
-	size_t cap = chunk_max + NSIGHT_REC_MAX_SIZE;
-	uint64_t consumed = 0;	/* file offset of buf[0] */
-	size_t have = 0;
-	bool eof = false;
-	uint8_t *buf;
-	int err = 0;
-
-	buf = malloc(cap);
-	if (!buf)
+	dr->cap = dr->chunk_max + NSIGHT_REC_MAX_SIZE;
+	dr->buf = malloc(dr->cap);
+	if (!dr->buf)
 		return nsight_diag_set(d, ENOMEM, "out of memory");
+	return 0;
+}
+
+void nsight_drain_free(struct nsight_drain *dr)
+{
+	free(dr->buf);
+	dr->buf = NULL;
+}
+
+/*
+ * Write the whole records held as RECORDS chunks: full chunks, and with
+ * @flush a last smaller one; a partial record stays.
+ */
+static int drain_emit(struct nsight_stream_writer *w, struct nsight_drain *dr, bool flush,
+		      struct nsight_diag *d)
+{
+	while (dr->have >= dr->chunk_max || (flush && dr->have)) {
+		size_t n = nsight_records_whole_prefix(dr->buf, dr->have < dr->chunk_max ?
+						       dr->have : dr->chunk_max);
+
+		if (n == 0) {
+			struct nsight_rec_hdr h;
+
+			if (dr->have < sizeof(h))
+				break;
+			memcpy(&h, dr->buf, sizeof(h));
+			if (!nsight_rec_size_valid(h.size))
+				return nsight_diag_set(d, EIO,
+						       "cpu %" PRIu32 ": corrupt record at byte %" PRIu64 " of %s: size %u",
+						       dr->cpu, dr->consumed, dr->path, h.size);
+			if (h.size > dr->have)
+				break;
+			n = h.size;	/* larger than chunk_max: alone */
+		}
+		if (nsight_stream_write_records(w, dr->cpu, dr->buf, n))
+			return write_err(w, d);
+		dr->res->bytes += n;
+		dr->res->chunks++;
+		memmove(dr->buf, dr->buf + n, dr->have - n);
+		dr->have -= n;
+		dr->consumed += n;
+	}
+	return 0;
+}
+
+int nsight_drain_pull(struct nsight_stream_writer *w, struct nsight_drain *dr, uint64_t budget,
+		      bool final, struct nsight_diag *d)
+{
+	uint64_t got = 0;
+	int err;
 
 	for (;;) {
-		/* Emit whole records: a full chunk while reading, all at EOF. */
-		while (have >= chunk_max || (eof && have)) {
-			size_t n = nsight_records_whole_prefix(buf, have < chunk_max ? have : chunk_max);
-
-			if (n == 0) {
-				struct nsight_rec_hdr h;
-
-				if (have < sizeof(h))
-					break;
-				memcpy(&h, buf, sizeof(h));
-				if (!nsight_rec_size_valid(h.size)) {
-					err = nsight_diag_set(d, EIO,
-							      "cpu %" PRIu32 ": corrupt record at byte %" PRIu64 " of %s: size %u",
-							      cpu, consumed, path, h.size);
-					goto out;
-				}
-				if (h.size > have)
-					break;
-				n = h.size;	/* larger than chunk_max: alone */
-			}
-			if (nsight_stream_write_records(w, cpu, buf, n)) {
-				err = write_err(w, d);
-				goto out;
-			}
-			res->bytes += n;
-			res->chunks++;
-			memmove(buf, buf + n, have - n);
-			have -= n;
-			consumed += n;
-		}
-		if (eof)
+		err = drain_emit(w, dr, false, d);
+		if (err)
+			return err;
+		if (budget && got >= budget)
 			break;
 
-		size_t want = cap - have < read_size ? cap - have : read_size;
-		ssize_t r = read(fd, buf + have, want);
+		size_t want = dr->cap - dr->have < dr->read_size ? dr->cap - dr->have : dr->read_size;
+		ssize_t r = read(dr->fd, dr->buf + dr->have, want);
 
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			err = nsight_diag_set(d, errno, "cpu %" PRIu32 ": reading %s at byte %" PRIu64 ": %s",
-					      cpu, path, consumed + have, strerror(errno));
-			goto out;
+			return nsight_diag_set(d, errno, "cpu %" PRIu32 ": reading %s at byte %" PRIu64 ": %s",
+					       dr->cpu, dr->path, dr->consumed + dr->have, strerror(errno));
 		}
 		if (r == 0)
-			eof = true;
-		have += (size_t)r;
+			break;
+		dr->have += (size_t)r;
+		got += (size_t)r;
 	}
-	res->lost_bytes = have;
-out:
-	free(buf);
+	err = drain_emit(w, dr, true, d);
+	if (!err && final)
+		dr->res->lost_bytes = dr->have;
+	return err;
+}
+
+int nsight_dump_cpu_fd(struct nsight_stream_writer *w, int fd, uint32_t cpu,
+		       const char *path, const struct nsight_dump_opts *o,
+		       struct nsight_dump_cpu *res, struct nsight_diag *d)
+{
+	struct nsight_drain dr;
+	int err;
+
+	err = nsight_drain_init(&dr, fd, cpu, path, o, res, d);
+	if (!err)
+		err = nsight_drain_pull(w, &dr, 0, true, d);
+	nsight_drain_free(&dr);
 	return err;
 }
 
@@ -188,23 +224,42 @@ int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o
 		struct nsight_status *after, struct nsight_dump_result *res,
 		struct nsight_diag *d)
 {
-	struct nsight_cpu_status *cs = NULL;
-	struct nsight_stream_hdr h;
-	size_t i;
 	int err;
 
 	memset(after, 0, sizeof(*after));
 	memset(res, 0, sizeof(*res));
-	/* Reading while probes write could tear a record. */
+	/* The unfinished sub-buffers are only read once writers stopped. */
 	if (before->enabled)
 		return nsight_diag_set(d, EBUSY, "capture is running; run 'nsightctl stop' first");
 
-	fill_header(&h, before);
-	if (nsight_stream_write_header(w, &h))
-		return write_err(w, d);
+	err = nsight_dump_header(w, before, d);
+	if (err)
+		return err;
 	err = nsight_dump_buffers(w, o, before->nr_cpus, res, d);
 	if (err)
 		return err;
+	return nsight_dump_finish(w, o, before, get_status, ctx, after, res, d);
+}
+
+int nsight_dump_header(struct nsight_stream_writer *w, const struct nsight_status *st,
+		       struct nsight_diag *d)
+{
+	struct nsight_stream_hdr h;
+
+	fill_header(&h, st);
+	if (nsight_stream_write_header(w, &h))
+		return write_err(w, d);
+	return 0;
+}
+
+int nsight_dump_finish(struct nsight_stream_writer *w, const struct nsight_dump_opts *o,
+		       const struct nsight_status *before, nsight_status_fn get_status, void *ctx,
+		       struct nsight_status *after, struct nsight_dump_result *res,
+		       struct nsight_diag *d)
+{
+	struct nsight_cpu_status *cs = NULL;
+	size_t i;
+	int err;
 
 	err = get_status(ctx, after, d);
 	if (err)
@@ -293,7 +348,7 @@ static void phc_warn(void *ctx, const char *msg)
 	fprintf(stderr, "nsightctl: warning: %s\n", msg);
 }
 
-static void report(const struct nsight_status *after, const struct nsight_dump_result *res)
+void nsight_dump_report(const struct nsight_status *after, const struct nsight_dump_result *res)
 {
 	size_t i;
 
@@ -318,6 +373,76 @@ static void report(const struct nsight_status *after, const struct nsight_dump_r
 			res->pt.bytes, res->pt.cpus, res->pt.text_bytes, res->pt.text_sections);
 }
 
+void nsight_dump_cli_init(struct nsight_dump_cli *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->phc = (struct nsight_phc_opts){ .warn = phc_warn };
+	c->pt = (struct nsight_pt_dump_opts){ .kallsyms = "/proc/kallsyms", .modules = "/proc/modules",
+					     .kcore = "/proc/kcore", .warn = phc_warn };
+	c->o = (struct nsight_dump_opts){ .debugfs = "/sys/kernel/debug", .phc = &c->phc,
+					  .kallsyms = "/proc/kallsyms", .warn = phc_warn, .pt = &c->pt };
+	c->out = stdout;
+}
+
+bool nsight_dump_cli_option(struct nsight_dump_cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'o':
+		c->out_path = arg;
+		return true;
+	case 'd':
+		c->o.debugfs = arg;
+		return true;
+	case 'P':
+		c->o.phc = NULL;
+		return true;
+	case 'K':
+		c->o.kallsyms = NULL;
+		return true;
+	}
+	return false;
+}
+
+int nsight_dump_cli_check(struct nsight_dump_cli *c, const char *cmd)
+{
+	c->pt.debugfs = c->o.debugfs;
+	if (!c->out_path && isatty(STDOUT_FILENO))
+		return cli_usage_error(cmd, "refusing to write a binary stream to a terminal; use -o FILE or a pipe");
+	if (c->out_path && !strcmp(c->out_path, "-"))
+		c->out_path = NULL;
+	return 0;
+}
+
+int nsight_dump_cli_open(struct nsight_dump_cli *c, struct nsight_diag *d)
+{
+	if (c->out_path) {
+		c->out = fopen(c->out_path, "wb");
+		if (!c->out)
+			return nsight_diag_set(d, errno, "cannot create %s: %s", c->out_path,
+					       strerror(errno));
+	}
+	nsight_stream_writer_init_file(&c->w, c->out);
+	return 0;
+}
+
+int nsight_dump_cli_close(struct nsight_dump_cli *c, int err, struct nsight_diag *d)
+{
+	const char *name = c->out_path ? c->out_path : "stdout";
+
+	if (err && c->w.diag.code)	/* the output failed: name it */
+		err = nsight_diag_set(d, EIO, "writing %s: %s", name, c->w.diag.msg);
+	if (c->out_path && c->out) {
+		if (fclose(c->out) && !err)
+			err = nsight_diag_set(d, errno, "writing %s: %s", name, strerror(errno));
+		if (err)
+			unlink(c->out_path);	/* not a valid stream */
+	} else if (c->out && fflush(c->out) && !err) {
+		err = nsight_diag_set(d, errno, "writing %s: %s", name, strerror(errno));
+	}
+	c->out = NULL;
+	return err;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -328,48 +453,27 @@ int cmd_dump(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct nsight_phc_opts phc = { .warn = phc_warn };
-	struct nsight_pt_dump_opts pt = { .kallsyms = "/proc/kallsyms", .modules = "/proc/modules",
-					  .kcore = "/proc/kcore", .warn = phc_warn };
-	struct nsight_dump_opts o = { .debugfs = "/sys/kernel/debug", .phc = &phc,
-				      .kallsyms = "/proc/kallsyms", .warn = phc_warn, .pt = &pt };
 	struct nsight_status before, after = { 0 };
 	struct nsight_dump_result res = { 0 };
-	struct nsight_stream_writer w;
 	struct nsight_diag d = { 0 };
-	const char *out_path = NULL;
+	struct nsight_dump_cli cli;
 	struct nsight_nl nl;
-	FILE *out = stdout;
 	int c, err, ret = NSIGHT_EXIT_OK;
 
+	nsight_dump_cli_init(&cli);
 	while ((c = cli_getopt(argc, argv, "o:d:h", opts)) != -1) {
-		switch (c) {
-		case 'o':
-			out_path = optarg;
-			break;
-		case 'd':
-			o.debugfs = optarg;
-			break;
-		case 'P':
-			o.phc = NULL;
-			break;
-		case 'K':
-			o.kallsyms = NULL;
-			break;
-		case 'h':
+		if (nsight_dump_cli_option(&cli, c, optarg))
+			continue;
+		if (c == 'h') {
 			cmd_dump_usage(stdout);
 			return NSIGHT_EXIT_OK;
-		default:
-			return NSIGHT_EXIT_USAGE;
 		}
+		return NSIGHT_EXIT_USAGE;
 	}
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
-	pt.debugfs = o.debugfs;
-	if (!out_path && isatty(STDOUT_FILENO))
-		return cli_usage_error(argv[0], "refusing to write a binary stream to a terminal; use -o FILE or a pipe");
-	if (out_path && !strcmp(out_path, "-"))
-		out_path = NULL;
+	if (nsight_dump_cli_check(&cli, argv[0]))
+		return NSIGHT_EXIT_USAGE;
 
 	if (nsight_nl_open(&nl, &d))
 		return cli_fail(&d);
@@ -377,24 +481,15 @@ int cmd_dump(int argc, char **argv)
 	err = nsight_status_get(&nl, &before, &d);
 	if (!err && before.enabled)
 		err = nsight_diag_set(&d, EBUSY, "capture is running; run 'nsightctl stop' first");
-	if (!err && out_path) {
-		out = fopen(out_path, "wb");
-		if (!out)
-			err = nsight_diag_set(&d, errno, "cannot create %s: %s", out_path, strerror(errno));
-	}
+	if (!err)
+		err = nsight_dump_cli_open(&cli, &d);
 	if (!err) {
-		nsight_stream_writer_init_file(&w, out);
-		err = nsight_dump(&w, &o, &before, nl_status, &nl, &after, &res, &d);
+		err = nsight_dump(&cli.w, &cli.o, &before, nl_status, &nl, &after, &res, &d);
+		err = nsight_dump_cli_close(&cli, err, &d);
 		if (!err)
-			report(&after, &res);
+			nsight_dump_report(&after, &res);
 	}
 	nsight_nl_close(&nl);
-	if (out_path && out && out != stdout) {
-		if (fclose(out) && !err)
-			err = nsight_diag_set(&d, errno, "writing %s: %s", out_path, strerror(errno));
-		if (err)
-			unlink(out_path);	/* not a valid stream */
-	}
 	if (err)
 		ret = cli_fail(&d);
 	else if (res.lost_bytes)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "diag.h"
 #include "phc.h"
@@ -67,6 +68,35 @@ void nsight_dump_result_free(struct nsight_dump_result *res);
  * header with an impossible size is an error. @path names the file in
  * messages. Returns 0 or a negative errno with @d filled.
  */
+/*
+ * One CPU's relay file drained in pieces, while its capture runs (reads
+ * return finished sub-buffers, 0 when there is none) or after (the rest).
+ */
+struct nsight_drain {
+	int fd;
+	uint32_t cpu;
+	const char *path;		/* names the file in messages */
+	struct nsight_dump_cpu *res;	/* bytes, chunks, lost_bytes */
+	uint8_t *buf;
+	size_t cap, chunk_max, read_size;
+	size_t have;			/* bytes held in buf */
+	uint64_t consumed;		/* file offset of buf[0] */
+};
+
+int nsight_drain_init(struct nsight_drain *dr, int fd, uint32_t cpu, const char *path,
+		      const struct nsight_dump_opts *o, struct nsight_dump_cpu *res,
+		      struct nsight_diag *d);
+/*
+ * Read @dr's file until read() returns 0, or @budget bytes (0: no limit)
+ * were read, and write every whole record held as RECORDS chunks; a
+ * partial record waits for the next pull. With @final (the capture has
+ * stopped and this is the last pull) a partial record left is counted in
+ * res->lost_bytes. Returns 0 or a negative errno with @d filled.
+ */
+int nsight_drain_pull(struct nsight_stream_writer *w, struct nsight_drain *dr, uint64_t budget,
+		      bool final, struct nsight_diag *d);
+void nsight_drain_free(struct nsight_drain *dr);
+
 int nsight_dump_cpu_fd(struct nsight_stream_writer *w, int fd, uint32_t cpu,
 		       const char *path, const struct nsight_dump_opts *o,
 		       struct nsight_dump_cpu *res, struct nsight_diag *d);
@@ -95,5 +125,42 @@ int nsight_dump(struct nsight_stream_writer *w, const struct nsight_dump_opts *o
 		const struct nsight_status *before, nsight_status_fn get_status, void *ctx,
 		struct nsight_status *after, struct nsight_dump_result *res,
 		struct nsight_diag *d);
+
+/* The parts of nsight_dump(), for nsightctl record: the stream header... */
+int nsight_dump_header(struct nsight_stream_writer *w, const struct nsight_status *st,
+		       struct nsight_diag *d);
+/* ...and, once the buffers are drained, everything after them. */
+int nsight_dump_finish(struct nsight_stream_writer *w, const struct nsight_dump_opts *o,
+		       const struct nsight_status *before, nsight_status_fn get_status, void *ctx,
+		       struct nsight_status *after, struct nsight_dump_result *res,
+		       struct nsight_diag *d);
+
+/* The command line that dump and record share: options -o, -d, --no-phc
+ * (P), --no-ksyms (K), and the output. */
+struct nsight_dump_cli {
+	struct nsight_phc_opts phc;
+	struct nsight_pt_dump_opts pt;
+	struct nsight_dump_opts o;
+	const char *out_path;		/* NULL: stdout */
+	FILE *out;
+	struct nsight_stream_writer w;
+};
+
+void nsight_dump_cli_init(struct nsight_dump_cli *c);
+/* Take option @opt if it is one of the shared ones. */
+bool nsight_dump_cli_option(struct nsight_dump_cli *c, int opt, const char *arg);
+/* After the options: refuse a terminal for the stream (NSIGHT_EXIT_USAGE). */
+int nsight_dump_cli_check(struct nsight_dump_cli *c, const char *cmd);
+/* Create the output and its writer (c->w). */
+int nsight_dump_cli_open(struct nsight_dump_cli *c, struct nsight_diag *d);
+/*
+ * Close the output after the command's @err; a failed write names the
+ * output, and a file that is not a whole stream is removed. Returns the
+ * error, @err or a new one.
+ */
+int nsight_dump_cli_close(struct nsight_dump_cli *c, int err, struct nsight_diag *d);
+
+/* What was dumped and lost, on stderr. */
+void nsight_dump_report(const struct nsight_status *after, const struct nsight_dump_result *res);
 
 #endif /* NSIGHTCTL_DUMP_H */

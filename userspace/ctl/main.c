@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "status", cmd_status, cmd_status_usage, "show state, configuration and counters" },
 	{ "config", cmd_config, cmd_config_usage, "show or change sources, buffer size and filter" },
 	{ "dump",   cmd_dump,   cmd_dump_usage,   "write the buffers as a stream for nsight-analyze" },
+	{ "record", cmd_record, cmd_record_usage, "capture and write the stream while the capture runs" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -154,8 +154,34 @@ static void test_durations(void)
 	CHECK_U64(v, 7);
 }
 
+static void test_parse_seconds(void)
+{
+	uint64_t v = 0;
+
+	CHECK_U64(nsight_parse_seconds("30", &v), 0);
+	CHECK_U64(v, 30000000000ULL);
+	CHECK_U64(nsight_parse_seconds("30s", &v), 0);
+	CHECK_U64(v, 30000000000ULL);
+	CHECK_U64(nsight_parse_seconds("500ms", &v), 0);
+	CHECK_U64(v, 500000000ULL);
+	CHECK_U64(nsight_parse_seconds("10m", &v), 0);
+	CHECK_U64(v, 600000000000ULL);
+	CHECK_U64(nsight_parse_seconds("2h", &v), 0);
+	CHECK_U64(v, 7200000000000ULL);
+	v = 7;
+	CHECK_U64(nsight_parse_seconds("0", &v), -1);
+	CHECK_U64(nsight_parse_seconds("", &v), -1);
+	CHECK_U64(nsight_parse_seconds("s", &v), -1);
+	CHECK_U64(nsight_parse_seconds("5us", &v), -1);
+	CHECK_U64(nsight_parse_seconds("5 s", &v), -1);
+	CHECK_U64(nsight_parse_seconds("-5", &v), -1);
+	CHECK_U64(nsight_parse_seconds("18446744073709551615h", &v), -1);
+	CHECK_U64(v, 7);
+}
+
 KTAP_MAIN(
 	KTAP_TEST(test_durations),
+	KTAP_TEST(test_parse_seconds),
 	KTAP_TEST(test_sources_all_none),
 	KTAP_TEST(test_sources_lists),
 	KTAP_TEST(test_sources_errors),

@@ -488,7 +488,78 @@ static void test_dump_fd_short_reads(void)
 	free(m.data);
 }
 
+/* Append @len bytes of @buf to @path. */
+static void append(const char *path, const uint8_t *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, buf, len) == (ssize_t)len);
+	close(fd);
+}
+
+/*
+ * nsightctl record's pulls on a file that grows while it is read, as a
+ * relay file of a running capture does: a pull writes the whole records
+ * read so far and keeps a partial one for the next; a budget bounds a
+ * pull; the last pull counts a partial record left as lost.
+ */
+static void test_drain_pulls_while_file_grows(void)
+{
+	static uint8_t cat[NR_CPUS][16384];
+	char path[] = "/tmp/nsight-drain-XXXXXX";
+	struct nsight_dump_cpu res = { 0 };
+	struct nsight_stream_writer w;
+	struct nsight_stream_hdr h = { .nr_cpus = 1 };
+	struct nsight_diag d = { 0 };
+	struct nsight_dump_opts o = { .chunk_max = 1000, .read_size = 64 };
+	struct nsight_drain dr;
+	size_t cat_len[NR_CPUS], max_chunk, n_chunks, cut, whole;
+	struct membuf m;
+	int fd;
+
+	make_relay_data();
+	fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	/* Cut inside a record. */
+	cut = relay_len[0] / 2 + 5;
+	whole = nsight_records_whole_prefix(relay[0], cut);
+	REQUIRE(whole < cut);
+	append(path, relay[0], cut);
+
+	membuf_open(&m, &w);
+	nsight_stream_write_header(&w, &h);
+	REQUIRE(nsight_drain_init(&dr, fd, 0, path, &o, &res, &d) == 0);
+	/* A budget: one read of 64 bytes, then the whole records held. */
+	CHECK_U64(nsight_drain_pull(&w, &dr, 1, false, &d), 0);
+	CHECK_U64(res.bytes, nsight_records_whole_prefix(relay[0], 64));
+	CHECK_U64(nsight_drain_pull(&w, &dr, 0, false, &d), 0);
+	CHECK_U64(res.bytes, whole);
+	CHECK_U64(res.lost_bytes, 0);
+	/* Nothing new: nothing written. */
+	CHECK_U64(nsight_drain_pull(&w, &dr, 0, false, &d), 0);
+	CHECK_U64(res.bytes, whole);
+	append(path, relay[0] + cut, relay_len[0] - cut);
+	/* The rest and a partial record after it, lost at the last pull. */
+	append(path, relay[1], 10);
+	CHECK_U64(nsight_drain_pull(&w, &dr, 0, true, &d), 0);
+	CHECK_U64(res.bytes, relay_len[0]);
+	CHECK_U64(res.lost_bytes, 10);
+	nsight_drain_free(&dr);
+	nsight_stream_write_end(&w);
+	membuf_close(&m);
+	close(fd);
+	unlink(path);
+	REQUIRE(collect(&m, cat, cat_len, &max_chunk, &n_chunks) == 0);
+	CHECK_U64(cat_len[0], relay_len[0]);
+	CHECK(!memcmp(cat[0], relay[0], relay_len[0]));
+	CHECK(max_chunk <= 1000);
+	CHECK_U64(n_chunks, res.chunks);
+	free(m.data);
+}
+
 KTAP_MAIN(
+	KTAP_TEST(test_drain_pulls_while_file_grows),
 	KTAP_TEST(test_dump_default_chunks),
 	KTAP_TEST(test_dump_small_reads_and_chunks),
 	KTAP_TEST(test_dump_odd_chunk_limit),

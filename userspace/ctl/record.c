@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nsightctl record: drain the per-CPU buffers while the capture runs, so
+ * that a capture can last longer than its buffers hold.
+ *
+ * While a capture runs, a read of <debugfs>/nsight/cpuN returns only the
+ * sub-buffers its CPU has finished (whole records) and poll() says when
+ * there is one; the sub-buffer being written is read once the capture is
+ * stopped. The stream is the one 'nsightctl dump' writes: header, RECORDS
+ * chunks (here interleaved between CPUs, each CPU's in order), PHC, KSYMS,
+ * PT, STATUS, END.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/nsight.h>
+
+#include "cli.h"
+#include "config.h"
+#include "dump.h"
+#include "nl.h"
+#include "record.h"
+
+/* Between polls at most; a CPU's pull reads at most this much at once. */
+#define RECORD_POLL_MS		100
+#define RECORD_PULL_BUDGET	(8U << 20)
+
+static volatile sig_atomic_t record_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	record_stop = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int send_cmd(struct nsight_nl *nl, uint8_t cmd, struct nsight_diag *d)
+{
+	struct nl_msg *msg = nsight_nl_msg(nl, cmd);
+
+	if (!msg)
+		return nsight_diag_set(d, ENOMEM, "out of memory");
+	return nsight_nl_request(nl, msg, NULL, NULL, d);
+}
+
+static int nl_status(void *ctx, struct nsight_status *st, struct nsight_diag *d)
+{
+	return nsight_status_get(ctx, st, d);
+}
+
+/* Open every CPU's relay file that exists; returns the number opened. */
+static int open_cpus(const struct nsight_dump_opts *o, uint32_t nr_cpus,
+		     struct nsight_dump_result *res, struct nsight_drain *dr,
+		     char (*paths)[4096], struct nsight_diag *d)
+{
+	uint32_t cpu;
+	int n = 0;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		int fd;
+
+		snprintf(paths[cpu], sizeof(paths[cpu]), "%s/nsight/cpu%" PRIu32, o->debugfs, cpu);
+		fd = open(paths[cpu], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue;	/* not a possible CPU: no buffer */
+			return nsight_diag_set(d, errno, "cannot open %s: %s (is debugfs mounted at %s?)",
+					       paths[cpu], strerror(errno), o->debugfs);
+		}
+		res->cpus[cpu].present = true;
+		if (nsight_drain_init(&dr[n], fd, cpu, paths[cpu], o, &res->cpus[cpu], d)) {
+			close(fd);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	return n;
+}
+
+static void progress(const struct nsight_record_result *rr, uint64_t elapsed_ns, bool last)
+{
+	fprintf(stderr, "\rnsightctl record: %.1f s, %" PRIu64 " records, %.1f MB written, %" PRIu64 " dropped%s",
+		(double)elapsed_ns / 1e9, rr->records_written, (double)rr->bytes_written / 1e6,
+		rr->records_dropped, last ? "\n" : "   ");
+}
+
+int nsight_record(struct nsight_nl *nl, struct nsight_stream_writer *w,
+		  const struct nsight_record_opts *ro, struct nsight_status *after,
+		  struct nsight_dump_result *res, struct nsight_record_result *rr,
+		  struct nsight_diag *d)
+{
+	const struct nsight_dump_opts *o = ro->dump;
+	struct nsight_status before = { 0 }, st = { 0 };
+	struct nsight_drain *dr = NULL;
+	char (*paths)[4096] = NULL;
+	struct pollfd *pfd = NULL;
+	uint64_t start, last_progress = 0;
+	int n = 0, i, err;
+
+	memset(after, 0, sizeof(*after));
+	memset(res, 0, sizeof(*res));
+	memset(rr, 0, sizeof(*rr));
+	err = nsight_status_get(nl, &st, d);
+	if (err)
+		goto out;
+	if (!st.enabled) {
+		err = send_cmd(nl, NSIGHT_CMD_START, d);
+		if (err == -EALREADY)
+			err = 0;	/* somebody else started it just now */
+		if (err)
+			goto out;
+		rr->started = true;
+	}
+	start = now_ns();
+	err = nsight_status_get(nl, &before, d);
+	if (err)
+		goto stop;
+	res->cpus = calloc(before.nr_cpus ? before.nr_cpus : 1, sizeof(*res->cpus));
+	dr = calloc(before.nr_cpus ? before.nr_cpus : 1, sizeof(*dr));
+	paths = calloc(before.nr_cpus ? before.nr_cpus : 1, sizeof(*paths));
+	pfd = calloc(before.nr_cpus ? before.nr_cpus : 1, sizeof(*pfd));
+	if (!res->cpus || !dr || !paths || !pfd) {
+		err = nsight_diag_set(d, ENOMEM, "out of memory");
+		goto stop;
+	}
+	res->nr_cpus = before.nr_cpus;
+	err = nsight_dump_header(w, &before, d);
+	if (err)
+		goto stop;
+	n = open_cpus(o, before.nr_cpus, res, dr, paths, d);
+	if (n < 0) {
+		err = n;
+		n = 0;
+		goto stop;
+	}
+	for (i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ .fd = dr[i].fd, .events = POLLIN };
+
+	while (!record_stop) {
+		uint64_t t = now_ns();
+
+		if (ro->duration_ns && t - start >= ro->duration_ns)
+			break;
+		if (ro->max_bytes && w->record_bytes >= ro->max_bytes)
+			break;
+		/* Once a second: the counters, and whether the capture still runs. */
+		if (t - last_progress >= 1000000000ULL) {
+			nsight_status_free(&st);
+			err = nsight_status_get(nl, &st, d);
+			if (err)
+				goto stop;
+			rr->records_written = st.records_written;
+			rr->records_dropped = st.records_dropped;
+			rr->bytes_written = w->offset;
+			if (ro->progress)
+				progress(rr, t - start, false);
+			if (!st.enabled) {
+				rr->stopped_elsewhere = true;
+				break;
+			}
+			last_progress = t;
+		}
+		if (poll(pfd, (nfds_t)n, RECORD_POLL_MS) < 0 && errno != EINTR) {
+			err = nsight_diag_set(d, errno, "poll: %s", strerror(errno));
+			goto stop;
+		}
+		for (i = 0; i < n; i++) {
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			err = nsight_drain_pull(w, &dr[i], RECORD_PULL_BUDGET, false, d);
+			if (err)
+				goto stop;
+		}
+	}
+	rr->elapsed_ns = now_ns() - start;
+
+stop:
+	/* The sub-buffers being written are read once writers stopped. */
+	if (rr->started || !err) {
+		struct nsight_diag sd = { 0 };
+		int serr = send_cmd(nl, NSIGHT_CMD_STOP, &sd);
+
+		if (serr && serr != -EALREADY && !err)
+			err = nsight_diag_set(d, -serr, "%s", sd.msg);
+	}
+	for (i = 0; !err && i < n; i++) {
+		err = nsight_drain_pull(w, &dr[i], 0, true, d);
+		res->cpus_read++;
+		res->bytes += res->cpus[dr[i].cpu].bytes;
+		res->lost_bytes += res->cpus[dr[i].cpu].lost_bytes;
+	}
+	if (!err)
+		err = nsight_dump_finish(w, o, &before, nl_status, nl, after, res, d);
+	if (!err) {
+		rr->records_written = after->records_written;
+		rr->records_dropped = after->records_dropped;
+		rr->bytes_written = w->offset;
+		if (ro->progress)
+			progress(rr, rr->elapsed_ns, true);
+	}
+	for (i = 0; i < n; i++) {
+		close(dr[i].fd);
+		nsight_drain_free(&dr[i]);
+	}
+out:
+	free(dr);
+	free(paths);
+	free(pfd);
+	nsight_status_free(&st);
+	nsight_status_free(&before);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* nsightctl record                                                         */
+
+void cmd_record_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: nsightctl record [-o FILE|-] [--duration T] [--max-size S] [--debugfs DIR]\n"
+		"                        [--no-phc] [--no-ksyms]\n"
+		"\n"
+		"Start a capture (or take over the one running), write its records as a\n"
+		"stream for nsight-analyze while it runs, and stop it: on SIGINT or\n"
+		"SIGTERM, after --duration, once --max-size bytes of records are\n"
+		"written, or when somebody else stops the capture. Each CPU's buffer is\n"
+		"read as its sub-buffers fill, so the capture can last far longer than\n"
+		"the buffers hold; records are dropped (and counted) only when a CPU\n"
+		"fills its whole buffer faster than it is read. The stream is the one\n"
+		"'nsightctl dump' writes, with the PTP clocks, kernel symbols and Intel\n"
+		"PT trace at the end; on stdout unless -o is given (stdout must not be\n"
+		"a terminal). On a terminal, a progress line on stderr; at the end a\n"
+		"summary.\n"
+		"\n"
+		"  -o, --output FILE   write the stream to FILE ('-' for stdout)\n"
+		"  -D, --duration T    stop after T (seconds; or with a unit: ms, s, m, h)\n"
+		"  -s, --max-size S    stop once S bytes of records are written (K, M or G;\n"
+		"                      the final sub-buffers and the end of the stream follow)\n"
+		"  -d, --debugfs DIR   where debugfs is mounted (default /sys/kernel/debug)\n"
+		"      --no-phc        do not read the PTP hardware clocks\n"
+		"      --no-ksyms      do not add the kernel symbols\n"
+		"  -h, --help          show this help\n");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "max-size", required_argument, NULL, 's' },
+		{ "debugfs", required_argument, NULL, 'd' },
+		{ "no-phc", no_argument, NULL, 'P' },
+		{ "no-ksyms", no_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct nsight_status after = { 0 };
+	struct nsight_dump_result res = { 0 };
+	struct nsight_record_opts ro = { 0 };
+	struct nsight_record_result rr = { 0 };
+	struct nsight_diag d = { 0 };
+	struct nsight_dump_cli cli;
+	struct sigaction sa;
+	struct nsight_nl nl;
+	int c, err, ret = NSIGHT_EXIT_OK;
+
+	nsight_dump_cli_init(&cli);
+	ro.dump = &cli.o;
+	while ((c = cli_getopt(argc, argv, "o:D:s:d:h", opts)) != -1) {
+		if (nsight_dump_cli_option(&cli, c, optarg))
+			continue;
+		switch (c) {
+		case 'D':
+			if (nsight_parse_seconds(optarg, &ro.duration_ns))
+				return cli_usage_error(argv[0], "bad duration '%s' (e.g. 30, 500ms, 10m)", optarg);
+			break;
+		case 's':
+			if (nsight_parse_size(optarg, &ro.max_bytes) || !ro.max_bytes)
+				return cli_usage_error(argv[0], "bad size '%s' (e.g. 100M)", optarg);
+			break;
+		case 'h':
+			cmd_record_usage(stdout);
+			return NSIGHT_EXIT_OK;
+		default:
+			return NSIGHT_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+	if (nsight_dump_cli_check(&cli, argv[0]))
+		return NSIGHT_EXIT_USAGE;
+	ro.progress = isatty(STDERR_FILENO);
+
+	/* No SA_RESTART: a signal ends the wait in poll() at once. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A reader that went away (nsight-analyze failed) is a write error. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (nsight_nl_open(&nl, &d))
+		return cli_fail(&d);
+	err = nsight_dump_cli_open(&cli, &d);
+	if (!err) {
+		err = nsight_record(&nl, &cli.w, &ro, &after, &res, &rr, &d);
+		err = nsight_dump_cli_close(&cli, err, &d);
+	}
+	nsight_nl_close(&nl);
+	if (!err) {
+		nsight_dump_report(&after, &res);
+		fprintf(stderr, "nsightctl: recorded %.1f s%s: %" PRIu64 " records written, %" PRIu64 " dropped, %" PRIu64 " bytes of stream\n",
+			(double)rr.elapsed_ns / 1e9,
+			rr.stopped_elsewhere ? " (the capture was stopped elsewhere)" : "",
+			rr.records_written, rr.records_dropped, rr.bytes_written);
+	}
+	if (err)
+		ret = cli_fail(&d);
+	else if (res.lost_bytes)
+		ret = NSIGHT_EXIT_FAIL;
+	nsight_status_free(&after);
+	nsight_dump_result_free(&res);
+	return ret;
+}
