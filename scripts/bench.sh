@@ -6,9 +6,11 @@
 # figures repeat whatever the host's load. Prints the latency table (ratios
 # to no tracing, like Table 2 of the paper), the per-record cost of the
 # whole hook path (recloop) and of the write path alone (nsight_wpbench),
-# bytes per message and the drain limit, and keeps them in
-# build/bench/overhead.txt; the guest's KTAP and serial log go beside it.
-# make check runs the same test short.
+# bytes per message and the drain limit, the per-hook cost profile
+# (31-diag-cost.sh) and recording without loss at rising request rates
+# (32-diag-record.sh), and keeps them in build/bench/overhead.txt; the
+# guest's KTAP and serial log go beside it. make check runs the same tests
+# short.
 #
 # Environment: BENCH_N (requests per cell at the low rate, default 1000;
 # the high rate sends 5x as many), BENCH_LOW / BENCH_HIGH (requests/s,
@@ -18,7 +20,9 @@
 # BENCH_SIZES (record sizes, default 32,64,128,256), BENCH_RATES (paced
 # rates of the drain limit, records/s, rising, default
 # 100000,200000,300000,400000,500000,600000,700000,800000), BENCH_DRAIN_MS (guest
-# milliseconds per rate, default 1000).
+# milliseconds per rate, default 1000), REC_RATES (request rates that
+# nsightctl record follows, default 1000,2000,5000,10000), REC_SECS
+# (seconds per rate, default 60).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,12 +48,13 @@ echo "bench: booting Debian $kver under -icount shift=2,sleep=off (guest log in 
 rc=0
 "$top/selftests/harness/run-guest.sh" --kernel "/boot/vmlinuz-$kver" \
 	--initrd "$out/guest.cpio.gz" --log "$out/guest.serial.log" \
-	--tests "${BENCH_TESTS:-30-diag-bench 31-diag-cost}" --timeout 6000 --test-timeout 4500 --icount --mem 2048 \
+	--tests "${BENCH_TESTS:-30-diag-bench 31-diag-cost 32-diag-record}" --timeout 6000 --test-timeout 4500 --icount --mem 2048 \
 	--append "tsc=reliable nsight_bench_n=${BENCH_N:-1000} nsight_bench_low=${BENCH_LOW:-200}" \
 	--append "nsight_bench_high=${BENCH_HIGH:-2000} nsight_bench_loops=${BENCH_LOOPS:-20000} nsight_bench_reps=${BENCH_REPS:-3}" \
 	--append "nsight_bench_marks=${BENCH_MARKS:-100000} nsight_bench_sizes=${BENCH_SIZES:-32,64,128,256}" \
 	--append "nsight_bench_rates=${BENCH_RATES:-100000,200000,300000,400000,500000,600000,700000,800000} nsight_bench_drain_ms=${BENCH_DRAIN_MS:-1000}" \
 	--append "nsight_cost_n=${COST_N:-2000} nsight_cost_rate=${COST_RATE:-1000} nsight_cost_calls=${COST_CALLS:-102400}" \
+	--append "nsight_rec_rates=${REC_RATES:-1000,2000,5000,10000} nsight_rec_secs=${REC_SECS:-60}" \
 	>"$out/guest.ktap" 2>"$out/guest.err" || rc=1
 sed -n 's/^ *# T //p' "$out/guest.ktap" >"$out/overhead.txt"
 cat "$out/overhead.txt"

@@ -19,7 +19,7 @@ churn() {
 # dumped BYTES from nsightctl's report on stderr (file $1).
 dumped() { awk '$2 == "dumped" { print $3 }' "$1"; }
 
-ktap_plan 13
+ktap_plan 15
 nsight_load
 ncpu=$(nproc)
 check "record --help" sh -c "nsightctl record --help | grep -q -- --max-size"
@@ -107,6 +107,18 @@ check "record -o - | nsight-analyze -" sh -c "
 	nsightctl record -o - --duration 3 2>/tmp/pipe.err | nsight-analyze --strict - >/tmp/pipe.txt; rc=\$?
 	cat /tmp/pipe.err /tmp/pipe.txt
 	[ \$rc -eq 0 ] && grep -q '^check: ok' /tmp/pipe.txt"
+
+nsightctl record --compress -o /tmp/z.nsight --duration 2 2>/tmp/z.err
+rc=$?
+cat /tmp/z.err
+ktap_diag "record --compress: $(wc -c </tmp/z.nsight) bytes for $(awk '$2 == "recorded" { print $(NF - 3) }' /tmp/z.err) of stream"
+check "record --compress: a zstd stream that nsight-analyze reads as is" sh -c "
+	[ $rc -eq 0 ] && [ \"\$(head -c 4 /tmp/z.nsight | od -An -tx1 | tr -d ' ')\" = 28b52ffd ] &&
+	nsight-analyze --strict /tmp/z.nsight | grep -q '^check: ok' &&
+	nsight-analyze --strict - </tmp/z.nsight | grep -q '^check: ok'"
+check "dump --compress | nsight-analyze -" sh -c "
+	nsightctl start && sleep 1 && nsightctl stop &&
+	nsightctl dump --compress | nsight-analyze --strict - | grep -q '^check: ok'"
 
 mkdir -p /tmp/small
 mount -t tmpfs -o size=64k tmpfs /tmp/small

@@ -23,6 +23,7 @@
 #include "summary.h"
 #include "timecheck.h"
 #include "version.h"
+#include "zstdio.h"
 
 struct opts {
 	bool json, strict, messages, verbose;
@@ -83,8 +84,9 @@ static void usage(FILE *f)
 		"       nsight-analyze --merge [--json] [--verbose] [--tail pN] [--synced NS]\n"
 		"                      CLIENT SERVER\n"
 		"\n"
-		"Read a stream written by 'nsightctl dump' (stdin by default), validate\n"
-		"it and print a summary: span, record and drop counts per CPU and per\n"
+		"Read a stream written by 'nsightctl dump' or 'record' (stdin by default;\n"
+		"zstd-compressed or not), validate it and print a summary: span, record\n"
+		"and drop counts per CPU and per\n"
 		"type, and a check of the records against the kernel's counters. Then:\n"
 		"\n"
 		"time:     how TSC stamps become clock times: exactly, with the kernel's\n"
@@ -362,14 +364,23 @@ static int load_categories(struct nsight_cats *cats, const struct opts *o)
 	return NSIGHT_EXIT_OK;
 }
 
+/* A stream from a file or stdin ("-"), read decompressed if it is zstd. */
 static int open_input(const char *name, FILE **in)
 {
-	*in = stdin;
-	if (!strcmp(name, "-"))
-		return NSIGHT_EXIT_OK;
-	*in = fopen(name, "rb");
+	FILE *f = stdin;
+
+	if (strcmp(name, "-")) {
+		f = fopen(name, "rb");
+		if (!f) {
+			fprintf(stderr, "nsight-analyze: %s: %s\n", name, strerror(errno));
+			return NSIGHT_EXIT_FAIL;
+		}
+	}
+	*in = nsight_zstd_open_read(f);
 	if (!*in) {
-		fprintf(stderr, "nsight-analyze: %s: %s\n", name, strerror(errno));
+		fprintf(stderr, "nsight-analyze: %s: out of memory\n", name);
+		if (f != stdin)
+			fclose(f);
 		return NSIGHT_EXIT_FAIL;
 	}
 	return NSIGHT_EXIT_OK;

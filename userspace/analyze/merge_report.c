@@ -6,6 +6,7 @@
 #include "flow.h"
 #include "json_out.h"
 #include "merge_report.h"
+#include "zstdio.h"
 #include "version.h"
 
 static double us(double ns)
@@ -221,12 +222,20 @@ static int load(struct nsight_analysis *a, const char *name, const struct nsight
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true };
 	struct nsight_diag d = { 0 };
-	FILE *in = strcmp(name, "-") ? fopen(name, "rb") : stdin;
+	FILE *f = strcmp(name, "-") ? fopen(name, "rb") : stdin, *in;
 	int err;
 
 	memset(a, 0, sizeof(*a));
-	if (!in) {
+	if (!f) {
 		fprintf(stderr, "nsight-analyze: %s: %s\n", name, strerror(errno));
+		return -1;
+	}
+	/* Read decompressed if it is zstd (nsightctl --compress). */
+	in = nsight_zstd_open_read(f);
+	if (!in) {
+		fprintf(stderr, "nsight-analyze: %s: out of memory\n", name);
+		if (f != stdin)
+			fclose(f);
 		return -1;
 	}
 	err = nsight_analysis_run(a, in, &ao, &d);

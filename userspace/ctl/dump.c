@@ -13,6 +13,7 @@
 #include "dump.h"
 #include "nl.h"
 #include "records.h"
+#include "zstdio.h"
 
 void nsight_dump_result_free(struct nsight_dump_result *res)
 {
@@ -316,7 +317,7 @@ int nsight_dump_finish(struct nsight_stream_writer *w, const struct nsight_dump_
 void cmd_dump_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: nsightctl dump [-o FILE] [--debugfs DIR] [--no-phc] [--no-ksyms]\n"
+		"Usage: nsightctl dump [-o FILE] [--debugfs DIR] [--no-phc] [--no-ksyms] [--compress]\n"
 		"\n"
 		"Drain the per-CPU buffers of a stopped capture into a dump stream for\n"
 		"nsight-analyze, on stdout unless -o is given (stdout must not be a\n"
@@ -334,6 +335,7 @@ void cmd_dump_usage(FILE *f)
 		"  -d, --debugfs DIR   where debugfs is mounted (default /sys/kernel/debug)\n"
 		"      --no-phc        do not read the PTP hardware clocks\n"
 		"      --no-ksyms      do not add the kernel symbols\n"
+		"  -z, --compress      compress the stream with zstd (nsight-analyze reads it as is)\n"
 		"  -h, --help          show this help\n");
 }
 
@@ -399,6 +401,9 @@ bool nsight_dump_cli_option(struct nsight_dump_cli *c, int opt, const char *arg)
 	case 'K':
 		c->o.kallsyms = NULL;
 		return true;
+	case 'z':
+		c->compress = true;
+		return true;
 	}
 	return false;
 }
@@ -421,6 +426,14 @@ int nsight_dump_cli_open(struct nsight_dump_cli *c, struct nsight_diag *d)
 			return nsight_diag_set(d, errno, "cannot create %s: %s", c->out_path,
 					       strerror(errno));
 	}
+	if (c->compress) {
+		FILE *z = nsight_zstd_open_write(c->out, c->out_path != NULL, NSIGHT_ZSTD_LEVEL);
+
+		if (!z)
+			return nsight_diag_set(d, ENOMEM, "out of memory");
+		c->file = c->out;
+		c->out = z;
+	}
 	nsight_stream_writer_init_file(&c->w, c->out);
 	return 0;
 }
@@ -431,7 +444,8 @@ int nsight_dump_cli_close(struct nsight_dump_cli *c, int err, struct nsight_diag
 
 	if (err && c->w.diag.code)	/* the output failed: name it */
 		err = nsight_diag_set(d, EIO, "writing %s: %s", name, c->w.diag.msg);
-	if (c->out_path && c->out) {
+	/* A compressed stream's FILE closes (or flushes) the output under it. */
+	if ((c->out_path || c->compress) && c->out) {
 		if (fclose(c->out) && !err)
 			err = nsight_diag_set(d, errno, "writing %s: %s", name, strerror(errno));
 		if (err)
@@ -450,6 +464,7 @@ int cmd_dump(int argc, char **argv)
 		{ "debugfs", required_argument, NULL, 'd' },
 		{ "no-phc", no_argument, NULL, 'P' },
 		{ "no-ksyms", no_argument, NULL, 'K' },
+		{ "compress", no_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -461,7 +476,7 @@ int cmd_dump(int argc, char **argv)
 	int c, err, ret = NSIGHT_EXIT_OK;
 
 	nsight_dump_cli_init(&cli);
-	while ((c = cli_getopt(argc, argv, "o:d:h", opts)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:d:zh", opts)) != -1) {
 		if (nsight_dump_cli_option(&cli, c, optarg))
 			continue;
 		if (c == 'h') {

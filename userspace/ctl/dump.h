@@ -136,13 +136,15 @@ int nsight_dump_finish(struct nsight_stream_writer *w, const struct nsight_dump_
 		       struct nsight_diag *d);
 
 /* The command line that dump and record share: options -o, -d, --no-phc
- * (P), --no-ksyms (K), and the output. */
+ * (P), --no-ksyms (K), --compress (z), and the output. */
 struct nsight_dump_cli {
 	struct nsight_phc_opts phc;
 	struct nsight_pt_dump_opts pt;
 	struct nsight_dump_opts o;
 	const char *out_path;		/* NULL: stdout */
-	FILE *out;
+	bool compress;			/* -z: through zstd */
+	FILE *out;			/* what the writer writes to */
+	FILE *file;			/* with compress: the output under out */
 	struct nsight_stream_writer w;
 };
 

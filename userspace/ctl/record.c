@@ -231,7 +231,7 @@ void cmd_record_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: nsightctl record [-o FILE|-] [--duration T] [--max-size S] [--debugfs DIR]\n"
-		"                        [--no-phc] [--no-ksyms]\n"
+		"                        [--no-phc] [--no-ksyms] [--compress]\n"
 		"\n"
 		"Start a capture (or take over the one running), write its records as a\n"
 		"stream for nsight-analyze while it runs, and stop it: on SIGINT or\n"
@@ -252,6 +252,8 @@ void cmd_record_usage(FILE *f)
 		"  -d, --debugfs DIR   where debugfs is mounted (default /sys/kernel/debug)\n"
 		"      --no-phc        do not read the PTP hardware clocks\n"
 		"      --no-ksyms      do not add the kernel symbols\n"
+		"  -z, --compress      compress the stream with zstd (nsight-analyze reads it as is);\n"
+		"                      --max-size counts the bytes before compression\n"
 		"  -h, --help          show this help\n");
 }
 
@@ -264,6 +266,7 @@ int cmd_record(int argc, char **argv)
 		{ "debugfs", required_argument, NULL, 'd' },
 		{ "no-phc", no_argument, NULL, 'P' },
 		{ "no-ksyms", no_argument, NULL, 'K' },
+		{ "compress", no_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -279,7 +282,7 @@ int cmd_record(int argc, char **argv)
 
 	nsight_dump_cli_init(&cli);
 	ro.dump = &cli.o;
-	while ((c = cli_getopt(argc, argv, "o:D:s:d:h", opts)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:D:s:d:zh", opts)) != -1) {
 		if (nsight_dump_cli_option(&cli, c, optarg))
 			continue;
 		switch (c) {

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "records.h"
+#include "zstdio.h"
 #include "clirun.h"
 
 static struct cli cli;
@@ -109,6 +110,70 @@ static void test_stdin(void)
 	cli_result_free(&r);
 }
 
+/* The text after the first line (which names the input). */
+static const char *after_first_line(const char *out)
+{
+	const char *nl = out ? strchr(out, '\n') : NULL;
+
+	return nl ? nl : "";
+}
+
+/* A stream written through zstd reads as the plain one, file or stdin. */
+static void test_compressed(void)
+{
+	char zpath[128], zcut[128];
+	struct cli_result plain, r;
+	FILE *f, *z;
+	uint8_t *buf;
+	long zlen;
+
+	buf = malloc(good_len);
+	REQUIRE(buf);
+	f = fopen(good, "rb");
+	REQUIRE(f && fread(buf, 1, good_len, f) == good_len);
+	fclose(f);
+	cli_path(&cli, "good.nsight.zst", zpath, sizeof(zpath));
+	f = fopen(zpath, "wb");
+	REQUIRE(f);
+	z = nsight_zstd_open_write(f, true, NSIGHT_ZSTD_LEVEL);
+	REQUIRE(z);
+	CHECK(fwrite(buf, 1, good_len, z) == good_len);
+	CHECK_U64(fclose(z), 0);
+
+	run(&plain, NULL, (const char *[]){ "--strict", good, NULL });
+	CHECK_U64(plain.status, 0);
+	run(&r, NULL, (const char *[]){ "--strict", zpath, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK(!strcmp(after_first_line(r.out), after_first_line(plain.out)));
+	cli_result_free(&r);
+	run(&r, zpath, (const char *[]){ "--strict", "-", NULL });
+	CHECK_U64(r.status, 0);
+	CHECK(!strcmp(after_first_line(r.out), after_first_line(plain.out)));
+	cli_result_free(&r);
+	run(&r, NULL, (const char *[]){ "--window", "1ms", zpath, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "check: ok");
+	cli_result_free(&r);
+	cli_result_free(&plain);
+
+	/* Cut: an error naming the input, exit 1. */
+	f = fopen(zpath, "rb");
+	REQUIRE(f);
+	fseek(f, 0, SEEK_END);
+	zlen = ftell(f);
+	rewind(f);
+	REQUIRE(zlen > 20 && fread(buf, 1, (size_t)zlen, f) == (size_t)zlen);
+	fclose(f);
+	cli_path(&cli, "cut.nsight.zst", zcut, sizeof(zcut));
+	CHECK(write_file(zcut, buf, (size_t)zlen - 10) == 0);
+	run(&r, NULL, (const char *[]){ zcut, NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, zcut);
+	CHECK_STR_HAS(r.err, "Bad message");
+	cli_result_free(&r);
+	free(buf);
+}
+
 static void test_truncated(void)
 {
 	struct cli_result r;
@@ -207,7 +272,8 @@ static void test_usage(void)
 static void cleanup(void)
 {
 	CHECK(cli_fini(&cli, (const char *[]){ "good.nsight", "bad.nsight",
-					       "cut.nsight", "crc.nsight", NULL }) == 0);
+					       "cut.nsight", "crc.nsight", "good.nsight.zst",
+					       "cut.nsight.zst", NULL }) == 0);
 }
 
 KTAP_MAIN(
@@ -216,6 +282,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_stdin),
 	KTAP_TEST(test_truncated),
 	KTAP_TEST(test_corrupt),
+	KTAP_TEST(test_compressed),
 	KTAP_TEST(test_problems_and_strict),
 	KTAP_TEST(test_json),
 	KTAP_TEST(test_usage),
