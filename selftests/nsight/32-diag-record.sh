@@ -27,7 +27,7 @@ check "memcached answers" test $? -eq 0
 
 # rec_run WORKLOAD RATE: one recording; appends "WORKLOAD RATE WRITTEN
 # DROPPED STREAM_BYTES CPU_TICKS SENT RECEIVED P50_US SECONDS" to
-# /tmp/rec.rows (SECONDS: from the capture's start to the load's end).
+# /tmp/rec.rows (SECONDS: the load's, over which CPU_TICKS are counted).
 rec_run() {
 	n=$(($2 * SECS))
 	rm -f /tmp/rec.nsight
@@ -35,11 +35,15 @@ rec_run() {
 	nsightctl record $3 -o /tmp/rec.nsight 2>/tmp/rec.err &
 	rp=$!
 	wait_until 600 0.1 grep -q 1 $S/enable
+	# nsightctl's utime + stime in clock ticks while the load runs (the
+	# start, whose attaching of hooks is system time of nsightctl, and
+	# the final drain are left out), and the time it ran.
+	k0=$(awk '{ print $14 + $15 }' /proc/$rp/stat)
 	t0=$(cut -d ' ' -f 1 /proc/uptime)
 	load_run "$1" "$n" "$2" /tmp/rec.client
-	# utime + stime of nsightctl in clock ticks, and the time it ran.
-	ticks=$(awk '{ print $14 + $15 }' /proc/$rp/stat 2>/dev/null)
+	k1=$(awk '{ print $14 + $15 }' /proc/$rp/stat 2>/dev/null)
 	t1=$(cut -d ' ' -f 1 /proc/uptime)
+	ticks=$((${k1:-0} - ${k0:-0}))
 	kill -INT $rp
 	wait $rp
 	rc=$?
