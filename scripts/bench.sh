@@ -21,7 +21,7 @@
 # rates of the drain limit, records/s, rising, default
 # 100000,200000,300000,400000,500000,600000,700000,800000), BENCH_DRAIN_MS (guest
 # milliseconds per rate, default 1000), REC_RATES (request rates that
-# nsightctl record follows, default 1000,2000,5000,10000), REC_SECS
+# nsightctl record follows, default 1000,2000,5000), REC_SECS
 # (seconds per rate, default 60).
 set -eu
 
@@ -54,7 +54,7 @@ rc=0
 	--append "nsight_bench_marks=${BENCH_MARKS:-100000} nsight_bench_sizes=${BENCH_SIZES:-32,64,128,256}" \
 	--append "nsight_bench_rates=${BENCH_RATES:-100000,200000,300000,400000,500000,600000,700000,800000} nsight_bench_drain_ms=${BENCH_DRAIN_MS:-1000}" \
 	--append "nsight_cost_n=${COST_N:-2000} nsight_cost_rate=${COST_RATE:-1000} nsight_cost_calls=${COST_CALLS:-102400}" \
-	--append "nsight_rec_rates=${REC_RATES:-1000,2000,5000,10000} nsight_rec_secs=${REC_SECS:-60}" \
+	--append "nsight_rec_rates=${REC_RATES:-1000,2000,5000} nsight_rec_secs=${REC_SECS:-60}" \
 	>"$out/guest.ktap" 2>"$out/guest.err" || rc=1
 sed -n 's/^ *# T //p' "$out/guest.ktap" >"$out/overhead.txt"
 cat "$out/overhead.txt"
