@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The demo's guest side: a UDP echo server on CPU 1 (the application core)
 # answers an open-loop client on CPU 0 over veth, while a CPU hog named
-# "hog" runs beside the server at a higher priority. nsight captures it;
+# "hog" runs beside the server at a higher priority. nsightctl record
+# captures it;
 # the capture goes to the host over the console (base64 between markers),
 # where nsight-analyze must name the hog.
 . /lib/nsight/lib.sh
@@ -18,15 +19,20 @@ ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
 hog=$!
 at_exit "kill $hog 2>/dev/null"
 
-check "nsightctl start" nsightctl start
+nsightctl record -o /tmp/demo.nsight 2>/tmp/record.err &
+rec=$!
+until grep -q 1 /sys/kernel/nsight/enable; do sleep 0.1; done
+check "nsightctl record started the capture" kill -0 $rec
 ip netns exec nsb taskset -c 1 msgload server -p udp -P 9100 -n "$N" >/tmp/server.out 2>&1 &
 until grep -q listening /tmp/server.out; do sleep 0.1; done
 ktap_diag "server pid $(awk '/^listening/ {print $4}' /tmp/server.out)"
 check "client: $N requests at $RATE/s" sh -c "/sbin/ip netns exec nsa taskset -c 0 msgload client -p udp -a 10.13.0.2 -P 9100 -n $N -r $RATE -s 7 | tee /tmp/client.out | grep -q 'received $N'"
 ktap_diag "client: $(cat /tmp/client.out)"
-check "nsightctl stop" nsightctl stop
+kill -INT $rec
+wait $rec
+check "nsightctl record stopped on SIGINT with a whole stream" test $? -eq 0
+ktap_diag "record: $(tail -n 1 /tmp/record.err)"
 kill $hog
-check "nsightctl dump" nsightctl dump -o /tmp/demo.nsight
 echo "NSIGHT-CAPTURE-BEGIN"
 base64 /tmp/demo.nsight
 echo "NSIGHT-CAPTURE-END"

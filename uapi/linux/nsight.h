@@ -170,6 +170,17 @@
  *     NSIGHT_CHUNK_KTEXT    struct nsight_ktext_hdr, then @len bytes of
  *                           kernel code at @addr, read from /proc/kcore:
  *                           the code image a PT decoder follows
+ *     NSIGHT_CHUNK_TRIGGER  struct nsight_stream_trigger, then the clock
+ *                           records in force at its window's start (a
+ *                           clock_sync and a timekeeper record, whole):
+ *                           nsightctl record --flight-recorder saved the
+ *                           window around a message that passed the trigger
+ *     NSIGHT_CHUNK_SKIP     struct nsight_stream_skip: sub-buffers of CPU
+ *                           @cpu that the flight recorder read and did not
+ *                           keep (they held no saved window), written
+ *                           before the CPU's next RECORDS chunk, so that
+ *                           its sub-buffer sequence and the kernel's
+ *                           counters still add up
  *     NSIGHT_CHUNK_END      struct nsight_stream_end; must be last
  * Readers skip chunk types they do not know.
  */
@@ -873,6 +884,8 @@ enum nsight_chunk_type {
 	NSIGHT_CHUNK_KSYMS,
 	NSIGHT_CHUNK_PT,
 	NSIGHT_CHUNK_KTEXT,
+	NSIGHT_CHUNK_TRIGGER,
+	NSIGHT_CHUNK_SKIP,
 };
 
 /*
@@ -935,6 +948,51 @@ struct nsight_ktext_hdr {
 	__u64 addr;
 	__u64 len;
 	char name[48];		/* "kernel" or the module's name */
+};
+
+/*
+ * NSIGHT_CHUNK_TRIGGER: a received message took longer than @threshold_ns
+ * from its first receive record (@start_tsc, on @rx_cpu) to the return of
+ * the application's receive (@recv_tsc, on @app_cpu). The records of every
+ * CPU from @window_lo_tsc to @window_hi_tsc (--before and --after around
+ * the message) are in the stream, in whole sub-buffers; @seq numbers the
+ * windows of the stream from 0. A message that passes the trigger while
+ * an earlier one's window is still open (it starts before that window's
+ * end) extends that window instead and is counted in @more.
+ */
+struct nsight_stream_trigger {
+	__u64 seq;
+	__u64 pkt_id;
+	__u64 start_tsc;
+	__u64 recv_tsc;
+	__u64 latency_ns;
+	__u64 threshold_ns;
+	__u64 window_lo_tsc;
+	__u64 window_hi_tsc;
+	struct nsight_flow flow;	/* the receiving socket's */
+	__u64 sock_id;
+	__u32 tid;
+	__u32 pid;
+	__u32 rx_cpu;
+	__u32 app_cpu;
+	char comm[16];
+	__u64 more;
+};
+
+/*
+ * NSIGHT_CHUNK_SKIP: sub-buffers @seq_first to @seq_last of CPU @cpu (the
+ * chunk header's) were read and not kept: @records records (SUBBUF headers
+ * not counted) of @bytes bytes from @tsc_first to @tsc_last, and @dropped,
+ * the sum of their SUBBUF dropped fields.
+ */
+struct nsight_stream_skip {
+	__u64 seq_first;
+	__u64 seq_last;
+	__u64 records;
+	__u64 bytes;
+	__u64 dropped;
+	__u64 tsc_first;
+	__u64 tsc_last;
 };
 
 /* NSIGHT_CHUNK_END: totals to check the stream against. */

@@ -395,6 +395,46 @@ static struct json_object *msg_json(const struct nsight_dx_group *g, const struc
 	return j;
 }
 
+bool nsight_dx_find_msg(const struct nsight_dx *dx, size_t msg, const struct nsight_dx_group **g,
+			const struct nsight_dx_msg **m)
+{
+	size_t i, k;
+
+	for (i = 0; i < dx->n; i++)
+		for (k = 0; k < dx->groups[i].n_msgs; k++)
+			if (dx->groups[i].msgs[k].msg == msg) {
+				*g = &dx->groups[i];
+				*m = &dx->groups[i].msgs[k];
+				return true;
+			}
+	return false;
+}
+
+void nsight_diag_report_msg_tty(FILE *f, const struct nsight_dx_group *g,
+				const struct nsight_dx_msg *m, const struct nsight_tty *t)
+{
+	char b1[32], b2[32], b3[32];
+	int n = fprintf(f, "  its causes (latency %s, deviation %s, coverage %s):",
+			dur(t, m->latency, b1, sizeof(b1)), dur(t, m->deviation, b2, sizeof(b2)),
+			m->has_coverage ? pct(m->coverage, b3, sizeof(b3)) : "-");
+
+	msg_causes(f, g, m, n > 0 ? (size_t)n : 0, t);
+}
+
+struct json_object *nsight_diag_report_msg_json(const struct nsight_dx_group *g,
+						const struct nsight_dx_msg *m,
+						const struct nsight_analysis *a)
+{
+	int err = 0;
+	struct json_object *j = msg_json(g, m, a->keys, &err);
+
+	if (err) {
+		json_object_put(j);
+		return NULL;
+	}
+	return j;
+}
+
 void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_group *g, int *err)
 {
 	char comm[17], pc[17];

@@ -36,6 +36,17 @@ void nsight_diag_report_tty(FILE *f, const struct nsight_dx *dx, const struct ns
 int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
 			    const struct nsight_analysis *a);
 
+/* The diagnosed tail message at lifetime index @msg, if it is one. */
+bool nsight_dx_find_msg(const struct nsight_dx *dx, size_t msg, const struct nsight_dx_group **g,
+			const struct nsight_dx_msg **m);
+/* "  its causes: X +1.2 ms, ..." for @m of group @g, one line. */
+void nsight_diag_report_msg_tty(FILE *f, const struct nsight_dx_group *g,
+				const struct nsight_dx_msg *m, const struct nsight_tty *t);
+/* @m as in the diagnosis' "slowest" list; NULL when out of memory. */
+struct json_object *nsight_diag_report_msg_json(const struct nsight_dx_group *g,
+						const struct nsight_dx_msg *m,
+						const struct nsight_analysis *a);
+
 /* "comm", "pid" and "direction" of group @g in @o. */
 void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_group *g, int *err);
 

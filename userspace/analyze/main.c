@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* nsight-analyze: validate, summarise and diagnose an nsight dump stream. */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -42,6 +43,8 @@ struct opts {
 	bool merge;			/* --merge CLIENT SERVER */
 	long long synced_ns;		/* --synced NS, -1 if not given */
 	uint64_t window_ns;		/* --window, 0 if not given */
+	bool triggers;			/* --triggers */
+	bool whole;			/* --whole */
 };
 
 /* What the options add after the diagnosis; NULL when not asked for. */
@@ -66,6 +69,8 @@ enum {
 	OPT_MERGE,
 	OPT_SYNCED,
 	OPT_WINDOW,
+	OPT_TRIGGERS,
+	OPT_WHOLE,
 };
 
 static void usage(FILE *f)
@@ -75,7 +80,7 @@ static void usage(FILE *f)
 		"                      [--time-params PARAMS] [--html FILE] [--perfetto FILE]\n"
 		"                      [--intervals] [--what-if SPEC] [DIAGNOSIS OPTIONS]\n"
 		"                      [FILE|-]\n"
-		"       nsight-analyze --window DURATION [--json] [--verbose] [--color WHEN]\n"
+		"       nsight-analyze --window DURATION|--triggers [--json] [--verbose] [--color WHEN]\n"
 		"                      [--strict] [--messages] [--clock CLOCK]\n"
 		"                      [--time-params PARAMS]\n"
 		"                      [DIAGNOSIS OPTIONS] [FILE|-]\n"
@@ -210,6 +215,13 @@ static void usage(FILE *f)
 		"                        object per line, the summary first. Not with\n"
 		"                        --baseline, --html, --perfetto, --intervals,\n"
 		"                        --what-if, --time-check\n"
+		"      --triggers        the windows a flight recorder saved (nsightctl record\n"
+		"                        --flight-recorder), one at a time: each starts with\n"
+		"                        the message that fired it and that message's causes,\n"
+		"                        then the window's latency and diagnosis; the default\n"
+		"                        for such a capture in an uncompressed file. Goes\n"
+		"                        with what --window goes with\n"
+		"      --whole           analyse a flight recorder's capture as one\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -501,6 +513,10 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 	}
 	ret = print_report(&a, &dx, &(struct extras){ o->intervals ? &iv : NULL,
 						     o->have_whatif ? &wi : NULL }, name, o);
+	if (a.sum.triggers && !o->whole)
+		fprintf(stderr, "nsight-analyze: %s: a flight recorder's capture with %" PRIu64
+			" trigger windows, analysed as one; --triggers analyses each\n", name,
+			a.sum.triggers);
 	if (!ret && o->html)
 		ret = write_file(o->html, "HTML report", name, &a, &dx, have_b ? &b : NULL);
 	if (!ret && o->perfetto)
@@ -647,6 +663,8 @@ int main(int argc, char **argv)
 		{ "merge", no_argument, NULL, OPT_MERGE },
 		{ "synced", required_argument, NULL, OPT_SYNCED },
 		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "triggers", no_argument, NULL, OPT_TRIGGERS },
+		{ "whole", no_argument, NULL, OPT_WHOLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -775,6 +793,12 @@ int main(int argc, char **argv)
 				return usage_error("bad --window '%s' (a duration with a unit: ns, us, ms or s, e.g. 100ms)",
 						   optarg);
 			break;
+		case OPT_TRIGGERS:
+			o.triggers = true;
+			break;
+		case OPT_WHOLE:
+			o.whole = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -813,10 +837,18 @@ int main(int argc, char **argv)
 	if (o.window_ns && (o.dx.baseline || o.html || o.perfetto || o.intervals ||
 			    o.have_whatif || o.pairs))
 		return usage_error("%s", "--window does not go with --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
+	if (o.triggers && (o.window_ns || o.whole || o.dx.baseline || o.html || o.perfetto ||
+			   o.intervals || o.have_whatif || o.pairs))
+		return usage_error("%s", "--triggers does not go with --window, --whole, --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 
 	if (open_input(name, &in))
 		return NSIGHT_EXIT_FAIL;
-	ret = o.window_ns ? windows(in, name, &o) : analyze(in, name, &o);
+	/* A flight recorder's capture in a file: its windows, unless told otherwise. */
+	if (!o.triggers && !o.whole && !o.window_ns && !o.dx.baseline && !o.html && !o.perfetto &&
+	    !o.intervals && !o.have_whatif && !o.pairs && in != stdin &&
+	    nsight_stream_has_chunk(in, NSIGHT_CHUNK_TRIGGER) == 1)
+		o.triggers = true;
+	ret = o.window_ns || o.triggers ? windows(in, name, &o) : analyze(in, name, &o);
 	if (in != stdin)
 		fclose(in);
 	return ret;

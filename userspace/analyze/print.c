@@ -75,6 +75,9 @@ void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_su
 		fprintf(f, " (%" PRIu64 " in sub-buffer headers, later drops unknown)\n",
 			s->dropped_subbuf);
 
+	if (s->triggers || s->skipped_subbufs)
+		fprintf(f, "flight recorder: %" PRIu64 " triggers; %" PRIu64 " records in %" PRIu64 " sub-buffers outside every saved window, not kept\n",
+			s->triggers, s->skipped, s->skipped_subbufs);
 	fprintf(f, "%3s  %12s  %12s  %8s  %s\n", "cpu", "records", "dropped", "subbufs", "seq");
 	for (i = 0; i < s->nr_cpus; i++) {
 		const struct nsight_summary_cpu *c = &s->cpus[i];
@@ -184,6 +187,10 @@ static struct json_object *cpu_json(const struct nsight_summary_cpu *c, int *err
 	jo_add_u64(o, "dropped", c->dropped, err);
 	jo_add_u64(o, "dropped_in_subbufs", c->subbuf_dropped, err);
 	jo_add_u64(o, "subbufs", c->subbufs, err);
+	if (c->skipped_subbufs) {
+		jo_add_u64(o, "skipped", c->skipped, err);
+		jo_add_u64(o, "skipped_subbufs", c->skipped_subbufs, err);
+	}
 	if (c->subbufs) {
 		jo_add_u64(o, "seq_first", c->seq_first, err);
 		jo_add_u64(o, "seq_last", c->seq_last, err);
@@ -252,6 +259,14 @@ struct json_object *nsight_summary_to_json(const char *name, const struct nsight
 	jo_add_u64(o, "records", s->records, &err);
 	jo_add_u64(o, "record_bytes", s->record_bytes, &err);
 	jo_add_u64(o, "subbufs", s->subbufs, &err);
+	if (s->triggers || s->skipped_subbufs) {
+		struct json_object *fr = json_object_new_object();
+
+		jo_add_u64(fr, "triggers", s->triggers, &err);
+		jo_add_u64(fr, "skipped_records", s->skipped, &err);
+		jo_add_u64(fr, "skipped_subbufs", s->skipped_subbufs, &err);
+		jo_add(o, "flight_recorder", fr, &err);
+	}
 
 	drops = json_object_new_object();
 	if (drops) {

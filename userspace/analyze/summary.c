@@ -26,6 +26,20 @@ static int add_problem(struct nsight_summary *s, enum nsight_problem_kind kind, 
 	return 0;
 }
 
+/* The sequence number of a CPU's next sub-buffer, read or skipped. */
+static int account_seq(struct nsight_summary *s, struct nsight_summary_cpu *c, uint64_t seq,
+		       struct nsight_diag *d)
+{
+	if (c->subbufs == 0 && c->skipped_subbufs == 0) {
+		c->seq_first = seq;
+		if (seq != 0)
+			return add_problem(s, NSIGHT_PROB_SEQ_START, c->cpu, seq, 0, 0, d);
+	} else if (seq != c->seq_last + 1) {
+		return add_problem(s, NSIGHT_PROB_SEQ_GAP, c->cpu, c->seq_last, seq, 0, d);
+	}
+	return 0;
+}
+
 static int account_subbuf(struct nsight_summary *s, struct nsight_summary_cpu *c,
 			  const struct nsight_rec *rec, struct nsight_diag *d)
 {
@@ -33,16 +47,32 @@ static int account_subbuf(struct nsight_summary *s, struct nsight_summary_cpu *c
 	int err = 0;
 
 	memcpy(&sb, rec->data, sizeof(sb));
-	if (c->subbufs == 0) {
-		c->seq_first = sb.seq;
-		if (sb.seq != 0)
-			err = add_problem(s, NSIGHT_PROB_SEQ_START, c->cpu, sb.seq, 0, 0, d);
-	} else if (sb.seq != c->seq_last + 1) {
-		err = add_problem(s, NSIGHT_PROB_SEQ_GAP, c->cpu, c->seq_last, sb.seq, 0, d);
-	}
+	err = account_seq(s, c, sb.seq, d);
 	c->seq_last = sb.seq;
 	c->subbufs++;
 	c->subbuf_dropped += sb.dropped;
+	return err;
+}
+
+/* A flight recorder's SKIP chunk: sub-buffers read and left out. */
+static int account_skip(struct nsight_summary *s, const struct nsight_chunk *ch,
+			struct nsight_diag *d)
+{
+	struct nsight_summary_cpu *c = &s->cpus[ch->cpu];
+	struct nsight_stream_skip sk;
+	int err;
+
+	memcpy(&sk, ch->payload, sizeof(sk));
+	if (sk.seq_last < sk.seq_first)
+		return nsight_diag_set(d, NSIGHT_E_CHUNK,
+				       "SKIP chunk at byte %" PRIu64 ": sub-buffers %" PRIu64 " to %" PRIu64 " go backwards",
+				       ch->offset, (uint64_t)sk.seq_first, (uint64_t)sk.seq_last);
+	err = account_seq(s, c, sk.seq_first, d);
+	c->seq_last = sk.seq_last;
+	c->skipped_subbufs += sk.seq_last - sk.seq_first + 1;
+	c->skipped += sk.records;
+	c->skipped_bytes += sk.bytes;
+	c->subbuf_dropped += sk.dropped;
 	return err;
 }
 
@@ -134,8 +164,8 @@ static int check_counters(struct nsight_summary *s, struct nsight_diag *d)
 		if (s->have_status && c->seen && !c->have_status)
 			err = add_problem(s, NSIGHT_PROB_NO_STATUS, i, 0, 0, 0, d);
 		if (!err && c->have_status) {
-			if (c->records != st->records_written)
-				err = add_problem(s, NSIGHT_PROB_RECORDS, i, c->records,
+			if (c->records + c->skipped != st->records_written)
+				err = add_problem(s, NSIGHT_PROB_RECORDS, i, c->records + c->skipped,
 						  st->records_written, 0, d);
 			if (!err && (__builtin_add_overflow(st->records_written, st->records_dropped, &sum) ||
 				     sum != st->hook_hits))
@@ -151,6 +181,8 @@ static int check_counters(struct nsight_summary *s, struct nsight_diag *d)
 		s->records += c->records;
 		s->record_bytes += c->record_bytes;
 		s->subbufs += c->subbufs;
+		s->skipped += c->skipped;
+		s->skipped_subbufs += c->skipped_subbufs;
 		s->dropped_subbuf += c->subbuf_dropped;
 		s->dropped_after += c->dropped_after;
 	}
@@ -190,8 +222,12 @@ int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summar
 			ret = walk_records(s, &ch, hook, d);
 		else if (ch.type == NSIGHT_CHUNK_STATUS)
 			ret = read_status(s, &ch, d);
+		else if (ch.type == NSIGHT_CHUNK_SKIP)
+			ret = account_skip(s, &ch, d);
 		else if (hook && hook->chunk)
 			ret = hook->chunk(hook->ctx, &ch, d);
+		if (ch.type == NSIGHT_CHUNK_TRIGGER)
+			s->triggers++;
 		if (ret < 0)
 			return ret;
 	}

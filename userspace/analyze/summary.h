@@ -30,10 +30,13 @@ struct nsight_summary_cpu {
 	struct nsight_cpu_status status;
 	uint64_t dropped_after;		/* kernel drops no SUBBUF reported yet */
 	uint64_t dropped;		/* subbuf_dropped + dropped_after */
+	uint64_t skipped;		/* records a flight recorder left out (SKIP) */
+	uint64_t skipped_subbufs;
+	uint64_t skipped_bytes;
 };
 
 enum nsight_problem_kind {
-	NSIGHT_PROB_RECORDS,	/* a: records in stream, b: kernel's records_written */
+	NSIGHT_PROB_RECORDS,	/* a: records in stream and skipped, b: kernel's records_written */
 	NSIGHT_PROB_HITS,	/* a: hook_hits, b: written, c: dropped */
 	NSIGHT_PROB_DROPS,	/* a: drops in SUBBUF records, b: kernel's records_dropped */
 	NSIGHT_PROB_NO_STATUS,	/* records of a CPU the STATUS chunk does not list */
@@ -63,6 +66,9 @@ struct nsight_summary {
 	uint64_t records;		/* every record but SUBBUF */
 	uint64_t record_bytes;
 	uint64_t subbufs;
+	uint64_t skipped;		/* records a flight recorder left out */
+	uint64_t skipped_subbufs;
+	uint64_t triggers;		/* TRIGGER chunks */
 	uint64_t dropped;		/* dropped_subbuf + dropped_after */
 	uint64_t dropped_subbuf;
 	uint64_t dropped_after;		/* valid when have_status */
@@ -91,7 +97,7 @@ int nsight_summarize(struct nsight_stream_reader *r, struct nsight_summary *s,
 /*
  * Callers that want the records too (the lifetime analysis): @record sees
  * every record the walker yields, after it is counted; @chunk every chunk
- * that is neither RECORDS nor STATUS; @records (may be NULL) each RECORDS
+ * that is neither RECORDS, STATUS nor SKIP; @records (may be NULL) each RECORDS
  * chunk before its records. A negative return stops the read with that
  * error (and @d filled).
  */

@@ -77,6 +77,9 @@ void nsight_tty_header(FILE *f, const char *name, const struct nsight_summary *s
 	if (s->have_tsc && span >= 0)
 		fprintf(f, "  span %.3f s", span);
 	fprintf(f, "  records %" PRIu64 ", dropped %" PRIu64 "\n", s->records, s->dropped);
+	if (s->triggers || s->skipped_subbufs)
+		fprintf(f, "%sflight recorder:%s %" PRIu64 " triggers; %" PRIu64 " records outside the saved windows not kept\n",
+			nsight_tty_bold(t), nsight_tty_off(t), s->triggers, s->skipped);
 	nsight_summary_print_check(f, s);
 }
 

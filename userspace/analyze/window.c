@@ -97,9 +97,53 @@ static int idx_record(void *ctx, const struct nsight_rec *rec, struct nsight_dia
 	return err;
 }
 
+/* A TRIGGER chunk: its window, and the clock records after it. */
+static int idx_trigger(struct nsight_windows *w, const struct nsight_chunk *ch,
+		       struct nsight_diag *d)
+{
+	const uint8_t *p = ch->payload;
+	size_t at = sizeof(struct nsight_stream_trigger);
+	struct nsight_win_trigger *t;
+
+	if (NSIGHT_VEC_GROW(w->trig, w->n_trig, w->cap_trig))
+		return nomem(d);
+	t = &w->trig[w->n_trig++];
+	memset(t, 0, sizeof(*t));
+	memcpy(&t->t, p, sizeof(t->t));
+	if (t->t.window_hi_tsc < t->t.window_lo_tsc)
+		return nsight_diag_set(d, NSIGHT_E_CHUNK,
+				       "TRIGGER chunk at byte %" PRIu64 ": its window ends before it starts",
+				       ch->offset);
+	while (at < ch->size) {
+		struct nsight_rec rec = { .data = p + at, .offset = ch->payload_offset + at };
+		size_t need = 0;
+		int err = 0;
+
+		memcpy(&rec.hdr, p + at, ch->size - at < sizeof(rec.hdr) ? 0 : sizeof(rec.hdr));
+		if (rec.hdr.type == NSIGHT_REC_CLOCK_SYNC)
+			need = sizeof(struct nsight_rec_clock_sync);
+		else if (rec.hdr.type == NSIGHT_REC_TIMEKEEPER)
+			need = sizeof(struct nsight_rec_timekeeper);
+		if (ch->size - at < sizeof(rec.hdr) || !need || rec.hdr.size < need ||
+		    rec.hdr.size % NSIGHT_REC_ALIGN || rec.hdr.size > ch->size - at ||
+		    rec.hdr.cpu >= w->sum.nr_cpus)
+			return nsight_diag_set(d, NSIGHT_E_CHUNK,
+					       "TRIGGER chunk at byte %" PRIu64 ": bad clock record at byte %" PRIu64,
+					       ch->offset, rec.offset);
+		err = keep(rec.hdr.type == NSIGHT_REC_CLOCK_SYNC ? &t->sync : &t->tk, &rec, d);
+		if (err)
+			return err;
+		at += rec.hdr.size;
+	}
+	return 0;
+}
+
 static int idx_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
 {
 	struct nsight_windows *w = ctx;
+
+	if (ch->type == NSIGHT_CHUNK_TRIGGER)
+		return idx_trigger(w, ch, d);
 
 	/* The kernel symbols are parsed once, here, for all the windows. */
 	if (ch->type == NSIGHT_CHUNK_KSYMS)
@@ -204,6 +248,11 @@ void nsight_windows_fini(struct nsight_windows *w)
 	for (i = 0; i < w->n_pt; i++)
 		free(w->pt[i].data);
 	free(w->pt);
+	for (i = 0; i < w->n_trig; i++) {
+		free(w->trig[i].sync.data);
+		free(w->trig[i].tk.data);
+	}
+	free(w->trig);
 	free(w->tk.data);
 	free(w->sync.data);
 	free(w->recs);
@@ -250,11 +299,36 @@ int nsight_windows_set_width(struct nsight_windows *w, uint64_t width_ns, struct
 	return 0;
 }
 
+int nsight_windows_use_triggers(struct nsight_windows *w, struct nsight_diag *d)
+{
+	if (!w->sum.hdr.tsc_hz)
+		return nsight_diag_set(d, NSIGHT_E_INVAL,
+				       "the stream gives no TSC frequency, so its windows cannot be placed");
+	if (!w->n_trig)
+		return nsight_diag_set(d, NSIGHT_E_INVAL,
+				       "the stream has no trigger windows (it was not recorded with nsightctl record --flight-recorder, or nothing passed the trigger)");
+	w->by_trigger = true;
+	w->first = w->sum.tsc_first;
+	w->n_windows = w->n_trig;
+	w->next = 0;
+	return 0;
+}
+
+static uint64_t since_first(const struct nsight_windows *w, uint64_t tsc)
+{
+	return tsc > w->first ? tsc - w->first : 0;
+}
+
 void nsight_window_bounds_ns(const struct nsight_windows *w, uint64_t k, uint64_t *start_ns,
 			     uint64_t *end_ns)
 {
 	uint64_t hz = w->sum.hdr.tsc_hz ? w->sum.hdr.tsc_hz : 1;
 
+	if (w->by_trigger) {
+		*start_ns = mul_div(since_first(w, w->trig[k].t.window_lo_tsc), NS_PER_SEC, hz);
+		*end_ns = mul_div(since_first(w, w->trig[k].t.window_hi_tsc), NS_PER_SEC, hz);
+		return;
+	}
 	*start_ns = mul_div(k * w->width, NS_PER_SEC, hz);
 	*end_ns = mul_div((k + 1) * w->width, NS_PER_SEC, hz);
 }
@@ -424,26 +498,39 @@ int nsight_window_analyze(struct nsight_windows *w, struct nsight_analysis *a,
 	if (k >= w->n_windows)
 		return nsight_diag_set(d, NSIGHT_E_INVAL, "no window %" PRIu64, k);
 	w->next++;
-	/* A margin of one window on each side; the last window is open. */
-	r.lo = w->first + k * w->width;
-	r.hi = k + 1 == w->n_windows || UINT64_MAX - r.lo < w->width ? UINT64_MAX : r.lo + w->width;
-	r.llo = r.lo - w->first >= w->width ? r.lo - w->width : w->first;
-	r.lhi = UINT64_MAX - r.hi < w->width ? UINT64_MAX : r.hi + w->width;
+	if (w->by_trigger) {
+		/* The saved window itself: --before and --after are its margins. */
+		r.lo = r.llo = w->trig[k].t.window_lo_tsc;
+		r.hi = r.lhi = w->trig[k].t.window_hi_tsc < UINT64_MAX ?
+			       w->trig[k].t.window_hi_tsc + 1 : UINT64_MAX;
+		carry[0] = w->trig[k].sync;
+		carry[1] = w->trig[k].tk;
+	} else {
+		/* A margin of one window on each side; the last window is open. */
+		r.lo = w->first + k * w->width;
+		r.hi = k + 1 == w->n_windows || UINT64_MAX - r.lo < w->width ? UINT64_MAX :
+		       r.lo + w->width;
+		r.llo = r.lo - w->first >= w->width ? r.lo - w->width : w->first;
+		r.lhi = UINT64_MAX - r.hi < w->width ? UINT64_MAX : r.hi + w->width;
+		carry[0] = w->sync;
+		carry[1] = w->tk;
+	}
 	wo.own = true;
 	wo.own_lo = r.lo;
 	wo.own_hi = r.hi;
 
 	/* The clock records in force where the reading starts, the earlier one first. */
-	carry[0] = w->sync;
-	carry[1] = w->tk;
 	if (carry[0].have && carry[1].have && carry[0].tsc > carry[1].tsc) {
-		carry[0] = w->tk;
-		carry[1] = w->sync;
+		struct nsight_win_rec x = carry[0];
+
+		carry[0] = carry[1];
+		carry[1] = x;
 	}
 	for (i = 0; i < 2 && !err; i++) {
 		struct nsight_rec rec;
 
-		if (!carry[i].have)
+		/* One read in the window comes in its place. */
+		if (!carry[i].have || carry[i].tsc >= r.llo)
 			continue;
 		rec = kept(&carry[i]);
 		err = nsight_analysis_record(a, &rec, d);

@@ -61,6 +61,12 @@ struct nsight_win_cpu {
 	uint64_t pending;		/* drops since the last record in the window */
 };
 
+/* A flight recorder's window (a TRIGGER chunk) and the clock records it carries. */
+struct nsight_win_trigger {
+	struct nsight_stream_trigger t;
+	struct nsight_win_rec sync, tk;
+};
+
 struct nsight_windows {
 	FILE *file;			/* the input or its temporary copy */
 	bool spooled;			/* file is a temporary copy (closed at fini) */
@@ -72,6 +78,10 @@ struct nsight_windows {
 	size_t n_other, cap_other;
 	struct nsight_win_rec *pt;	/* per CPU: [2 * cpu] start, [2 * cpu + 1] stop */
 	size_t n_pt;
+
+	struct nsight_win_trigger *trig;	/* TRIGGER chunks, stream order */
+	size_t n_trig, cap_trig;
+	bool by_trigger;		/* the windows are the triggers' */
 
 	uint64_t first;			/* TSC where window 0 starts */
 	uint64_t width;			/* in TSC ticks */
@@ -103,6 +113,14 @@ void nsight_windows_fini(struct nsight_windows *w);
  * NSIGHT_WINDOWS_MAX windows.
  */
 int nsight_windows_set_width(struct nsight_windows *w, uint64_t width_ns, struct nsight_diag *d);
+
+/*
+ * Make the windows those a flight recorder saved, one per TRIGGER chunk,
+ * each read from its start to its end (no margin: --before and --after
+ * are the margins). Fails (-NSIGHT_E_INVAL) when the stream has none or
+ * no TSC frequency.
+ */
+int nsight_windows_use_triggers(struct nsight_windows *w, struct nsight_diag *d);
 
 /* Window @k's bounds in ns from the first record: [*start_ns, *end_ns). */
 void nsight_window_bounds_ns(const struct nsight_windows *w, uint64_t k, uint64_t *start_ns,

@@ -7,6 +7,7 @@
 #include "chains_report.h"
 #include "critpath_report.h"
 #include "diag_report.h"
+#include "flow.h"
 #include "json_out.h"
 #include "print.h"
 #include "report.h"
@@ -38,7 +39,10 @@ static int print_summary(const struct nsight_windows *w, const char *name,
 		struct json_object *win = json_object_new_object();
 		int err = !j || !win;
 
-		jo_add_u64(win, "width_ns", o->width_ns, &err);
+		if (w->by_trigger)
+			jo_add_str(win, "by", "trigger", &err);
+		else
+			jo_add_u64(win, "width_ns", o->width_ns, &err);
 		jo_add_u64(win, "count", w->n_windows, &err);
 		jo_add(j, "windows", win, &err);
 		if (err) {
@@ -51,12 +55,131 @@ static int print_summary(const struct nsight_windows *w, const char *name,
 		nsight_summary_print_text(stdout, name, &w->sum);
 	else
 		nsight_tty_header(stdout, name, &w->sum, &o->tty);
-	printf("%swindows:%s %" PRIu64 " of %s from the first record; each has the messages "
-	       "that start in it, read with a margin of one window each side\n",
-	       nsight_tty_bold(&o->tty),
-	       nsight_tty_off(&o->tty), w->n_windows,
-	       nsight_tty_duration((int64_t)o->width_ns, b, sizeof(b)));
+	if (w->by_trigger)
+		printf("%swindows:%s %" PRIu64 " saved by the flight recorder around messages slower than %s; "
+		       "each has the messages that start in it\n",
+		       nsight_tty_bold(&o->tty), nsight_tty_off(&o->tty), w->n_windows,
+		       nsight_tty_duration((int64_t)w->trig[0].t.threshold_ns, b, sizeof(b)));
+	else
+		printf("%swindows:%s %" PRIu64 " of %s from the first record; each has the messages "
+		       "that start in it, read with a margin of one window each side\n",
+		       nsight_tty_bold(&o->tty),
+		       nsight_tty_off(&o->tty), w->n_windows,
+		       nsight_tty_duration((int64_t)o->width_ns, b, sizeof(b)));
 	return NSIGHT_EXIT_OK;
+}
+
+/* The message that fired trigger @t, among @a's lifetimes; SIZE_MAX if none. */
+static size_t trigger_msg(const struct nsight_analysis *a, const struct nsight_stream_trigger *t)
+{
+	uint64_t best_d = UINT64_MAX;
+	size_t i, best = SIZE_MAX;
+
+	for (i = 0; i < a->lt.n; i++) {
+		const struct nsight_msg *m = &a->lt.msgs[i];
+		uint64_t x, dd;
+
+		if (m->dir != NSIGHT_MSG_RX || m->sock_id != t->sock_id || !m->t[NSIGHT_RX_A].valid)
+			continue;
+		x = m->t[NSIGHT_RX_A].tsc;
+		dd = x > t->recv_tsc ? x - t->recv_tsc : t->recv_tsc - x;
+		if (dd < best_d) {
+			best_d = dd;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static uint64_t tsc_ns(const struct nsight_windows *w, uint64_t tsc)
+{
+	uint64_t hz = w->sum.hdr.tsc_hz ? w->sum.hdr.tsc_hz : 1;
+	unsigned __int128 v = (unsigned __int128)(tsc > w->first ? tsc - w->first : 0) *
+			      1000000000ULL / hz;
+
+	return (uint64_t)v;
+}
+
+/* The receiving socket: its flow, or "on ADDR:PORT" when unconnected. */
+static const char *sock_format(const struct nsight_flow *f, char *buf, size_t len)
+{
+	char ep[80];
+
+	if (nsight_flow_connected(f))
+		return nsight_flow_format(f, buf, len);
+	snprintf(buf, len, "on %s", nsight_endpoint_format(f->saddr, f->sport, ep, sizeof(ep)));
+	return buf;
+}
+
+/* The trigger of window @k first: what fired it, then that message's causes. */
+static void trigger_text(const struct nsight_windows *w, uint64_t k,
+			 const struct nsight_analysis *a, const struct nsight_dx *dx,
+			 const struct nsight_tty *t)
+{
+	const struct nsight_stream_trigger *tr = &w->trig[k].t;
+	const struct nsight_dx_group *g;
+	const struct nsight_dx_msg *m;
+	char comm[17], flow[160], b1[32], b2[32];
+	size_t mi = trigger_msg(a, tr);
+
+	printf("  %strigger:%s %s[%" PRIu32 "/%" PRIu32 "] %s latency %s > %s, first receive record at +%.6f s on cpu %" PRIu32
+	       ", received on cpu %" PRIu32,
+	       nsight_tty_bold(t), nsight_tty_off(t), nsight_comm_format(tr->comm, comm, sizeof(comm)),
+	       tr->pid, tr->tid, sock_format(&tr->flow, flow, sizeof(flow)),
+	       nsight_tty_duration((int64_t)tr->latency_ns, b1, sizeof(b1)),
+	       nsight_tty_duration((int64_t)tr->threshold_ns, b2, sizeof(b2)),
+	       tsc_ns(w, tr->start_tsc) / 1e9, tr->rx_cpu, tr->app_cpu);
+	if (tr->more)
+		printf("; %" PRIu64 " more past the trigger in this window", (uint64_t)tr->more);
+	putchar('\n');
+	if (mi == SIZE_MAX) {
+		printf("  its lifetime: not found among the window's messages\n");
+		return;
+	}
+	if (a->lt.msgs[mi].reason == NSIGHT_MSG_COMPLETE)
+		printf("  its lifetime: rx %" PRIu64 ", %s\n", a->lt.msgs[mi].id,
+		       nsight_tty_duration(a->lt.msgs[mi].total_ns, b1, sizeof(b1)));
+	else
+		printf("  its lifetime: rx %" PRIu64 ", incomplete (%s)\n", a->lt.msgs[mi].id,
+		       nsight_msg_reason_name(a->lt.msgs[mi].reason));
+	if (nsight_dx_find_msg(dx, mi, &g, &m))
+		nsight_diag_report_msg_tty(stdout, g, m, t);
+	else
+		printf("  its causes: not diagnosed (not in the tail, or records of it were lost)\n");
+}
+
+static struct json_object *trigger_json(const struct nsight_windows *w, uint64_t k,
+					const struct nsight_analysis *a, const struct nsight_dx *dx,
+					int *err)
+{
+	const struct nsight_stream_trigger *tr = &w->trig[k].t;
+	struct json_object *j = json_object_new_object();
+	const struct nsight_dx_group *g;
+	const struct nsight_dx_msg *m;
+	char comm[17], flow[160];
+	size_t mi = trigger_msg(a, tr);
+
+	jo_add_u64(j, "seq", tr->seq, err);
+	jo_add_str(j, "comm", nsight_comm_format(tr->comm, comm, sizeof(comm)), err);
+	jo_add_u64(j, "pid", tr->pid, err);
+	jo_add_u64(j, "tid", tr->tid, err);
+	jo_add_str(j, "socket", sock_format(&tr->flow, flow, sizeof(flow)), err);
+	jo_add_u64(j, "latency_ns", tr->latency_ns, err);
+	jo_add_u64(j, "threshold_ns", tr->threshold_ns, err);
+	jo_add_u64(j, "start_ns", tsc_ns(w, tr->start_tsc), err);
+	jo_add_u64(j, "recv_ns", tsc_ns(w, tr->recv_tsc), err);
+	jo_add_u64(j, "rx_cpu", tr->rx_cpu, err);
+	jo_add_u64(j, "app_cpu", tr->app_cpu, err);
+	jo_add_u64(j, "more", tr->more, err);
+	if (mi == SIZE_MAX)
+		jo_add_null(j, "message", err);
+	else
+		jo_add_u64(j, "message", a->lt.msgs[mi].id, err);
+	if (mi != SIZE_MAX && nsight_dx_find_msg(dx, mi, &g, &m))
+		jo_add(j, "diagnosis", nsight_diag_report_msg_json(g, m, a), err);
+	else
+		jo_add_null(j, "diagnosis", err);
+	return j;
 }
 
 static int print_window(const struct nsight_windows *w, uint64_t k, uint64_t records,
@@ -78,6 +201,8 @@ static int print_window(const struct nsight_windows *w, uint64_t k, uint64_t rec
 		jo_add_u64(win, "start_ns", start, &err);
 		jo_add_u64(win, "end_ns", end, &err);
 		jo_add_u64(win, "records", records, &err);
+		if (w->by_trigger)
+			jo_add(win, "trigger", trigger_json(w, k, a, dx, &err), &err);
 		jo_add(j, "window", win, &err);
 		if (err || nsight_report_add_json(j, a, o->clk, o->messages) ||
 		    nsight_diag_report_json(j, dx, a) || nsight_chains_report_json(j, dx, a) ||
@@ -89,6 +214,8 @@ static int print_window(const struct nsight_windows *w, uint64_t k, uint64_t rec
 	}
 	printf("\n%swindow %" PRIu64 ":%s +%.6f s to +%.6f s, %" PRIu64 " records\n",
 	       nsight_tty_bold(t), k, nsight_tty_off(t), start / 1e9, end / 1e9, records);
+	if (w->by_trigger)
+		trigger_text(w, k, a, dx, t);
 	if (o->verbose)
 		nsight_report_latency_text(stdout, a);
 	else
@@ -134,7 +261,8 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	int ret;
 
 	if (nsight_windows_open(&w, in, &d) ||
-	    nsight_windows_set_width(&w, o->width_ns, &d)) {
+	    (o->width_ns ? nsight_windows_set_width(&w, o->width_ns, &d) :
+			   nsight_windows_use_triggers(&w, &d))) {
 		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;

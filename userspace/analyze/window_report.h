@@ -4,6 +4,11 @@
  * latency figures and the diagnosis of each time window with records
  * (window.h), printed as each is done: text, or with --json one JSON
  * object per line (the summary first, then one per window).
+ *
+ * --triggers (or a flight recorder's capture): the windows are those the
+ * flight recorder saved; each starts with the message that fired it (its
+ * trigger, its lifetime as the analysis found it and its own causes), then
+ * the window's latency figures and diagnosis.
  */
 #ifndef NSIGHT_WINDOW_REPORT_H
 #define NSIGHT_WINDOW_REPORT_H
@@ -18,7 +23,7 @@
 #include "timeconv.h"
 
 struct nsight_window_report_opts {
-	uint64_t width_ns;
+	uint64_t width_ns;		/* 0: the flight recorder's trigger windows */
 	bool json, verbose, strict, messages;
 	struct nsight_tty tty;
 	enum nsight_clockid clk;

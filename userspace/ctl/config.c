@@ -124,6 +124,15 @@ int nsight_parse_duration(const char *s, uint64_t *ns)
 	return parse_with_unit(s, units, sizeof(units) / sizeof(units[0]), ns);
 }
 
+int nsight_parse_window(const char *s, uint64_t *ns)
+{
+	static const struct unit units[] = {
+		{ "", 1000000ULL }, { "us", 1000ULL }, { "ms", 1000000ULL }, { "s", 1000000000ULL },
+	};
+
+	return parse_with_unit(s, units, sizeof(units) / sizeof(units[0]), ns);
+}
+
 int nsight_parse_seconds(const char *s, uint64_t *ns)
 {
 	static const struct unit units[] = {

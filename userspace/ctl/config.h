@@ -23,4 +23,10 @@ int nsight_parse_duration(const char *s, uint64_t *ns);
  */
 int nsight_parse_seconds(const char *s, uint64_t *ns);
 
+/*
+ * Parse a time span into ns: decimal digits with a unit us, ms or s
+ * (milliseconds without one); 0 is allowed. Returns 0, or -1.
+ */
+int nsight_parse_window(const char *s, uint64_t *ns);
+
 #endif /* NSIGHTCTL_CONFIG_H */

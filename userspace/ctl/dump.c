@@ -76,8 +76,14 @@ static int drain_emit(struct nsight_stream_writer *w, struct nsight_drain *dr, b
 				break;
 			n = h.size;	/* larger than chunk_max: alone */
 		}
-		if (nsight_stream_write_records(w, dr->cpu, dr->buf, n))
+		if (dr->sink) {
+			int err = dr->sink(dr->sink_ctx, dr->cpu, dr->buf, n, d);
+
+			if (err)
+				return err;
+		} else if (nsight_stream_write_records(w, dr->cpu, dr->buf, n)) {
 			return write_err(w, d);
+		}
 		dr->res->bytes += n;
 		dr->res->chunks++;
 		memmove(dr->buf, dr->buf + n, dr->have - n);

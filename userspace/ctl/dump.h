@@ -81,6 +81,12 @@ struct nsight_drain {
 	size_t cap, chunk_max, read_size;
 	size_t have;			/* bytes held in buf */
 	uint64_t consumed;		/* file offset of buf[0] */
+	/*
+	 * Where whole records go instead of the stream's RECORDS chunks
+	 * (the flight recorder); NULL: the stream.
+	 */
+	int (*sink)(void *ctx, uint32_t cpu, const void *buf, size_t len, struct nsight_diag *d);
+	void *sink_ctx;
 };
 
 int nsight_drain_init(struct nsight_drain *dr, int fd, uint32_t cpu, const char *path,

@@ -90,11 +90,15 @@ static int open_cpus(const struct nsight_dump_opts *o, uint32_t nr_cpus,
 	return n;
 }
 
-static void progress(const struct nsight_record_result *rr, uint64_t elapsed_ns, bool last)
+static void progress(const struct nsight_record_result *rr, const struct nsight_flight *fl,
+		     uint64_t elapsed_ns, bool last)
 {
-	fprintf(stderr, "\rnsightctl record: %.1f s, %" PRIu64 " records, %.1f MB written, %" PRIu64 " dropped%s",
+	fprintf(stderr, "\rnsightctl record: %.1f s, %" PRIu64 " records, %.1f MB written, %" PRIu64 " dropped",
 		(double)elapsed_ns / 1e9, rr->records_written, (double)rr->bytes_written / 1e6,
-		rr->records_dropped, last ? "\n" : "   ");
+		rr->records_dropped);
+	if (fl)
+		fprintf(stderr, ", %" PRIu64 " triggers in %zu windows", fl->triggers, fl->n_wins);
+	fputs(last ? "\n" : "   ", stderr);
 }
 
 int nsight_record(struct nsight_nl *nl, struct nsight_stream_writer *w,
@@ -105,6 +109,7 @@ int nsight_record(struct nsight_nl *nl, struct nsight_stream_writer *w,
 	const struct nsight_dump_opts *o = ro->dump;
 	struct nsight_status before = { 0 }, st = { 0 };
 	struct nsight_drain *dr = NULL;
+	struct nsight_flight flight, *fl = NULL;
 	char (*paths)[4096] = NULL;
 	struct pollfd *pfd = NULL;
 	uint64_t start, last_progress = 0;
@@ -146,8 +151,19 @@ int nsight_record(struct nsight_nl *nl, struct nsight_stream_writer *w,
 		n = 0;
 		goto stop;
 	}
-	for (i = 0; i < n; i++)
+	if (ro->flight) {
+		err = nsight_flight_init(&flight, ro->flight, before.nr_cpus, before.tsc_hz, w, d);
+		if (err)
+			goto stop;
+		fl = &flight;
+	}
+	for (i = 0; i < n; i++) {
 		pfd[i] = (struct pollfd){ .fd = dr[i].fd, .events = POLLIN };
+		if (fl) {
+			dr[i].sink = nsight_flight_records;
+			dr[i].sink_ctx = fl;
+		}
+	}
 
 	while (!record_stop) {
 		uint64_t t = now_ns();
@@ -166,7 +182,7 @@ int nsight_record(struct nsight_nl *nl, struct nsight_stream_writer *w,
 			rr->records_dropped = st.records_dropped;
 			rr->bytes_written = w->offset;
 			if (ro->progress)
-				progress(rr, t - start, false);
+				progress(rr, fl, t - start, false);
 			if (!st.enabled) {
 				rr->stopped_elsewhere = true;
 				break;
@@ -202,6 +218,13 @@ stop:
 		res->bytes += res->cpus[dr[i].cpu].bytes;
 		res->lost_bytes += res->cpus[dr[i].cpu].lost_bytes;
 	}
+	if (!err && fl)
+		err = nsight_flight_finish(fl, d);
+	if (fl) {
+		rr->triggers = fl->triggers;
+		rr->windows = fl->n_wins;
+		rr->skipped_records = fl->skipped_records;
+	}
 	if (!err)
 		err = nsight_dump_finish(w, o, &before, nl_status, nl, after, res, d);
 	if (!err) {
@@ -209,8 +232,10 @@ stop:
 		rr->records_dropped = after->records_dropped;
 		rr->bytes_written = w->offset;
 		if (ro->progress)
-			progress(rr, rr->elapsed_ns, true);
+			progress(rr, fl, rr->elapsed_ns, true);
 	}
+	if (fl)
+		nsight_flight_fini(fl);
 	for (i = 0; i < n; i++) {
 		close(dr[i].fd);
 		nsight_drain_free(&dr[i]);
@@ -232,6 +257,8 @@ void cmd_record_usage(FILE *f)
 	fprintf(f,
 		"Usage: nsightctl record [-o FILE|-] [--duration T] [--max-size S] [--debugfs DIR]\n"
 		"                        [--no-phc] [--no-ksyms] [--compress]\n"
+		"                        [--flight-recorder --trigger EXPR [--before T] [--after T]\n"
+		"                         [--app COMM] [--port N]]\n"
 		"\n"
 		"Start a capture (or take over the one running), write its records as a\n"
 		"stream for nsight-analyze while it runs, and stop it: on SIGINT or\n"
@@ -254,6 +281,18 @@ void cmd_record_usage(FILE *f)
 		"      --no-ksyms      do not add the kernel symbols\n"
 		"  -z, --compress      compress the stream with zstd (nsight-analyze reads it as is);\n"
 		"                      --max-size counts the bytes before compression\n"
+		"\n"
+		"Flight recorder: keep only the windows around slow messages.\n"
+		"  -F, --flight-recorder  hold the records in memory and write only the windows\n"
+		"                      around received messages that pass --trigger (and each\n"
+		"                      CPU's first sub-buffer, which holds the clock records)\n"
+		"  -t, --trigger EXPR  latency>DURATION (ns, us or ms; e.g. latency>500us): from\n"
+		"                      a message's first receive record to the return of the\n"
+		"                      application's receive\n"
+		"      --before T      keep T before the slow message's first record (default 200ms)\n"
+		"      --after T       keep T after its receive returned (default 50ms)\n"
+		"      --app COMM      trigger only on receives by command COMM\n"
+		"      --port N        trigger only on receives on local port N\n"
 		"  -h, --help          show this help\n");
 }
 
@@ -267,9 +306,20 @@ int cmd_record(int argc, char **argv)
 		{ "no-phc", no_argument, NULL, 'P' },
 		{ "no-ksyms", no_argument, NULL, 'K' },
 		{ "compress", no_argument, NULL, 'z' },
+		{ "flight-recorder", no_argument, NULL, 'F' },
+		{ "trigger", required_argument, NULL, 't' },
+		{ "before", required_argument, NULL, 'B' },
+		{ "after", required_argument, NULL, 'A' },
+		{ "app", required_argument, NULL, 'a' },
+		{ "port", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct nsight_flight_opts fo = {
+		.before_ns = NSIGHT_FLIGHT_BEFORE_NS, .after_ns = NSIGHT_FLIGHT_AFTER_NS,
+	};
+	bool flight = false, flight_opt = false;
+	const char *trigger = NULL;
 	struct nsight_status after = { 0 };
 	struct nsight_dump_result res = { 0 };
 	struct nsight_record_opts ro = { 0 };
@@ -282,7 +332,7 @@ int cmd_record(int argc, char **argv)
 
 	nsight_dump_cli_init(&cli);
 	ro.dump = &cli.o;
-	while ((c = cli_getopt(argc, argv, "o:D:s:d:zh", opts)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:D:s:d:zFt:h", opts)) != -1) {
 		if (nsight_dump_cli_option(&cli, c, optarg))
 			continue;
 		switch (c) {
@@ -294,6 +344,38 @@ int cmd_record(int argc, char **argv)
 			if (nsight_parse_size(optarg, &ro.max_bytes) || !ro.max_bytes)
 				return cli_usage_error(argv[0], "bad size '%s' (e.g. 100M)", optarg);
 			break;
+		case 'F':
+			flight = true;
+			break;
+		case 't':
+			trigger = optarg;
+			break;
+		case 'B':
+		case 'A':
+			if (nsight_parse_window(optarg, c == 'B' ? &fo.before_ns : &fo.after_ns))
+				return cli_usage_error(argv[0], "bad --%s '%s' (e.g. 200ms, 1s)",
+						       c == 'B' ? "before" : "after", optarg);
+			flight_opt = true;
+			break;
+		case 'a':
+			if (!*optarg || strlen(optarg) > 15)
+				return cli_usage_error(argv[0], "bad --app '%s': a command name of 1 to 15 characters",
+						       optarg);
+			fo.app = optarg;
+			flight_opt = true;
+			break;
+		case 'p': {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || v == 0 || v > 65535 || *optarg == '-')
+				return cli_usage_error(argv[0], "bad --port '%s' (1 to 65535)", optarg);
+			fo.port = (uint16_t)v;
+			flight_opt = true;
+			break;
+		}
 		case 'h':
 			cmd_record_usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -303,9 +385,17 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+	if ((trigger || flight_opt) && !flight)
+		return cli_usage_error(argv[0], "--trigger, --before, --after, --app and --port need --flight-recorder");
+	if (flight && !trigger)
+		return cli_usage_error(argv[0], "--flight-recorder needs --trigger (e.g. --trigger 'latency>500us')");
+	if (trigger && nsight_trigger_parse(trigger, &fo.threshold_ns, &d))
+		return cli_usage_error(argv[0], "%s", d.msg);
 	if (nsight_dump_cli_check(&cli, argv[0]))
 		return NSIGHT_EXIT_USAGE;
 	ro.progress = isatty(STDERR_FILENO);
+	if (flight)
+		ro.flight = &fo;
 
 	/* No SA_RESTART: a signal ends the wait in poll() at once. */
 	memset(&sa, 0, sizeof(sa));
@@ -330,6 +420,9 @@ int cmd_record(int argc, char **argv)
 			(double)rr.elapsed_ns / 1e9,
 			rr.stopped_elsewhere ? " (the capture was stopped elsewhere)" : "",
 			rr.records_written, rr.records_dropped, rr.bytes_written);
+		if (flight)
+			fprintf(stderr, "nsightctl: flight recorder: %" PRIu64 " messages over %.3f ms, %" PRIu64 " windows saved; %" PRIu64 " records outside them not kept\n",
+				rr.triggers, (double)fo.threshold_ns / 1e6, rr.windows, rr.skipped_records);
 	}
 	if (err)
 		ret = cli_fail(&d);

@@ -8,7 +8,7 @@
  * The input is a stream as nsightctl dump writes it (see fuzz_common.h for
  * the framing repair). Bits 24-31 of the stream header's sources field,
  * which no source uses, choose the options: 24-28 the width, 1 us << N;
- * 29 --messages; 31 --json.
+ * 29 --messages; 30 the flight recorder's windows (--triggers); 31 --json.
  */
 #include <json-c/json.h>
 
@@ -65,7 +65,9 @@ static void one(const uint8_t *data, size_t size)
 		return;
 	nsight_dx_opts_default(&o);
 	err = nsight_windows_open(&w, f, &d);
-	if (!err)
+	if (!err && (opt & OPT(30)))
+		err = nsight_windows_use_triggers(&w, &d);
+	else if (!err)
 		err = nsight_windows_set_width(&w, 1000ULL << ((opt >> 24) & 31), &d);
 	if (!err)
 		nsight_summary_print_text(fuzz_null(), "fuzz", &w.sum);

@@ -6,12 +6,14 @@
  * tests/scenario.h): every diagnosis scenario with 12 messages, a batch,
  * sampled stacks with kernel symbols, an Intel PT trace with its code,
  * UDP and TCP sends and receives with STATUS and PHC chunks, drops, an
- * unknown chunk and record type; kallsyms text and category files.
+ * unknown chunk and record type, a flight recorder's windows (TRIGGER and
+ * SKIP chunks); kallsyms text and category files.
  * Crash inputs are kept beside them under other names (crash-*).
  */
 #include <errno.h>
 #include <sys/stat.h>
 
+#include "flight_synth.h"
 #include "pt_synth.h"
 #include "scenario.h"
 
@@ -300,6 +302,24 @@ static void ksyms(void)
 	text("categories", "errors", "bogus,x,y\ntask,,empty pattern\ntask,a\n");
 }
 
+/* A flight recorder's stream: four windows; fuzz_window takes them (bit 30). */
+static void flight(void)
+{
+	struct nsight_flight_opts o = { .threshold_ns = 30000, .before_ns = 5000000,
+					.after_ns = 1000000 };
+	struct nsight_flight f;
+	struct fr_case fc = { .sources = 7 | (1U << 30) };
+	struct membuf m;
+
+	make_case(&fc);
+	flight_stream(&fc, &o, 0, &m, &f);
+	put_file("analysis", "flight", m.data, m.len);
+	put_file("window", "flight", m.data, m.len);
+	put_file("stream", "flight", m.data, m.len);
+	free(m.data);
+	free_case(&fc);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -310,6 +330,7 @@ int main(int argc, char **argv)
 	scenarios();
 	pt();
 	full();
+	flight();
 	ksyms();
 	return failed;
 }

@@ -24,6 +24,8 @@ const char *nsight_chunk_type_name(uint32_t type)
 	case NSIGHT_CHUNK_KSYMS:	return "KSYMS";
 	case NSIGHT_CHUNK_PT:		return "PT";
 	case NSIGHT_CHUNK_KTEXT:	return "KTEXT";
+	case NSIGHT_CHUNK_TRIGGER:	return "TRIGGER";
+	case NSIGHT_CHUNK_SKIP:		return "SKIP";
 	default:			return NULL;
 	}
 }
@@ -292,6 +294,31 @@ static int read_padding(struct nsight_stream_reader *r, const struct nsight_chun
 	return 0;
 }
 
+int nsight_stream_has_chunk(FILE *f, uint32_t type)
+{
+	struct nsight_stream_hdr h;
+	struct nsight_chunk_hdr ch;
+	int found = 0;
+
+	if (ftello(f) != 0 || fseeko(f, 0, SEEK_SET))
+		return -1;
+	if (fread(&h, sizeof(h), 1, f) == 1 && !memcmp(h.magic, NSIGHT_STREAM_MAGIC, sizeof(h.magic)) &&
+	    h.hdr_size >= sizeof(h) && h.hdr_size <= NSIGHT_STREAM_HDR_MAX &&
+	    !fseeko(f, (off_t)h.hdr_size, SEEK_SET)) {
+		while (fread(&ch, sizeof(ch), 1, f) == 1 && ch.type != NSIGHT_CHUNK_END &&
+		       ch.size <= NSIGHT_STREAM_CHUNK_MAX) {
+			if (ch.type == type) {
+				found = 1;
+				break;
+			}
+			if (fseeko(f, (off_t)(ch.size + pad_len(ch.size)), SEEK_CUR))
+				break;
+		}
+	}
+	clearerr(f);
+	return fseeko(f, 0, SEEK_SET) ? -1 : found;
+}
+
 int nsight_stream_reader_init(struct nsight_stream_reader *r, FILE *f)
 {
 	struct nsight_stream_hdr *h = &r->hdr;
@@ -387,6 +414,27 @@ static int check_chunk_hdr(struct nsight_stream_reader *r, const struct nsight_c
 			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
 					       "RECORDS chunk at byte %" PRIu64 ": size %" PRIu64 " is not a multiple of %d",
 					       c->offset, c->size, NSIGHT_REC_ALIGN);
+		break;
+	case NSIGHT_CHUNK_SKIP:
+		if (c->cpu >= r->hdr.nr_cpus)
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "SKIP chunk at byte %" PRIu64 ": cpu %" PRIu32 " is not below the stream's %" PRIu32 " cpus",
+					       c->offset, c->cpu, r->hdr.nr_cpus);
+		if (c->size != sizeof(struct nsight_stream_skip))
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "SKIP chunk at byte %" PRIu64 ": size %" PRIu64 ", expected %zu",
+					       c->offset, c->size, sizeof(struct nsight_stream_skip));
+		break;
+	case NSIGHT_CHUNK_TRIGGER:
+		if (c->cpu != NSIGHT_CHUNK_NO_CPU)
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "%s chunk at byte %" PRIu64 ": cpu field is %" PRIu32 ", expected 0x%x",
+					       name, c->offset, c->cpu, NSIGHT_CHUNK_NO_CPU);
+		if (c->size < sizeof(struct nsight_stream_trigger) ||
+		    (c->size - sizeof(struct nsight_stream_trigger)) % NSIGHT_REC_ALIGN)
+			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
+					       "TRIGGER chunk at byte %" PRIu64 ": size %" PRIu64 " is not %zu and whole records",
+					       c->offset, c->size, sizeof(struct nsight_stream_trigger));
 		break;
 	case NSIGHT_CHUNK_STATUS:
 	case NSIGHT_CHUNK_PHC:

@@ -71,6 +71,14 @@ int nsight_stream_write_end(struct nsight_stream_writer *w);
 /* ---------------------------------------------------------------------- */
 /* Reader                                                                   */
 
+/*
+ * Whether the stream in @f, a seekable file at its start, has a chunk of
+ * @type, found by the chunk headers alone (payloads are seeked over, not
+ * read or checked). Returns 1 or 0 with @f back at its start; -1 when
+ * @f cannot be seeked (@f untouched) or cannot be put back.
+ */
+int nsight_stream_has_chunk(FILE *f, uint32_t type);
+
 /* A chunk returned by the reader; payload is valid until the next call. */
 struct nsight_chunk {
 	uint32_t type;
