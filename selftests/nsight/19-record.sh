@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # nsightctl record: the buffers drained while the capture runs, so that a
 # capture holds more than its buffers; the ways it stops (duration, size,
-# signal, a stop from elsewhere); the stream on a pipe.
+# signal, a stop from elsewhere); the stream on a pipe; one reader at a
+# time; the module held while it reads; loss told when it begins.
 . /lib/nsight/lib.sh
 
 S=/sys/kernel/nsight
@@ -19,7 +20,7 @@ churn() {
 # dumped BYTES from nsightctl's report on stderr (file $1).
 dumped() { awk '$2 == "dumped" { print $3 }' "$1"; }
 
-ktap_plan 15
+ktap_plan 19
 nsight_load
 ncpu=$(nproc)
 check "record --help" sh -c "nsightctl record --help | grep -q -- --max-size"
@@ -81,6 +82,46 @@ cat /tmp/int.err
 check "SIGINT ends a recording with a whole stream" sh -c "
 	[ $rc -eq 0 ] && [ \"\$(cat $S/enable)\" = 0 ] &&
 	nsight-analyze --strict /tmp/int.nsight | grep -q '^check: ok'"
+
+# A second reader is refused before it starts anything; rmmod is refused
+# while the first holds the buffers open; SIGINT twice still ends with a
+# whole stream.
+nsightctl record -o /tmp/two.nsight 2>/tmp/two.err &
+p=$!
+wait_until 60 0.5 grep -q 1 $S/enable
+nsightctl record -o /tmp/second.nsight --duration 1 2>/tmp/second.err
+rc2=$?
+rmmod nsight 2>/tmp/rmmod.err
+rmrc=$?
+churn 1
+kill -INT $p
+kill -INT $p
+wait $p
+rc=$?
+cat /tmp/second.err /tmp/rmmod.err /tmp/two.err
+check "a second record while one runs: exit 1, says why, no file" sh -c "
+	[ $rc2 -eq 1 ] && grep -q 'another nsightctl record or dump is reading' /tmp/second.err &&
+	[ ! -e /tmp/second.nsight ]"
+check "rmmod while a recording reads is refused" sh -c "[ $rmrc -ne 0 ] && [ -d $S ]"
+check "SIGINT twice: exit 0 and a whole stream" sh -c "
+	[ $rc -eq 0 ] && nsight-analyze --strict /tmp/two.nsight | grep -q '^check: ok'"
+
+# The reader stopped while the CPUs write: its buffers fill, and record
+# says when and where loss began.
+nsightctl record -o /tmp/stall.nsight 2>/tmp/stall.err &
+p=$!
+wait_until 60 0.5 grep -q 1 $S/enable
+kill -STOP $p
+churn 3
+kill -CONT $p
+sleep 2
+kill -INT $p
+wait $p
+rc=$?
+cat /tmp/stall.err
+check "loss is told: which CPU, and by when" sh -c "
+	[ $rc -eq 0 ] && grep -q 'cpu [0-9]* began dropping records by [0-9.]* s' /tmp/stall.err &&
+	nsight-analyze --strict /tmp/stall.nsight | grep -q '^check: ok'"
 
 nsightctl record -o /tmp/ext.nsight 2>/tmp/ext.err &
 p=$!

@@ -106,7 +106,8 @@ int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
 int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 			const struct nsight_analysis_opts *o, struct nsight_diag *d)
 {
-	struct nsight_summary_hook hook = { .record = on_record, .chunk = on_chunk, .ctx = a };
+	struct nsight_summary_hook hook = { .record = on_record, .chunk = on_chunk, .ctx = a,
+					    .cut_ok = true };
 	struct nsight_stream_reader r;
 	uint64_t *tail = NULL;
 	uint32_t i;

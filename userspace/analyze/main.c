@@ -250,8 +250,11 @@ static void usage(FILE *f)
 		"                        category is the matched name, '<outer>' for a\n"
 		"                        function the category of the context it ran in\n"
 		"\n"
-		"Exit status: 0 ok, 1 error (including a corrupt or truncated stream or\n"
-		"an invalid categories file), 2 usage error.\n", f);
+		"A stream cut short (Ctrl-C during a dump) is analysed up to the cut, with a\n"
+		"warning and a problem in the check.\n"
+		"\n"
+		"Exit status: 0 ok, 1 error (including a corrupt stream, problems with\n"
+		"--strict, or an invalid categories file), 2 usage error.\n", f);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -416,6 +419,7 @@ static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys,
 		fprintf(stderr, "nsight-analyze: %s: %s\n", o->dx.baseline, d.msg);
 		return NSIGHT_EXIT_FAIL;
 	}
+	nsight_summary_warn_cut(&b->sum, o->dx.baseline);
 	return NSIGHT_EXIT_OK;
 }
 
@@ -485,6 +489,7 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
 	}
+	nsight_summary_warn_cut(&a.sum, name);
 	if (o->pairs) {
 		ret = time_check(&a, name, o);
 		goto out;

@@ -246,6 +246,7 @@ static int load(struct nsight_analysis *a, const char *name, const struct nsight
 		nsight_analysis_fini(a);
 		return -1;
 	}
+	nsight_summary_warn_cut(&a->sum, name);
 	return 0;
 }
 

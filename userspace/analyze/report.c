@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "flow.h"
@@ -116,6 +117,7 @@ void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a)
 
 	for (i = 0; i < cap->n_phc; i++) {
 		const struct nsight_phc_sample *s;
+		int64_t drift, span;
 		ssize_t b;
 
 		if (!phc_first_of_kind(cap, i))
@@ -123,9 +125,18 @@ void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a)
 		b = nsight_phc_best(cap->phc, cap->n_phc, cap->phc[i].ifindex);
 		s = &cap->phc[b >= 0 ? (size_t)b : i];
 		fprintf(f, "phc: ptp%" PRIu32 " %s (ifindex %" PRIu32 ") %s, %zu readings, offset %" PRId64
-			" ns, window %" PRId64 " ns\n", s->phc_index, phc_ifname(s, name),
+			" ns, window %" PRId64 " ns", s->phc_index, phc_ifname(s, name),
 			s->ifindex, phc_method(s), phc_readings(cap, i),
 			nsight_phc_offset_ns(s), nsight_phc_window_ns(s));
+		/* Read again and again by nsightctl record: how it moved. */
+		if (nsight_phc_drift(cap->phc, cap->n_phc, s->ifindex, &drift, &span)) {
+			double ppm = 1e6 * (double)drift / (double)span;
+
+			fprintf(f, ", drift %+" PRId64 " ns over %.1f s (%+.3f ppm)%s", drift,
+				span / 1e9, ppm, fabs(ppm) > 1000 ?
+				": it does not run at the system clock's rate" : ", interpolated");
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -315,6 +326,7 @@ static struct json_object *phc_json(const struct nsight_analysis *a, int *err)
 	for (i = 0; i < cap->n_phc; i++) {
 		const struct nsight_phc_sample *s;
 		struct json_object *o;
+		int64_t drift, span;
 		ssize_t b;
 
 		if (!phc_first_of_kind(cap, i))
@@ -329,6 +341,10 @@ static struct json_object *phc_json(const struct nsight_analysis *a, int *err)
 		jo_add_u64(o, "readings", phc_readings(cap, i), err);
 		jo_add_i64(o, "offset_ns", nsight_phc_offset_ns(s), err);
 		jo_add_i64(o, "window_ns", nsight_phc_window_ns(s), err);
+		if (nsight_phc_drift(cap->phc, cap->n_phc, s->ifindex, &drift, &span)) {
+			jo_add_i64(o, "drift_ns", drift, err);
+			jo_add_i64(o, "drift_span_ns", span, err);
+		}
 		jo_push(arr, o, err);
 	}
 	return arr;

@@ -231,7 +231,14 @@ int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summar
 		if (ret < 0)
 			return ret;
 	}
-	if (ret < 0) {
+	if (ret == -NSIGHT_E_TRUNCATED && hook && hook->cut_ok) {
+		s->cut = true;
+		s->cut_at = r->offset;
+		snprintf(s->cut_msg, sizeof(s->cut_msg), "%s", r->diag.msg);
+		ret = add_problem(s, NSIGHT_PROB_CUT, NSIGHT_CHUNK_NO_CPU, r->offset, 0, 0, d);
+		if (ret < 0)
+			return ret;
+	} else if (ret < 0) {
 		*d = r->diag;
 		return ret;
 	}
@@ -261,6 +268,7 @@ const char *nsight_problem_kind_name(enum nsight_problem_kind kind)
 	case NSIGHT_PROB_SEQ_START:	return "seq_start";
 	case NSIGHT_PROB_SEQ_GAP:	return "seq_gap";
 	case NSIGHT_PROB_FIRST_REC:	return "first_record";
+	case NSIGHT_PROB_CUT:		return "cut";
 	}
 	return "unknown";
 }
@@ -303,10 +311,21 @@ void nsight_problem_format(const struct nsight_problem *p, char *buf, size_t len
 		snprintf(buf, len, "cpu %" PRIu32 ": first record is %s, not a sub-buffer header",
 			 p->cpu, name);
 		break;
+	case NSIGHT_PROB_CUT:
+		snprintf(buf, len, "the stream is cut short at byte %" PRIu64
+			 ": only the chunks before it were read", p->a);
+		break;
 	default:
 		snprintf(buf, len, "cpu %" PRIu32 ": problem %d", p->cpu, (int)p->kind);
 		break;
 	}
+}
+
+void nsight_summary_warn_cut(const struct nsight_summary *s, const char *name)
+{
+	if (s->cut)
+		fprintf(stderr, "nsight-analyze: %s: warning: %s; analysed the %" PRIu64
+			" whole chunks before it\n", name, s->cut_msg, s->chunks);
 }
 
 double nsight_summary_span_seconds(const struct nsight_summary *s)

@@ -43,6 +43,7 @@ enum nsight_problem_kind {
 	NSIGHT_PROB_SEQ_START,	/* a: the first sub-buffer's seq (not 0) */
 	NSIGHT_PROB_SEQ_GAP,	/* a: previous seq, b: this seq */
 	NSIGHT_PROB_FIRST_REC,	/* a: type of a CPU's first record (not SUBBUF) */
+	NSIGHT_PROB_CUT,	/* a: byte where the stream ends early (cut_ok) */
 };
 
 struct nsight_problem {
@@ -78,6 +79,10 @@ struct nsight_summary {
 	struct nsight_summary_cpu *cpus;	/* nr_cpus entries */
 	uint64_t *type_counts;		/* 65536 entries, indexed by hdr.type */
 
+	bool cut;			/* ended early; analysed up to @cut_at */
+	uint64_t cut_at;
+	char cut_msg[NSIGHT_DIAG_LEN];	/* the reader's message */
+
 	uint64_t n_problems;		/* all found */
 	size_t n_kept;			/* in @problems */
 	struct nsight_problem *problems;
@@ -106,6 +111,12 @@ struct nsight_summary_hook {
 	int (*chunk)(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d);
 	void *ctx;
 	int (*records)(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d);
+	/*
+	 * A stream cut short (Ctrl-C during a dump, a full disk) ends the
+	 * read at the last whole chunk instead of failing: s->cut, and a
+	 * NSIGHT_PROB_CUT problem.
+	 */
+	bool cut_ok;
 };
 
 int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summary *s,
@@ -116,6 +127,12 @@ void nsight_summary_fini(struct nsight_summary *s);
 void nsight_problem_format(const struct nsight_problem *p, char *buf, size_t len);
 /* Short name of a problem kind for JSON ("records", "seq_gap", ...). */
 const char *nsight_problem_kind_name(enum nsight_problem_kind kind);
+
+/*
+ * A stream cut short, on stderr: "nsight-analyze: NAME: warning: ...".
+ * Nothing when @s is whole.
+ */
+void nsight_summary_warn_cut(const struct nsight_summary *s, const char *name);
 
 /* Span in seconds, or a negative number when tsc_hz is 0 or no records. */
 double nsight_summary_span_seconds(const struct nsight_summary *s);

@@ -205,7 +205,7 @@ static int spool(struct nsight_windows *w, FILE *in, struct nsight_diag *d)
 int nsight_windows_open(struct nsight_windows *w, FILE *in, struct nsight_diag *d)
 {
 	struct nsight_summary_hook hook = { .record = idx_record, .chunk = idx_chunk, .ctx = w,
-					    .records = idx_records };
+					    .records = idx_records, .cut_ok = true };
 	struct nsight_stream_reader r;
 	uint32_t n;
 	int err;

@@ -267,6 +267,7 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
 	}
+	nsight_summary_warn_cut(&w.sum, name);
 	ret = print_summary(&w, name, o);
 	while (!ret && w.next < w.n_windows) {
 		ret = one_window(&w, name, o);

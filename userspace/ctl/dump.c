@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -186,6 +187,29 @@ int nsight_dump_buffers(struct nsight_stream_writer *w, const struct nsight_dump
 	return 0;
 }
 
+int nsight_readers_lock(const char *debugfs, int *fd, struct nsight_diag *d)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/nsight", debugfs);
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
+		return nsight_diag_set(d, errno, "%s: %s (is debugfs mounted at %s and the module loaded?)",
+				       path, strerror(errno), debugfs);
+	if (flock(*fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		close(*fd);
+		*fd = -1;
+		if (e == EWOULDBLOCK)
+			return nsight_diag_set(d, EBUSY,
+					       "another nsightctl record or dump is reading %s; one reader at a time",
+					       path);
+		return nsight_diag_set(d, e, "%s: cannot lock: %s", path, strerror(e));
+	}
+	return 0;
+}
+
 static void fill_header(struct nsight_stream_hdr *h, const struct nsight_status *st)
 {
 	struct timespec ts;
@@ -203,7 +227,7 @@ static void fill_header(struct nsight_stream_hdr *h, const struct nsight_status 
 }
 
 /* Sample the PHCs and write their chunk; only a write error is an error. */
-static int dump_phc(struct nsight_stream_writer *w, const struct nsight_phc_opts *po,
+int nsight_dump_phc(struct nsight_stream_writer *w, const struct nsight_phc_opts *po,
 		    struct nsight_dump_result *res, struct nsight_diag *d)
 {
 	struct nsight_diag pd = { 0 };
@@ -292,7 +316,7 @@ int nsight_dump_finish(struct nsight_stream_writer *w, const struct nsight_dump_
 		cs[i].records_dropped = c->records_dropped;
 		cs[i].buffer_used = c->buffer_used;
 	}
-	err = o->phc ? dump_phc(w, o->phc, res, d) : 0;
+	err = o->phc ? nsight_dump_phc(w, o->phc, res, d) : 0;
 	if (!err && o->kallsyms) {
 		struct nsight_diag kd = { 0 };
 		int kret = nsight_dump_ksyms(w, o->kallsyms, &res->ksyms, &kd);
@@ -479,7 +503,7 @@ int cmd_dump(int argc, char **argv)
 	struct nsight_diag d = { 0 };
 	struct nsight_dump_cli cli;
 	struct nsight_nl nl;
-	int c, err, ret = NSIGHT_EXIT_OK;
+	int c, err, ret = NSIGHT_EXIT_OK, lock = -1;
 
 	nsight_dump_cli_init(&cli);
 	while ((c = cli_getopt(argc, argv, "o:d:zh", opts)) != -1) {
@@ -503,6 +527,8 @@ int cmd_dump(int argc, char **argv)
 	if (!err && before.enabled)
 		err = nsight_diag_set(&d, EBUSY, "capture is running; run 'nsightctl stop' first");
 	if (!err)
+		err = nsight_readers_lock(cli.o.debugfs, &lock, &d);
+	if (!err)
 		err = nsight_dump_cli_open(&cli, &d);
 	if (!err) {
 		err = nsight_dump(&cli.w, &cli.o, &before, nl_status, &nl, &after, &res, &d);
@@ -511,6 +537,8 @@ int cmd_dump(int argc, char **argv)
 			nsight_dump_report(&after, &res);
 	}
 	nsight_nl_close(&nl);
+	if (lock >= 0)
+		close(lock);
 	if (err)
 		ret = cli_fail(&d);
 	else if (res.lost_bytes)

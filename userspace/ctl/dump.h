@@ -116,6 +116,22 @@ int nsight_dump_buffers(struct nsight_stream_writer *w, const struct nsight_dump
 			uint32_t nr_cpus, struct nsight_dump_result *res,
 			struct nsight_diag *d);
 
+/*
+ * Take the lock that one nsightctl reader of <debugfs>/nsight at a time
+ * holds (flock on the directory), so that two readers never split a
+ * CPU's sub-buffers between them. *@fd gets the descriptor to close
+ * (which releases it). -EBUSY when another holds it.
+ */
+int nsight_readers_lock(const char *debugfs, int *fd, struct nsight_diag *d);
+
+/*
+ * Read every PHC against CLOCK_REALTIME (@po) and write a PHC chunk if any
+ * could be read: clocks that cannot be read are @po->warn()ings; only a
+ * write error is an error. @res gets the counts.
+ */
+int nsight_dump_phc(struct nsight_stream_writer *w, const struct nsight_phc_opts *po,
+		    struct nsight_dump_result *res, struct nsight_diag *d);
+
 typedef int (*nsight_status_fn)(void *ctx, struct nsight_status *st, struct nsight_diag *d);
 
 /*

@@ -8,7 +8,8 @@
  * there is one; the sub-buffer being written is read once the capture is
  * stopped. The stream is the one 'nsightctl dump' writes: header, RECORDS
  * chunks (here interleaved between CPUs, each CPU's in order), PHC, KSYMS,
- * PT, STATUS, END.
+ * PT, STATUS, END; with a PHC chunk also at the start and every 10 s, so
+ * that each NIC clock's drift over the capture is known.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,12 +31,23 @@
 /* Between polls at most; a CPU's pull reads at most this much at once. */
 #define RECORD_POLL_MS		100
 #define RECORD_PULL_BUDGET	(8U << 20)
+/* How often the PTP hardware clocks are read while recording. */
+#define RECORD_PHC_NS		(10ULL * 1000000000ULL)
 
 static volatile sig_atomic_t record_stop;
 
 static void on_stop_signal(int sig)
 {
+	static const char again[] =
+		"\nnsightctl record: stopping: reading the last sub-buffers and ending the stream\n";
+
 	(void)sig;
+	/*
+	 * A second signal while the stream is being finished: say why it goes
+	 * on (stopping halfway would leave a stream cut short).
+	 */
+	if (record_stop && write(STDERR_FILENO, again, sizeof(again) - 1) < 0)
+		return;
 	record_stop = 1;
 }
 
@@ -54,6 +66,24 @@ static int send_cmd(struct nsight_nl *nl, uint8_t cmd, struct nsight_diag *d)
 	if (!msg)
 		return nsight_diag_set(d, ENOMEM, "out of memory");
 	return nsight_nl_request(nl, msg, NULL, NULL, d);
+}
+
+/*
+ * A PHC chunk now (the last one is nsight_dump_finish()'s): readings over
+ * the whole capture let nsight-analyze follow each PHC's drift. Quiet: a
+ * clock that cannot be read is warned about once, at the end.
+ */
+static int record_phc(struct nsight_stream_writer *w, const struct nsight_dump_opts *o,
+		      struct nsight_diag *d)
+{
+	struct nsight_phc_opts quiet;
+	struct nsight_dump_result r = { 0 };
+
+	if (!o->phc)
+		return 0;
+	quiet = *o->phc;
+	quiet.warn = NULL;
+	return nsight_dump_phc(w, &quiet, &r, d);
 }
 
 static int nl_status(void *ctx, struct nsight_status *st, struct nsight_diag *d)
@@ -90,6 +120,26 @@ static int open_cpus(const struct nsight_dump_opts *o, uint32_t nr_cpus,
 	return n;
 }
 
+/*
+ * The first drops of each CPU, once: when (seen by the status of each
+ * second) and where loss began. The kernel also multicasts BUFFER_FULL.
+ */
+static void loss_began(const struct nsight_status *st, uint32_t nr_cpus, bool *told,
+		       uint64_t elapsed_ns, bool progress_line)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_cpus; i++) {
+		const struct nsight_status_cpu *c = &st->cpus[i];
+
+		if (c->id >= nr_cpus || told[c->id] || !c->records_dropped)
+			continue;
+		told[c->id] = true;
+		fprintf(stderr, "%snsightctl record: cpu %" PRIu32 " began dropping records by %.1f s: its buffer filled faster than it was read (%" PRIu64 " dropped so far)\n",
+			progress_line ? "\n" : "", c->id, (double)elapsed_ns / 1e9, c->records_dropped);
+	}
+}
+
 static void progress(const struct nsight_record_result *rr, const struct nsight_flight *fl,
 		     uint64_t elapsed_ns, bool last)
 {
@@ -112,12 +162,17 @@ int nsight_record(struct nsight_nl *nl, struct nsight_stream_writer *w,
 	struct nsight_flight flight, *fl = NULL;
 	char (*paths)[4096] = NULL;
 	struct pollfd *pfd = NULL;
-	uint64_t start, last_progress = 0;
-	int n = 0, i, err;
+	uint64_t start, last_progress = 0, last_phc;
+	bool *loss_told = NULL;
+	int n = 0, i, err, lock = -1;
 
 	memset(after, 0, sizeof(*after));
 	memset(res, 0, sizeof(*res));
 	memset(rr, 0, sizeof(*rr));
+	/* Before anything is started: a second reader would split the sub-buffers. */
+	err = nsight_readers_lock(o->debugfs, &lock, d);
+	if (err)
+		goto out;
 	err = nsight_status_get(nl, &st, d);
 	if (err)
 		goto out;
@@ -137,14 +192,18 @@ int nsight_record(struct nsight_nl *nl, struct nsight_stream_writer *w,
 	dr = calloc(before.nr_cpus ? before.nr_cpus : 1, sizeof(*dr));
 	paths = calloc(before.nr_cpus ? before.nr_cpus : 1, sizeof(*paths));
 	pfd = calloc(before.nr_cpus ? before.nr_cpus : 1, sizeof(*pfd));
-	if (!res->cpus || !dr || !paths || !pfd) {
+	loss_told = calloc(before.nr_cpus ? before.nr_cpus : 1, sizeof(*loss_told));
+	if (!res->cpus || !dr || !paths || !pfd || !loss_told) {
 		err = nsight_diag_set(d, ENOMEM, "out of memory");
 		goto stop;
 	}
 	res->nr_cpus = before.nr_cpus;
 	err = nsight_dump_header(w, &before, d);
+	if (!err)
+		err = record_phc(w, o, d);
 	if (err)
 		goto stop;
+	last_phc = now_ns();
 	n = open_cpus(o, before.nr_cpus, res, dr, paths, d);
 	if (n < 0) {
 		err = n;
@@ -181,6 +240,7 @@ int nsight_record(struct nsight_nl *nl, struct nsight_stream_writer *w,
 			rr->records_written = st.records_written;
 			rr->records_dropped = st.records_dropped;
 			rr->bytes_written = w->offset;
+			loss_began(&st, before.nr_cpus, loss_told, t - start, ro->progress);
 			if (ro->progress)
 				progress(rr, fl, t - start, false);
 			if (!st.enabled) {
@@ -188,6 +248,12 @@ int nsight_record(struct nsight_nl *nl, struct nsight_stream_writer *w,
 				break;
 			}
 			last_progress = t;
+		}
+		if (t - last_phc >= RECORD_PHC_NS) {
+			err = record_phc(w, o, d);
+			if (err)
+				goto stop;
+			last_phc = t;
 		}
 		if (poll(pfd, (nfds_t)n, RECORD_POLL_MS) < 0 && errno != EINTR) {
 			err = nsight_diag_set(d, errno, "poll: %s", strerror(errno));
@@ -241,6 +307,9 @@ stop:
 		nsight_drain_free(&dr[i]);
 	}
 out:
+	if (lock >= 0)
+		close(lock);
+	free(loss_told);
 	free(dr);
 	free(paths);
 	free(pfd);

@@ -33,26 +33,26 @@ static void msg_sock(struct nsight_msg *m, const struct lt_sock *s)
 /*
  * Hardware NIC time of instance @in, when a PHC sample of its interface
  * converts it: realtime = hw_tstamp + (sample's realtime - PHC time), then
- * monotonic through the offset in force at its record. One sample per
- * interface is taken at dump time, so this assumes the PHC kept its offset
- * (phc2sys); a time after the packet's first software record, or more than
- * HW_MAX_LEAD_NS before it, is not used.
+ * monotonic through the offset in force at its record. The sample's offset
+ * is interpolated between the readings nsightctl record takes every few
+ * seconds (nsight_phc_offset_at()); a dump reads once, at its end, which
+ * assumes the PHC kept its offset (phc2sys). A time after the packet's
+ * first software record, or more than HW_MAX_LEAD_NS before it, is not used.
  */
 static void nic_hw_time(struct lt_build *b, const struct lt_inst *in, struct nsight_msg_time *t)
 {
 	const struct nsight_capture *cap = b->cap;
 	const struct nsight_rec_pkt *p;
-	int64_t real_sw, mono_sw, offs, real, mono, lead;
-	ssize_t k;
+	int64_t real_sw, mono_sw, offs, real, mono, lead, phc_offs;
 
 	if (in->hw == NONE)
 		return;
 	p = &cap->pkts[in->hw].r;
-	k = nsight_phc_best(cap->phc, cap->n_phc, p->ifindex);
-	if (k < 0 || !nsight_tc_convert(b->tc, t->tsc, NSIGHT_CLOCK_REALTIME, &real_sw) ||
+	if (!nsight_phc_offset_at(cap->phc, cap->n_phc, p->ifindex, p->hw_tstamp, &phc_offs) ||
+	    !nsight_tc_convert(b->tc, t->tsc, NSIGHT_CLOCK_REALTIME, &real_sw) ||
 	    !nsight_tc_convert(b->tc, t->tsc, NSIGHT_CLOCK_MONOTONIC, &mono_sw) ||
 	    __builtin_sub_overflow(real_sw, mono_sw, &offs) ||
-	    __builtin_add_overflow(p->hw_tstamp, nsight_phc_offset_ns(&cap->phc[k]), &real) ||
+	    __builtin_add_overflow(p->hw_tstamp, phc_offs, &real) ||
 	    __builtin_sub_overflow(real, offs, &mono) ||
 	    __builtin_sub_overflow(mono_sw, mono, &lead) || lead < 0 || lead > HW_MAX_LEAD_NS) {
 		b->lt->hw_unused++;

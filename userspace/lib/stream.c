@@ -619,6 +619,135 @@ int64_t nsight_phc_offset_ns(const struct nsight_phc_sample *s)
 	return (int64_t)(mid - (uint64_t)s->phc_ns);
 }
 
+static bool phc_valid(const struct nsight_phc_sample *s, uint32_t ifindex)
+{
+	return s->ifindex == ifindex && nsight_phc_window_ns(s) >= 0;
+}
+
+/*
+ * The narrowest valid sample of @ifindex with phc_ns in [@lo, @hi]; -1 if
+ * none.
+ */
+static ssize_t phc_best_in(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
+			   int64_t lo, int64_t hi)
+{
+	ssize_t best = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!phc_valid(&s[i], ifindex) || s[i].phc_ns < lo || s[i].phc_ns > hi)
+			continue;
+		if (best < 0 || nsight_phc_window_ns(&s[i]) < nsight_phc_window_ns(&s[best]))
+			best = (ssize_t)i;
+	}
+	return best;
+}
+
+/* The reading nearest @phc_ns from below (@below) or above: its best sample. */
+static ssize_t phc_reading(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
+			   int64_t phc_ns, bool below)
+{
+	bool found = false;
+	int64_t edge = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!phc_valid(&s[i], ifindex) || (below ? s[i].phc_ns > phc_ns : s[i].phc_ns < phc_ns))
+			continue;
+		if (!found || (below ? s[i].phc_ns > edge : s[i].phc_ns < edge))
+			edge = s[i].phc_ns;
+		found = true;
+	}
+	if (!found)
+		return -1;
+	if (below)
+		return phc_best_in(s, n, ifindex, edge < INT64_MIN + NSIGHT_PHC_GROUP_NS ? INT64_MIN :
+						  edge - NSIGHT_PHC_GROUP_NS, edge);
+	return phc_best_in(s, n, ifindex, edge,
+			   edge > INT64_MAX - NSIGHT_PHC_GROUP_NS ? INT64_MAX : edge + NSIGHT_PHC_GROUP_NS);
+}
+
+/* @b - @a in 128 bits: PHC times and offsets come from the stream as they are. */
+static __int128 phc_diff(int64_t b, int64_t a)
+{
+	return (__int128)b - (__int128)a;
+}
+
+bool nsight_phc_offset_at(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
+			  int64_t phc_ns, int64_t *offset)
+{
+	ssize_t lo = phc_reading(s, n, ifindex, phc_ns, true);
+	ssize_t hi = phc_reading(s, n, ifindex, phc_ns, false);
+	__int128 v;
+
+	if (lo < 0 && hi < 0)
+		return false;
+	if (lo < 0 || hi < 0 || lo == hi ||
+	    phc_diff(s[hi].phc_ns, s[lo].phc_ns) < NSIGHT_PHC_GROUP_NS) {
+		/* One reading: its narrowest sample, as nsight_phc_best(). */
+		ssize_t b = lo < 0 ? hi : hi < 0 ? lo :
+			    nsight_phc_window_ns(&s[lo]) <= nsight_phc_window_ns(&s[hi]) ? lo : hi;
+
+		*offset = nsight_phc_offset_ns(&s[b]);
+		return true;
+	}
+	/* lo <= phc_ns <= hi: the product stays below 2^126 when the change does 2^62. */
+	v = phc_diff(nsight_phc_offset_ns(&s[hi]), nsight_phc_offset_ns(&s[lo]));
+	if (v > ((__int128)1 << 62) || v < -((__int128)1 << 62))
+		return false;
+	v = v * phc_diff(phc_ns, s[lo].phc_ns) / phc_diff(s[hi].phc_ns, s[lo].phc_ns) +
+	    nsight_phc_offset_ns(&s[lo]);
+	if (v > INT64_MAX || v < INT64_MIN)
+		return false;
+	*offset = (int64_t)v;
+	return true;
+}
+
+/* The first (@last false) or last reading of @ifindex in system time: its best sample. */
+static ssize_t phc_reading_sys(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
+			       bool last)
+{
+	ssize_t best = -1;
+	bool found = false;
+	int64_t edge = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!phc_valid(&s[i], ifindex))
+			continue;
+		if (!found || (last ? s[i].sys_before_ns > edge : s[i].sys_before_ns < edge))
+			edge = s[i].sys_before_ns;
+		found = true;
+	}
+	for (i = 0; found && i < n; i++) {
+		if (!phc_valid(&s[i], ifindex) ||
+		    phc_diff(last ? edge : s[i].sys_before_ns, last ? s[i].sys_before_ns : edge) >
+		    NSIGHT_PHC_GROUP_NS)
+			continue;
+		if (best < 0 || nsight_phc_window_ns(&s[i]) < nsight_phc_window_ns(&s[best]))
+			best = (ssize_t)i;
+	}
+	return best;
+}
+
+bool nsight_phc_drift(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
+		      int64_t *drift_ns, int64_t *span_ns)
+{
+	ssize_t first = phc_reading_sys(s, n, ifindex, false);
+	ssize_t last = phc_reading_sys(s, n, ifindex, true);
+	__int128 drift, span;
+
+	if (first < 0 || last < 0)
+		return false;
+	span = phc_diff(s[last].sys_before_ns, s[first].sys_before_ns);
+	drift = phc_diff(nsight_phc_offset_ns(&s[last]), nsight_phc_offset_ns(&s[first]));
+	if (span < NSIGHT_PHC_GROUP_NS || span > INT64_MAX || drift > INT64_MAX || drift < INT64_MIN)
+		return false;
+	*drift_ns = (int64_t)drift;
+	*span_ns = (int64_t)span;
+	return true;
+}
+
 ssize_t nsight_phc_best(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex)
 {
 	ssize_t best = -1;

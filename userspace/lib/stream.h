@@ -159,4 +159,29 @@ int64_t nsight_phc_window_ns(const struct nsight_phc_sample *s);
  */
 ssize_t nsight_phc_best(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex);
 
+/* Samples whose readings began within this of each other are one reading. */
+#define NSIGHT_PHC_GROUP_NS	1000000000LL
+
+/*
+ * The offset (CLOCK_REALTIME - PHC) of interface @ifindex's clock at PHC
+ * time @phc_ns. nsightctl record reads the PHCs every few seconds: each
+ * reading (samples within NSIGHT_PHC_GROUP_NS) stands by its narrowest
+ * window; between two readings the offset is interpolated linearly in PHC
+ * time, which follows the PHC's drift against the system clock during the
+ * capture; before the first or after the last, that reading's offset.
+ * With one reading (nsightctl dump) this is nsight_phc_best()'s. Returns
+ * false when no sample of @ifindex is valid.
+ */
+bool nsight_phc_offset_at(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
+			  int64_t phc_ns, int64_t *offset);
+
+/*
+ * The drift of @ifindex's clock over the capture: the offset of its last
+ * reading minus that of its first (ns), over the system time between them
+ * (*@span_ns). A PHC that does not run gains a second a second. False with
+ * fewer than two readings (at least NSIGHT_PHC_GROUP_NS apart).
+ */
+bool nsight_phc_drift(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
+		      int64_t *drift_ns, int64_t *span_ns);
+
 #endif /* NSIGHT_STREAM_H */

@@ -262,6 +262,75 @@ static void test_phc_best(void)
 	CHECK(nsight_phc_best(s, 0, 2) == -1);
 }
 
+/* A sample of ifindex 2 read at PHC time @phc with offset @off, window @w. */
+static struct nsight_phc_sample at(int64_t phc, int64_t off, int64_t w)
+{
+	return (struct nsight_phc_sample){ .ifindex = 2, .phc_ns = phc,
+					   .sys_before_ns = phc + off - w / 2,
+					   .sys_after_ns = phc + off - w / 2 + w };
+}
+
+/* Readings every 10 s: offsets interpolated between them, nearest outside. */
+static void test_phc_offset_at(void)
+{
+	const int64_t S = 1000000000LL;
+	struct nsight_phc_sample s[7];
+	int64_t off = 0, drift = 0, span = 0;
+
+	/* A reading of two samples at 10 s (the narrower one counts), ... */
+	s[0] = at(10 * S, 1000, 400);
+	s[1] = at(10 * S + 2000, 1100, 100);
+	/* ... one at 20 s, one at 30 s; another interface; one running backwards. */
+	s[2] = at(20 * S, 2100, 100);
+	s[3] = at(30 * S, 600, 100);
+	s[4] = at(25 * S, 99999, 10);
+	s[4].ifindex = 3;
+	s[5] = at(15 * S, 77777, 10);
+	s[5].sys_after_ns = s[5].sys_before_ns - 1;
+	s[6] = at(30 * S + 500, 650, 300);
+
+	CHECK(nsight_phc_offset_at(s, 7, 2, 5 * S, &off));
+	CHECK(off == 1100);			/* before the first reading: it */
+	CHECK(nsight_phc_offset_at(s, 7, 2, 15 * S + 1000, &off));
+	CHECK(off == 1600);			/* halfway from 1100 to 2100 */
+	CHECK(nsight_phc_offset_at(s, 7, 2, 25 * S, &off));
+	CHECK(off == 1350);			/* halfway from 2100 to 600 */
+	CHECK(nsight_phc_offset_at(s, 7, 2, 40 * S, &off));
+	CHECK(off == 600);			/* after the last: it */
+	CHECK(nsight_phc_offset_at(s, 7, 2, 20 * S, &off));
+	CHECK(off == 2100);
+	CHECK(nsight_phc_offset_at(s, 7, 3, 0, &off));
+	CHECK(off == 99999);
+	CHECK(!nsight_phc_offset_at(s, 7, 4, 0, &off));
+	CHECK(!nsight_phc_offset_at(s, 0, 2, 0, &off));
+
+	/* One reading (a dump): nsight_phc_best()'s sample wherever the time. */
+	CHECK(nsight_phc_offset_at(s, 2, 2, 0, &off));
+	CHECK(off == nsight_phc_offset_ns(&s[nsight_phc_best(s, 2, 2)]));
+	CHECK(nsight_phc_offset_at(s, 2, 2, 10 * S + 1000, &off));
+	CHECK(off == 1100);
+
+	CHECK(nsight_phc_drift(s, 7, 2, &drift, &span));
+	/* s[1] to s[3], in system time */
+	CHECK(drift == -500 && span == s[3].sys_before_ns - s[1].sys_before_ns);
+	CHECK(!nsight_phc_drift(s, 2, 2, &drift, &span));	/* one reading */
+
+	/* Extreme values from a damaged stream: no overflow, no answer. */
+	s[0] = at(INT64_MIN / 2, INT64_MAX / 2, 0);
+	s[1] = at(INT64_MAX / 2, -(INT64_MAX / 2), 0);
+	CHECK(!nsight_phc_offset_at(s, 2, 2, 0, &off));
+	s[0].sys_before_ns = INT64_MIN;
+	s[1].sys_before_ns = INT64_MAX - 10;
+	s[1].sys_after_ns = INT64_MAX;
+	CHECK(!nsight_phc_drift(s, 2, 2, &drift, &span));
+
+	/* A PHC that does not run (QEMU's e1000e): a second a second. */
+	s[0] = at(7 * S, 100, 10);
+	s[1] = at(7 * S, 100 + 13 * S, 10);
+	CHECK(nsight_phc_drift(s, 2, 2, &drift, &span));
+	CHECK(drift == 13 * S && span == 13 * S);
+}
+
 KTAP_MAIN(
 	KTAP_TEST(test_phc_roundtrip),
 	KTAP_TEST(test_phc_empty_chunk),
@@ -272,4 +341,5 @@ KTAP_MAIN(
 	KTAP_TEST(test_phc_names),
 	KTAP_TEST(test_phc_offset),
 	KTAP_TEST(test_phc_best),
+	KTAP_TEST(test_phc_offset_at),
 )
