@@ -67,6 +67,7 @@ void nsight_report_time_text(FILE *f, const struct nsight_analysis *a, enum nsig
 		fprintf(f, "; %" PRIu64 " timekeeper records ignored (invalid parameters)", tc->n_invalid);
 	fputc('\n', f);
 	nsight_report_phc_text(f, a);
+	nsight_report_loss_text(f, a);
 }
 
 /*
@@ -138,6 +139,82 @@ void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a)
 		}
 		fputc('\n', f);
 	}
+}
+
+/* TSC @tsc in seconds from the capture's first record. */
+static double since_start(const struct nsight_analysis *a, uint64_t tsc)
+{
+	uint64_t hz = a->sum.hdr.tsc_hz ? a->sum.hdr.tsc_hz : 1;
+
+	return tsc > a->sum.tsc_first ? (double)(tsc - a->sum.tsc_first) / (double)hz : 0;
+}
+
+void nsight_report_loss_text(FILE *f, const struct nsight_analysis *a)
+{
+	const struct nsight_capture *cap = &a->cap;
+	size_t i;
+	uint32_t c;
+
+	if (!a->sum.dropped)
+		return;
+	fprintf(f, "loss: %" PRIu64 " records lost; messages with a stage there are incomplete or"
+		" left out of the diagnosis\n", a->sum.dropped);
+	for (i = 0; i < cap->n_drops; i++) {
+		const struct nsight_drop_window *w = &cap->drops[i];
+
+		fprintf(f, "  cpu %" PRIu32 ": %" PRIu64 " between +%.6f s and +%.6f s\n", w->cpu,
+			w->dropped, since_start(a, w->from), since_start(a, w->to));
+	}
+	for (c = 0; c < a->sum.nr_cpus && cap->cpus; c++)
+		if (a->sum.cpus[c].dropped_after)
+			fprintf(f, "  cpu %" PRIu32 ": %" PRIu64 " after its last record, +%.6f s\n", c,
+				a->sum.cpus[c].dropped_after, since_start(a, cap->cpus[c].max_tsc));
+}
+
+/* @tsc as @clk ns, or null when it cannot be converted. */
+static void add_time(struct json_object *o, const char *key, const struct nsight_analysis *a,
+		     enum nsight_clockid clk, uint64_t tsc, int *err)
+{
+	int64_t ns;
+
+	if (nsight_tc_convert(&a->tc, tsc, clk, &ns))
+		jo_add_i64(o, key, ns, err);
+	else
+		jo_add_null(o, key, err);
+}
+
+/* Where each CPU lost records: [{cpu, dropped, from_ns, to_ns}], to_ns null after the last. */
+static struct json_object *loss_json(const struct nsight_analysis *a, enum nsight_clockid clk,
+				     int *err)
+{
+	const struct nsight_capture *cap = &a->cap;
+	struct json_object *arr = json_object_new_array();
+	size_t i;
+	uint32_t c;
+
+	for (i = 0; i < cap->n_drops; i++) {
+		const struct nsight_drop_window *w = &cap->drops[i];
+		struct json_object *o = json_object_new_object();
+
+		jo_add_u64(o, "cpu", w->cpu, err);
+		jo_add_u64(o, "dropped", w->dropped, err);
+		add_time(o, "from_ns", a, clk, w->from, err);
+		add_time(o, "to_ns", a, clk, w->to, err);
+		jo_push(arr, o, err);
+	}
+	for (c = 0; c < a->sum.nr_cpus && cap->cpus; c++) {
+		struct json_object *o;
+
+		if (!a->sum.cpus[c].dropped_after)
+			continue;
+		o = json_object_new_object();
+		jo_add_u64(o, "cpu", c, err);
+		jo_add_u64(o, "dropped", a->sum.cpus[c].dropped_after, err);
+		add_time(o, "from_ns", a, clk, cap->cpus[c].max_tsc, err);
+		jo_add_null(o, "to_ns", err);
+		jo_push(arr, o, err);
+	}
+	return arr;
 }
 
 static void print_reasons(FILE *f, const uint64_t *by_reason)
@@ -506,6 +583,7 @@ int nsight_report_add_json(struct json_object *o, const struct nsight_analysis *
 	int err = 0;
 
 	jo_add(o, "time", time_json(a, clk, &err), &err);
+	jo_add(o, "loss", loss_json(a, clk, &err), &err);
 	jo_add(o, "latency", latency_json(a, &err), &err);
 	if (messages) {
 		struct json_object *arr = json_object_new_array();

@@ -16,6 +16,12 @@
 #include "timecheck.h"
 
 void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a);
+/*
+ * Where records were lost, per CPU: "loss: N records lost ..." and a line
+ * per span (between two records of the CPU, or after its last); nothing
+ * when no record was lost.
+ */
+void nsight_report_loss_text(FILE *f, const struct nsight_analysis *a);
 void nsight_report_time_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk);
 void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a);
 /* Complete messages by direction and id, then the incomplete ones. */

@@ -255,6 +255,32 @@ static void test_json(void)
 	cli_result_free(&r);
 }
 
+/* Where records were lost: a line per span, and "loss" in JSON. */
+static void test_loss_spans(void)
+{
+	static const char *const seed = "fuzz/corpus/window/seed-drop";
+	struct json_object *j, *loss;
+	struct cli_result r;
+
+	cli_run(&cli, &r, NULL, (const char *[]){ "--color", "never", seed, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "\nloss: 9 records lost;");
+	CHECK_STR_HAS(r.out, "\n  cpu 1: 3 between +0.000698 s and +0.000721 s\n");
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "--json", seed, NULL });
+	CHECK_U64(r.status, 0);
+	j = r.out ? json_tokener_parse(r.out) : NULL;
+	CHECK(j && json_object_object_get_ex(j, "loss", &loss) &&
+	      json_object_array_length(loss) == 3);
+	json_object_put(j);
+	cli_result_free(&r);
+	/* No loss: no line, an empty array. */
+	cli_run(&cli, &r, NULL,
+		(const char *[]){ "--color", "never", "fuzz/corpus/window/seed-hog", NULL });
+	CHECK(!strstr(r.out ? r.out : "", "\nloss:"));
+	cli_result_free(&r);
+}
+
 static void test_usage(void)
 {
 	struct cli_result r;
@@ -293,6 +319,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_compressed),
 	KTAP_TEST(test_problems_and_strict),
 	KTAP_TEST(test_json),
+	KTAP_TEST(test_loss_spans),
 	KTAP_TEST(test_usage),
 	KTAP_TEST(cleanup),
 )
