@@ -22,7 +22,10 @@
 # 100000,200000,300000,400000,500000,600000,700000,800000), BENCH_DRAIN_MS (guest
 # milliseconds per rate, default 1000), REC_RATES (request rates that
 # nsightctl record follows, default 1000,2000,5000), REC_SECS
-# (seconds per rate, default 60).
+# (seconds per rate, default 60), LONG_RATE / LONG_SECS (the long
+# recording of 34-diag-long.sh, default 1000 requests/s for 600 s; its
+# stream goes to a raw virtio disk and is analysed here, whole and in 1 s
+# windows, for the time and peak memory of the analysis).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,20 +46,52 @@ read -r _ ko testko <"$out/modules.list"
 bpf=
 [ -x /usr/bin/bpftrace ] && bpf="--bin /usr/bin/bpftrace"
 # shellcheck disable=SC2086
-guest_initramfs "$out/guest.cpio.gz" "$kver" "$ko" "$testko" $bpf 2>>"$out/build.log"
+guest_initramfs "$out/guest.cpio.gz" "$kver" "$ko" "$testko" $bpf --kmods virtio_blk \
+	2>>"$out/build.log"
+# 34-diag-long writes its stream to this raw disk (sparse; 1.3 GB used
+# for 10 minutes at 1,000 requests/s), read back and analysed here.
+rm -f "$out/long.img" "$out/long.nsight"
+truncate -s 4G "$out/long.img"
 echo "bench: booting Debian $kver under -icount shift=2,sleep=off (guest log in $out/)"
 rc=0
 "$top/selftests/harness/run-guest.sh" --kernel "/boot/vmlinuz-$kver" \
 	--initrd "$out/guest.cpio.gz" --log "$out/guest.serial.log" \
-	--tests "${BENCH_TESTS:-30-diag-bench 31-diag-cost 32-diag-record}" --timeout 6000 --test-timeout 4500 --icount --mem 2048 \
+	--tests "${BENCH_TESTS:-30-diag-bench 31-diag-cost 32-diag-record 34-diag-long}" --timeout 9000 --test-timeout 4500 --icount --mem 2048 \
+	--qemu-args "-drive file=$out/long.img,format=raw,if=virtio" \
 	--append "tsc=reliable nsight_bench_n=${BENCH_N:-1000} nsight_bench_low=${BENCH_LOW:-200}" \
 	--append "nsight_bench_high=${BENCH_HIGH:-2000} nsight_bench_loops=${BENCH_LOOPS:-20000} nsight_bench_reps=${BENCH_REPS:-3}" \
 	--append "nsight_bench_marks=${BENCH_MARKS:-100000} nsight_bench_sizes=${BENCH_SIZES:-32,64,128,256}" \
 	--append "nsight_bench_rates=${BENCH_RATES:-100000,200000,300000,400000,500000,600000,700000,800000} nsight_bench_drain_ms=${BENCH_DRAIN_MS:-1000}" \
 	--append "nsight_cost_n=${COST_N:-2000} nsight_cost_rate=${COST_RATE:-1000} nsight_cost_calls=${COST_CALLS:-102400}" \
 	--append "nsight_rec_rates=${REC_RATES:-1000,2000,5000} nsight_rec_secs=${REC_SECS:-60}" \
+	--append "nsight_long_rate=${LONG_RATE:-1000} nsight_long_secs=${LONG_SECS:-600}" \
 	>"$out/guest.ktap" 2>"$out/guest.err" || rc=1
 sed -n 's/^ *# T //p' "$out/guest.ktap" >"$out/overhead.txt"
+# The long recording's stream, from the disk: nsight-analyze's time and
+# peak memory, whole and in 1 s windows (natively, on this host).
+long=$(sed -n 's/^ *NSIGHT-LONG-BYTES \([0-9]*\)$/\1/p' "$out/guest.ktap" | tail -n 1)
+if [ -n "$long" ] && [ "$long" -gt 0 ]; then
+	head -c "$long" "$out/long.img" >"$out/long.nsight"
+	for mode in whole window; do
+		set -- "$out/long.nsight"
+		[ $mode = window ] && set -- --window 1s "$out/long.nsight"
+		t0=$(date +%s.%N)
+		if [ -x /usr/bin/time ]; then
+			/usr/bin/time -f '%M' -o "$out/long.$mode.rss" "$top/userspace/nsight-analyze" --strict "$@" \
+				>"$out/long.$mode.txt" 2>&1 || echo "bench: nsight-analyze $mode failed" >&2
+		else
+			"$top/userspace/nsight-analyze" --strict "$@" >"$out/long.$mode.txt" 2>&1 ||
+				echo "bench: nsight-analyze $mode failed" >&2
+		fi
+		t1=$(date +%s.%N)
+		awk -v b="$long" -v m=$mode -v t0="$t0" -v t1="$t1" -v rss="$(cat "$out/long.$mode.rss" 2>/dev/null)" 'BEGIN {
+			printf "long recording: nsight-analyze --strict%s of its %d bytes on the host: %.1f s wall, peak %s MB\n",
+				m == "window" ? " --window 1s" : "", b, t1 - t0, rss ? sprintf("%.0f", rss / 1024) : "?" }' \
+			>>"$out/overhead.txt"
+	done
+	rm -f "$out/long.nsight"
+fi
+rm -f "$out/long.img"
 cat "$out/overhead.txt"
 if [ $rc -ne 0 ] || [ ! -s "$out/overhead.txt" ]; then
 	echo "bench: the guest run failed:" >&2

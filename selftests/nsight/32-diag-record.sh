@@ -25,9 +25,10 @@ memcached_start
 check "memcached answers" test $? -eq 0
 : >/tmp/rec.rows
 
-# rec_run WORKLOAD RATE: one recording; appends "WORKLOAD RATE WRITTEN
-# DROPPED STREAM_BYTES CPU_TICKS SENT RECEIVED P50_US SECONDS" to
-# /tmp/rec.rows (SECONDS: the load's, over which CPU_TICKS are counted).
+# rec_run WORKLOAD RATE [RECORD ARGS]: one recording; appends "WORKLOAD
+# RATE WRITTEN DROPPED STREAM_BYTES CPU_TICKS SENT RECEIVED P50_US SECONDS
+# P99_US" to /tmp/rec.rows (SECONDS: the load's, over which CPU_TICKS are
+# counted).
 rec_run() {
 	n=$(($2 * SECS))
 	rm -f /tmp/rec.nsight
@@ -58,7 +59,7 @@ rec_run() {
 		-v b="$(wc -c </tmp/rec.nsight)" -v t="${ticks:-0}" -v e="$t0 $t1" '$1 == "sent" {
 		for (i = 1; i < NF; i++) v[$i] = $(i + 1)
 		split(e, u, " ")
-		print c, w, d, b, t, v["sent"], v["received"], v["p50_us"], u[2] - u[1] }' \
+		print c, w, d, b, t, v["sent"], v["received"], v["p50_us"], u[2] - u[1], v["p99_us"] }' \
 		/tmp/rec.client >>/tmp/rec.rows
 	ktap_diag "$1 $2/s: $(tail -n 1 /tmp/rec.err); client: $(cat /tmp/rec.client)"
 }
@@ -80,6 +81,20 @@ ktap_diag "$(awk -v raw="${zraw:-0}" -v hz="$HZ" -v secs="$SECS" '$3 != "failed"
 	printf "T record --compress udp %d req/s x %d s: %d bytes of stream in %d (%.1fx), nsightctl %.1f%% of a CPU\n",
 		$2, secs, raw, $5, $5 ? raw / $5 : 0, 100 * $6 / hz / $10 }' /tmp/rec.rows.z)"
 
+# The flight recorder at the first rate, with a trigger that never fires:
+# its reader's CPU and the client's latency beside the plain recording's
+# (the hooks are the same; what differs is the reader).
+mv /tmp/rec.rows /tmp/rec.rows.plain
+rec_run udp "$r1" "--flight-recorder --trigger latency>1000ms"
+mv /tmp/rec.rows /tmp/rec.rows.f
+mv /tmp/rec.rows.plain /tmp/rec.rows
+ktap_diag "$(tail -n 1 /tmp/rec.err)"
+ktap_diag "$(awk -v hz="$HZ" -v secs="$SECS" 'FNR == 1 { f = FILENAME }
+	f ~ /\.f$/ && $3 != "failed" { fl = sprintf("nsightctl %.1f%% of a CPU, %d bytes of stream, client p50 %s us p99 %s us", 100 * $6 / hz / $10, $5, $9, $11) }
+	f !~ /\.f$/ && $1 == "udp" && !pl { pl = sprintf("nsightctl %.1f%% of a CPU, %d bytes of stream, client p50 %s us p99 %s us", 100 * $6 / hz / $10, $5, $9, $11) }
+	END { printf "T record --flight-recorder (no trigger fired) udp %s req/s x %d s: %s; plain record: %s\n", r, secs, fl, pl }' \
+	r="$r1" /tmp/rec.rows.f /tmp/rec.rows)"
+
 awk -v secs="$SECS" -v hz="$HZ" '
 	$3 == "failed" { next }
 	{ printf "T record %-9s %6d req/s x %d s: %9d records, %7d dropped, %6.2f MB/s of stream, nsightctl %4.1f%% of a CPU, client %d sent %d received, p50 %s us\n",
@@ -92,7 +107,7 @@ awk -v secs="$SECS" -v hz="$HZ" '
 while IFS= read -r l; do ktap_diag "$l"; done </tmp/rec.table
 nrates=$(echo $RATES | wc -w)
 check "every recording gave a whole stream that analyzes with --strict" \
-	test "$(cat /tmp/rec.rows /tmp/rec.rows.z | grep -c failed)" -eq 0
+	test "$(cat /tmp/rec.rows /tmp/rec.rows.z /tmp/rec.rows.f | grep -c failed)" -eq 0
 check "every rate measured for both workloads" \
 	test "$(wc -l </tmp/rec.rows)" -eq $((2 * nrates))
 check "the recordings held records" \
