@@ -4,7 +4,9 @@
 # UDP echo server with a CPU hog ("hog") injected on its core, capture,
 # bring the capture to the host and print nsight-analyze's report, whose
 # diagnosis must name the hog; the HTML report and the Perfetto trace are
-# written beside it.
+# written beside it. Then a flight recording of the same server with the
+# hog running 40 ms of every second: its first saved window, the slow
+# request that fired it first.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,3 +55,12 @@ first=$(awk -v p="[$spid]" '$1 == "diagnosis:" && index($2, p) && $3 == "rx:" {o
 	"$out/report.txt")
 step "the server (pid ${spid:-?}): first cause of its slow requests: ${first:-none}"
 step "plots: $out/report.html (open in a browser); trace: $out/trace.json (open in https://ui.perfetto.dev or chrome://tracing)"
+
+tr -d '\r' <"$out/serial.log" |
+	sed -n '/^NSIGHT-FLIGHT-BEGIN$/,/^NSIGHT-FLIGHT-END$/p' | sed '1d;$d' |
+	base64 -d >"$out/flight.nsight"
+"$top/userspace/nsight-analyze" --color never "$out/flight.nsight" >"$out/flight.txt"
+step "flight recorder (nsightctl record --flight-recorder --trigger 'latency>1ms', the hog 40 ms of every second): $out/flight.nsight ($(wc -c <"$out/flight.nsight") bytes); its first window:"
+sed -n '/^windows:/p' "$out/flight.txt"
+awk '/^window 0:/ { on = 1 } /^window 1:/ { exit } on' "$out/flight.txt"
+step "every window: $out/flight.txt"

@@ -11,7 +11,7 @@
 N=${nsight_demo_count:-1000}
 RATE=${nsight_demo_rate:-200}
 
-ktap_plan 5
+ktap_plan 7
 nsight_load
 nsightctl config --buffer-size 32M
 netns_pair nsa nsb 10.13.0.1 10.13.0.2
@@ -37,4 +37,25 @@ echo "NSIGHT-CAPTURE-BEGIN"
 base64 /tmp/demo.nsight
 echo "NSIGHT-CAPTURE-END"
 check "capture sent" test -s /tmp/demo.nsight
+
+# The flight recorder: the hog now burns 40 ms of every second, and only
+# the windows around the requests it delays past 1 ms are kept.
+ip netns exec nsb taskset -c 1 hog -10 0 40000 1000000 >/dev/null 2>&1 &
+hog=$!
+taskset -c 0 nsightctl record --flight-recorder --trigger 'latency>1ms' --port 9100 \
+	--no-ksyms -o /tmp/flight.nsight 2>/tmp/flight.err &
+rec=$!
+until grep -q 1 /sys/kernel/nsight/enable; do sleep 0.1; done
+ip netns exec nsb taskset -c 1 msgload server -p udp -P 9100 -n "$N" >/tmp/server2.out 2>&1 &
+until grep -q listening /tmp/server2.out; do sleep 0.1; done
+check "flight recorder: $N requests at $RATE/s" sh -c "/sbin/ip netns exec nsa taskset -c 0 msgload client -p udp -a 10.13.0.2 -P 9100 -n $N -r $RATE -s 7 | tee /tmp/client2.out | grep -q 'received $N'"
+kill -INT $rec
+wait $rec
+kill $hog
+ktap_diag "flight recorder: $(tail -n 1 /tmp/flight.err)"
+check "flight recorder: windows saved" grep -q ' [1-9][0-9]* windows saved' /tmp/flight.err
+echo "NSIGHT-FLIGHT-BEGIN"
+base64 /tmp/flight.nsight
+echo "NSIGHT-FLIGHT-END"
+check "flight capture sent" test -s /tmp/flight.nsight
 ktap_finish
