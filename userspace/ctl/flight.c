@@ -18,7 +18,7 @@
 #define START_SLOTS	(1U << 17)
 #define PENDING_SLOTS	(1U << 14)
 #define TID_SLOTS	(1U << 12)
-#define TK_RING		256
+#define TK_RING		1024	/* 4 s of timekeeper updates at HZ=250 */
 
 struct nsight_flight_start {
 	uint64_t pkt_id, tsc;
@@ -257,6 +257,11 @@ static int write_trigger(struct nsight_flight *f, struct nsight_flight_win *win,
 	const struct nsight_rec_timekeeper *tk = tk_at(f, win->t.window_lo_tsc);
 	size_t len = sizeof(win->t);
 
+	/* The one noted when the window opened, if the ring has moved past it. */
+	if (win->have_tk && win->t.window_lo_tsc > win->tk.hdr.tsc &&
+	    (!tk || tk->hdr.tsc < win->tk.hdr.tsc))
+		tk = &win->tk;
+
 	memcpy(buf, &win->t, sizeof(win->t));
 	if (f->have_sync) {
 		memcpy(buf + len, f->sync, sizeof(f->sync));
@@ -307,6 +312,7 @@ static int fire(struct nsight_flight *f, uint64_t pkt_id, uint64_t start_tsc, ui
 {
 	uint64_t recv = r->hdr.tsc, lat, lo, hi;
 	struct nsight_flight_win *last = f->n_wins ? &f->wins[f->n_wins - 1] : NULL;
+	const struct nsight_rec_timekeeper *tk;
 	struct nsight_stream_trigger *t;
 
 	if (recv <= start_tsc)
@@ -351,6 +357,12 @@ static int fire(struct nsight_flight *f, uint64_t pkt_id, uint64_t start_tsc, ui
 	t->rx_cpu = rx_cpu;
 	t->app_cpu = app_cpu;
 	memcpy(t->comm, r->comm, sizeof(t->comm));
+	/* The timekeeper record in force at its start: the ring may roll on before it is written. */
+	tk = tk_at(f, lo);
+	if (tk) {
+		f->wins[f->n_wins - 1].tk = *tk;
+		f->wins[f->n_wins - 1].have_tk = true;
+	}
 	return 0;
 }
 

@@ -73,6 +73,8 @@ struct nsight_flight_cpu {
 struct nsight_flight_win {
 	struct nsight_stream_trigger t;
 	bool written;
+	bool have_tk;
+	struct nsight_rec_timekeeper tk;	/* in force at its start, when it opened */
 };
 
 struct nsight_flight_start;	/* first receive record of a packet */

@@ -52,6 +52,7 @@ static inline uint8_t *resplit(const struct synth *s, uint32_t cpu, size_t *len,
 
 struct fr_case {
 	uint32_t sources;	/* of the stream header; 0: 7 */
+	uint64_t tk_every;	/* a timekeeper record on CPU X this often (ns); 0: one */
 	uint8_t *buf[2];
 	size_t len[2];
 	uint64_t records[2];
@@ -63,8 +64,12 @@ static inline void make_case(struct fr_case *fc)
 	struct scen sc;
 	uint32_t i;
 
+	uint64_t t;
+
 	scen_init(&sc, "server");
 	scen_run(&sc, N_MSGS, SC_HOG, SLOW_EVERY, 50);
+	for (t = SC_BASE; fc->tk_every && t < sc.t; t += fc->tk_every)
+		synth_tk(&sc.s, SC_X, t);
 	synth_flush(&sc.s);
 	for (i = 0; i < 2; i++)
 		fc->buf[i] = resplit(&sc.s, i, &fc->len[i], &fc->records[i]);

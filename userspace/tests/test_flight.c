@@ -140,6 +140,50 @@ static void test_hold_bound(void)
 	free_case(&fc);
 }
 
+/* Each TRIGGER chunk carries the timekeeper record in force at its window's start. */
+static void test_clock_records_carried(void)
+{
+	struct nsight_flight_opts o = opts();
+	struct fr_case fc = { .tk_every = 1000000 };
+	struct nsight_stream_reader r;
+	struct nsight_flight f;
+	struct nsight_chunk ch;
+	struct membuf m;
+	int triggers = 0;
+	FILE *in;
+
+	make_case(&fc);
+	flight_stream(&fc, &o, 0, &m, &f);
+	in = mem_reader(m.data, m.len);
+	REQUIRE(in);
+	REQUIRE(nsight_stream_reader_init(&r, in) == 0);
+	while (nsight_stream_read_chunk(&r, &ch) > 0) {
+		struct nsight_stream_trigger t;
+		struct nsight_rec_hdr h;
+		size_t at = sizeof(t);
+		bool tk = false;
+
+		if (ch.type != NSIGHT_CHUNK_TRIGGER)
+			continue;
+		triggers++;
+		memcpy(&t, ch.payload, sizeof(t));
+		while (at + sizeof(h) <= ch.size) {
+			memcpy(&h, (const uint8_t *)ch.payload + at, sizeof(h));
+			if (h.type == NSIGHT_REC_TIMEKEEPER) {
+				tk = true;
+				CHECK(h.tsc < t.window_lo_tsc && h.tsc + 1000000 >= t.window_lo_tsc);
+			}
+			at += h.size ? h.size : ch.size;
+		}
+		CHECK(tk);
+	}
+	CHECK(triggers == N_MSGS / SLOW_EVERY);
+	nsight_stream_reader_fini(&r);
+	fclose(in);
+	free(m.data);
+	free_case(&fc);
+}
+
 static char *top_cause(struct json_object *o)
 {
 	struct json_object *x;
@@ -273,6 +317,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_receive_before_packet),
 	KTAP_TEST(test_filters),
 	KTAP_TEST(test_hold_bound),
+	KTAP_TEST(test_clock_records_carried),
 	KTAP_TEST(test_analyze_triggers),
 	KTAP_TEST(test_no_triggers),
 	KTAP_TEST(cleanup),
