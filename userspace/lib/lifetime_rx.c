@@ -365,6 +365,14 @@ static uint32_t take_instance(struct lt_build *b, uint64_t pkt_id, uint64_t by, 
 	return NONE;
 }
 
+/*
+ * A waiting datagram made readable this long before one a receive took is
+ * never taken: the socket's queue is FIFO, and hand-offs of datagrams
+ * queued at once on two CPUs are out of queue order by far less. Its
+ * receive was not seen (it began before the capture, or a record was lost).
+ */
+#define UDP_PASSED_NS	1000000ULL
+
 static int rx_udp(struct lt_build *b, uint32_t si)
 {
 	const struct nsight_capture *cap = b->cap;
@@ -374,6 +382,8 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 	size_t head = 0, k;
 	struct nsight_msg *m;
 	uint32_t mi, i;
+	uint64_t passed = (unsigned __int128)UDP_PASSED_NS * (b->tc->tsc_hz ? b->tc->tsc_hz :
+							       1000000000ULL) / 1000000000ULL;
 
 	for (k = 0; k < s->ho.n; k++) {
 		const struct nsight_cap_handoff *h = &cap->handoffs[s->ho.v[k]];
@@ -418,9 +428,22 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 			}
 		}
 		if (found != SIZE_MAX) {
+			uint64_t took;
+
 			m = &b->lt->msgs[pend.v[found]];
 			m->fifo = c == NONE;
 			b->lt->fifo += m->fifo;
+			/*
+			 * Those made readable well before it are passed for good:
+			 * the next scans start after them (without this, one
+			 * datagram whose receive was never seen kept every later
+			 * scan starting from it, quadratic in the capture).
+			 */
+			took = m->t[NSIGHT_RX_H].tsc;
+			while (head < found &&
+			       (b->lt->msgs[pend.v[head]].t[NSIGHT_RX_A].valid ||
+				b->lt->msgs[pend.v[head]].t[NSIGHT_RX_H].tsc + passed < took))
+				head++;
 		} else {
 			/* No hand-off: the copy may still name the packet. */
 			m = nsight_lt_new_msg(b, NSIGHT_MSG_RX, IPPROTO_UDP, &mi);
