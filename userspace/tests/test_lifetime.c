@@ -440,6 +440,50 @@ static void test_same_pkt_id_fifo(void)
 	synth_free(&s);
 }
 
+/*
+ * A datagram whose receive was never seen (it began before the capture)
+ * stays incomplete, and every later one is matched: the receives pass it
+ * for good once they take datagrams made readable well (over 1 ms) after
+ * it; one a receive may still take (out of hand-off order by less) is not
+ * passed.
+ */
+static void test_udp_unseen_receive(void)
+{
+	struct nsight_flow sock = flow4(NULL, 9000, NULL, 0, UDP);
+	struct nsight_flow pkt = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, UDP);
+	struct nsight_analysis a;
+	const struct nsight_msg *m;
+	struct synth s;
+	uint64_t i;
+
+	synth_init(&s, 2);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	udp_in(&s, 10000, 1, 0x100, pkt, 0x51, sock);		/* never read */
+	udp_in(&s, 20000, 1, 0x101, pkt, 0x51, sock);		/* read after 0x102 */
+	udp_in(&s, 21500, 1, 0x102, pkt, 0x51, sock);
+	udp_recv(&s, 30000, 0, 0x102, 101, 0x51, sock);
+	udp_recv(&s, 40000, 0, 0x101, 101, 0x51, sock);
+	for (i = 0; i < 50; i++) {
+		udp_in(&s, 2000000 + i * 100000, 1, 0x200 + i, pkt, 0x51, sock);
+		udp_recv(&s, 2050000 + i * 100000, 0, 0x200 + i, 101, 0x51, sock);
+	}
+	REQUIRE(synth_analyze(&s, &a) == 0);
+	CHECK_U64(a.lt.n, 53);
+	CHECK_U64(a.lt.n_complete, 52);
+	m = find_msg(&a, RX, 1);
+	REQUIRE(m);
+	CHECK(!m->t[NSIGHT_RX_A].valid);
+	CHECK_U64(m->reason, NSIGHT_MSG_NO_APP_RECV);
+	m = find_msg(&a, RX, 2);
+	REQUIRE(m);
+	CHECK_U64(m->t[NSIGHT_RX_A].tsc, 40500);
+	m = find_msg(&a, RX, 53);
+	REQUIRE(m);
+	CHECK_U64(m->t[NSIGHT_RX_A].tsc, 2050000 + 49 * 100000 + 500);
+	nsight_analysis_fini(&a);
+	synth_free(&s);
+}
+
 static void test_out_of_order(void)
 {
 	struct nsight_flow sock = flow4(NULL, 9000, NULL, 0, UDP);
@@ -976,6 +1020,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_tx_concurrent),
 	KTAP_TEST(test_missing_stages),
 	KTAP_TEST(test_same_pkt_id_fifo),
+	KTAP_TEST(test_udp_unseen_receive),
 	KTAP_TEST(test_out_of_order),
 	KTAP_TEST(test_drops),
 	KTAP_TEST(test_clock_sync_only),
