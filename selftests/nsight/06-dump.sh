@@ -26,10 +26,14 @@ check "analyze reads stdin" sh -c "nsight-analyze < /tmp/cap.nsight | grep -q '^
 
 size=$(wc -c < /tmp/cap.nsight)
 head -c $((size / 2)) /tmp/cap.nsight > /tmp/trunc.nsight
-check "truncated stream: exit 1, offset named" sh -c "
-	nsight-analyze /tmp/trunc.nsight >/dev/null 2>/tmp/trunc.err; rc=\$?
+# Cut short (Ctrl-C during a dump): analysed up to the cut, with a warning
+# naming the byte; --strict fails on it.
+check "truncated stream: analysed up to the cut, byte named, --strict exits 1" sh -c "
+	nsight-analyze /tmp/trunc.nsight >/tmp/trunc.txt 2>/tmp/trunc.err; rc=\$?
 	cat /tmp/trunc.err
-	[ \$rc -eq 1 ] && grep -q '[0-9]' /tmp/trunc.err && grep -qi 'offset\|byte' /tmp/trunc.err"
+	[ \$rc -eq 0 ] && grep -q 'warning: truncated at byte [0-9]' /tmp/trunc.err &&
+	grep -q 'cut short at byte' /tmp/trunc.txt &&
+	! nsight-analyze --strict /tmp/trunc.nsight >/dev/null 2>&1"
 cp /tmp/cap.nsight /tmp/bad.nsight
 printf '\377\377\377\377' | dd of=/tmp/bad.nsight bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 check "corrupt stream: exit 1" sh -c "
