@@ -186,7 +186,10 @@ drain 10
 ) &
 echo $! >>/tmp/load.pids
 sleep 2
-check "rmmod while tracing, readers and clients busy" rmmod nsight
+# A reader with a cpuN file open holds the module (rmmod: in use, at once:
+# O_NONBLOCK); these readers open and close in a loop, so rmmod gets in
+# between within a few tries.
+check "rmmod while tracing, readers and clients busy" wait_until 50 0.1 rmmod nsight
 check "reload, capture, counters add up" sh -c "
 	/sbin/insmod $NSIGHT_KO && nsightctl start && sleep 1 && nsightctl stop &&
 	[ \$(cat $S/records_written) -gt 0 ] &&
