@@ -676,7 +676,7 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .clk = NSIGHT_CLOCK_REALTIME, .params = NSIGHT_TC_IN_FORCE, .synced_ns = -1,
 			  .tty = { .width = NSIGHT_TTY_WIDTH } };
-	bool color_set = false;
+	bool color_set = false, whole_only;
 	const char *name = "-", *end;
 	FILE *in = stdin;
 	int c, ret;
@@ -839,18 +839,17 @@ int main(int argc, char **argv)
 		name = argv[optind];
 	if (o.dx.baseline && !strcmp(o.dx.baseline, "-") && !strcmp(name, "-"))
 		return usage_error("%s", "the capture and the baseline cannot both be stdin");
-	if (o.window_ns && (o.dx.baseline || o.html || o.perfetto || o.intervals ||
-			    o.have_whatif || o.pairs))
+	/* What needs the whole capture at once, which windows cannot give. */
+	whole_only = o.dx.baseline || o.html || o.perfetto || o.intervals || o.have_whatif || o.pairs;
+	if (o.window_ns && whole_only)
 		return usage_error("%s", "--window does not go with --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
-	if (o.triggers && (o.window_ns || o.whole || o.dx.baseline || o.html || o.perfetto ||
-			   o.intervals || o.have_whatif || o.pairs))
+	if (o.triggers && (o.window_ns || o.whole || whole_only))
 		return usage_error("%s", "--triggers does not go with --window, --whole, --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 
 	if (open_input(name, &in))
 		return NSIGHT_EXIT_FAIL;
 	/* A flight recorder's capture in a file: its windows, unless told otherwise. */
-	if (!o.triggers && !o.whole && !o.window_ns && !o.dx.baseline && !o.html && !o.perfetto &&
-	    !o.intervals && !o.have_whatif && !o.pairs && in != stdin &&
+	if (!o.triggers && !o.whole && !o.window_ns && !whole_only && in != stdin &&
 	    nsight_stream_has_chunk(in, NSIGHT_CHUNK_TRIGGER) == 1)
 		o.triggers = true;
 	ret = o.window_ns || o.triggers ? windows(in, name, &o) : analyze(in, name, &o);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "satmath.h"
 #include "vec.h"
 #include "window.h"
 
@@ -270,13 +271,6 @@ void nsight_windows_fini(struct nsight_windows *w)
 /* ---------------------------------------------------------------------- */
 /* Windows                                                                  */
 
-static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
-{
-	unsigned __int128 v = (unsigned __int128)a * b / c;
-
-	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
-}
-
 int nsight_windows_set_width(struct nsight_windows *w, uint64_t width_ns, struct nsight_diag *d)
 {
 	uint64_t hz = w->sum.hdr.tsc_hz;
@@ -284,7 +278,7 @@ int nsight_windows_set_width(struct nsight_windows *w, uint64_t width_ns, struct
 	if (!hz)
 		return nsight_diag_set(d, NSIGHT_E_INVAL,
 				       "the stream gives no TSC frequency, so it cannot be cut into windows");
-	w->width = mul_div(width_ns, hz, NS_PER_SEC);
+	w->width = nsight_mul_div_u64(width_ns, hz, NS_PER_SEC);
 	if (!w->width)
 		return nsight_diag_set(d, NSIGHT_E_INVAL,
 				       "a window of %" PRIu64 " ns is under one TSC tick (%" PRIu64 " Hz)",
@@ -314,9 +308,10 @@ int nsight_windows_use_triggers(struct nsight_windows *w, struct nsight_diag *d)
 	return 0;
 }
 
-static uint64_t since_first(const struct nsight_windows *w, uint64_t tsc)
+uint64_t nsight_window_tsc_ns(const struct nsight_windows *w, uint64_t tsc)
 {
-	return tsc > w->first ? tsc - w->first : 0;
+	return nsight_mul_div_u64(tsc > w->first ? tsc - w->first : 0, NS_PER_SEC,
+				  w->sum.hdr.tsc_hz ? w->sum.hdr.tsc_hz : 1);
 }
 
 void nsight_window_bounds_ns(const struct nsight_windows *w, uint64_t k, uint64_t *start_ns,
@@ -325,12 +320,12 @@ void nsight_window_bounds_ns(const struct nsight_windows *w, uint64_t k, uint64_
 	uint64_t hz = w->sum.hdr.tsc_hz ? w->sum.hdr.tsc_hz : 1;
 
 	if (w->by_trigger) {
-		*start_ns = mul_div(since_first(w, w->trig[k].t.window_lo_tsc), NS_PER_SEC, hz);
-		*end_ns = mul_div(since_first(w, w->trig[k].t.window_hi_tsc), NS_PER_SEC, hz);
+		*start_ns = nsight_window_tsc_ns(w, w->trig[k].t.window_lo_tsc);
+		*end_ns = nsight_window_tsc_ns(w, w->trig[k].t.window_hi_tsc);
 		return;
 	}
-	*start_ns = mul_div(k * w->width, NS_PER_SEC, hz);
-	*end_ns = mul_div((k + 1) * w->width, NS_PER_SEC, hz);
+	*start_ns = nsight_mul_div_u64(k * w->width, NS_PER_SEC, hz);
+	*end_ns = nsight_mul_div_u64((k + 1) * w->width, NS_PER_SEC, hz);
 }
 
 /* Read chunk @c's payload into w->buf. */

@@ -122,6 +122,9 @@ int nsight_windows_set_width(struct nsight_windows *w, uint64_t width_ns, struct
  */
 int nsight_windows_use_triggers(struct nsight_windows *w, struct nsight_diag *d);
 
+/* TSC @tsc in ns from the capture's first record (0 before it). */
+uint64_t nsight_window_tsc_ns(const struct nsight_windows *w, uint64_t tsc);
+
 /* Window @k's bounds in ns from the first record: [*start_ns, *end_ns). */
 void nsight_window_bounds_ns(const struct nsight_windows *w, uint64_t k, uint64_t *start_ns,
 			     uint64_t *end_ns);

@@ -91,15 +91,6 @@ static size_t trigger_msg(const struct nsight_analysis *a, const struct nsight_s
 	return best;
 }
 
-static uint64_t tsc_ns(const struct nsight_windows *w, uint64_t tsc)
-{
-	uint64_t hz = w->sum.hdr.tsc_hz ? w->sum.hdr.tsc_hz : 1;
-	unsigned __int128 v = (unsigned __int128)(tsc > w->first ? tsc - w->first : 0) *
-			      1000000000ULL / hz;
-
-	return (uint64_t)v;
-}
-
 /* The receiving socket: its flow, or "on ADDR:PORT" when unconnected. */
 static const char *sock_format(const struct nsight_flow *f, char *buf, size_t len)
 {
@@ -128,7 +119,7 @@ static void trigger_text(const struct nsight_windows *w, uint64_t k,
 	       tr->pid, tr->tid, sock_format(&tr->flow, flow, sizeof(flow)),
 	       nsight_tty_duration((int64_t)tr->latency_ns, b1, sizeof(b1)),
 	       nsight_tty_duration((int64_t)tr->threshold_ns, b2, sizeof(b2)),
-	       tsc_ns(w, tr->start_tsc) / 1e9, tr->rx_cpu, tr->app_cpu);
+	       nsight_window_tsc_ns(w, tr->start_tsc) / 1e9, tr->rx_cpu, tr->app_cpu);
 	if (tr->more)
 		printf("; %" PRIu64 " more past the trigger in this window", (uint64_t)tr->more);
 	putchar('\n');
@@ -166,8 +157,8 @@ static struct json_object *trigger_json(const struct nsight_windows *w, uint64_t
 	jo_add_str(j, "socket", sock_format(&tr->flow, flow, sizeof(flow)), err);
 	jo_add_u64(j, "latency_ns", tr->latency_ns, err);
 	jo_add_u64(j, "threshold_ns", tr->threshold_ns, err);
-	jo_add_u64(j, "start_ns", tsc_ns(w, tr->start_tsc), err);
-	jo_add_u64(j, "recv_ns", tsc_ns(w, tr->recv_tsc), err);
+	jo_add_u64(j, "start_ns", nsight_window_tsc_ns(w, tr->start_tsc), err);
+	jo_add_u64(j, "recv_ns", nsight_window_tsc_ns(w, tr->recv_tsc), err);
 	jo_add_u64(j, "rx_cpu", tr->rx_cpu, err);
 	jo_add_u64(j, "app_cpu", tr->app_cpu, err);
 	jo_add_u64(j, "more", tr->more, err);

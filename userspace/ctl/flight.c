@@ -8,6 +8,8 @@
 #include "dump.h"
 #include "flight.h"
 #include "records.h"
+#include "satmath.h"
+#include "vec.h"
 
 /*
  * The trigger's joins are direct-mapped tables: a packet id is a keyed
@@ -55,16 +57,12 @@ int nsight_trigger_parse(const char *expr, uint64_t *threshold_ns, struct nsight
 
 static uint64_t ns_to_ticks(const struct nsight_flight *f, uint64_t ns)
 {
-	unsigned __int128 v = (unsigned __int128)ns * f->tsc_hz / 1000000000ULL;
-
-	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+	return nsight_mul_div_u64(ns, f->tsc_hz, 1000000000ULL);
 }
 
 static uint64_t ticks_to_ns(const struct nsight_flight *f, uint64_t ticks)
 {
-	unsigned __int128 v = (unsigned __int128)ticks * 1000000000ULL / f->tsc_hz;
-
-	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+	return nsight_mul_div_u64(ticks, 1000000000ULL, f->tsc_hz);
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -331,15 +329,8 @@ static int fire(struct nsight_flight *f, uint64_t pkt_id, uint64_t start_tsc, ui
 			last->t.window_lo_tsc = lo;
 		return 0;
 	}
-	if (f->n_wins == f->cap_wins) {
-		size_t cap = f->cap_wins ? 2 * f->cap_wins : 16;
-		struct nsight_flight_win *p = realloc(f->wins, cap * sizeof(*p));
-
-		if (!p)
-			return nomem(d);
-		f->wins = p;
-		f->cap_wins = cap;
-	}
+	if (NSIGHT_VEC_GROW(f->wins, f->n_wins, f->cap_wins))
+		return nomem(d);
 	t = &f->wins[f->n_wins].t;
 	memset(&f->wins[f->n_wins], 0, sizeof(f->wins[0]));
 	t->seq = f->n_wins++;
@@ -470,18 +461,8 @@ static int observe(struct nsight_flight *f, const struct nsight_rec *rec, struct
 static int sub_append(struct nsight_flight_sub *s, const struct nsight_rec *rec,
 		      struct nsight_diag *d)
 {
-	if (s->len + rec->hdr.size > s->cap) {
-		size_t cap = s->cap ? s->cap : 65536;
-		uint8_t *p;
-
-		while (cap < s->len + rec->hdr.size)
-			cap *= 2;
-		p = realloc(s->data, cap);
-		if (!p)
-			return nomem(d);
-		s->data = p;
-		s->cap = cap;
-	}
+	if (nsight_vec_reserve((void **)&s->data, &s->cap, s->len + rec->hdr.size, 1))
+		return nomem(d);
 	memcpy(s->data + s->len, rec->data, rec->hdr.size);
 	if (!s->len || rec->hdr.tsc < s->tsc_first)
 		s->tsc_first = rec->hdr.tsc;
@@ -505,15 +486,8 @@ static int close_cur(struct nsight_flight *f, uint32_t cpu, struct nsight_diag *
 		sub_free(&c->cur);
 		return err;
 	}
-	if (c->n_held == c->cap_held) {
-		size_t cap = c->cap_held ? 2 * c->cap_held : 16;
-		struct nsight_flight_sub *p = realloc(c->held, cap * sizeof(*p));
-
-		if (!p)
-			return nomem(d);
-		c->held = p;
-		c->cap_held = cap;
-	}
+	if (NSIGHT_VEC_GROW(c->held, c->n_held, c->cap_held))
+		return nomem(d);
 	c->held[c->n_held++] = c->cur;
 	c->held_bytes += c->cur.len;
 	memset(&c->cur, 0, sizeof(c->cur));

@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "config.h"
 #include "dump.h"
+#include "filter.h"
 #include "nl.h"
 #include "record.h"
 
@@ -434,12 +435,9 @@ int cmd_record(int argc, char **argv)
 			flight_opt = true;
 			break;
 		case 'p': {
-			char *end;
-			unsigned long v;
+			uint32_t v;
 
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || v == 0 || v > 65535 || *optarg == '-')
+			if (nsight_parse_uint(optarg, 1, 65535, &v))
 				return cli_usage_error(argv[0], "bad --port '%s' (1 to 65535)", optarg);
 			fo.port = (uint16_t)v;
 			flight_opt = true;

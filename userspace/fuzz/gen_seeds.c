@@ -307,7 +307,7 @@ static void flight(void)
 {
 	struct nsight_flight_opts o = { .threshold_ns = 30000, .before_ns = 5000000,
 					.after_ns = 1000000 };
-	struct nsight_flight f;
+	struct fr_counts f;
 	struct fr_case fc = { .sources = 7 | (1U << 30) };
 	struct membuf m;
 

@@ -103,7 +103,7 @@ static bool is_blank(char c)
 }
 
 /* Decimal digits only, @min..@max. */
-static int parse_uint(const char *s, uint64_t min, uint64_t max, uint32_t *out)
+int nsight_parse_uint(const char *s, uint64_t min, uint64_t max, uint32_t *out)
 {
 	uint64_t v = 0;
 
@@ -133,7 +133,7 @@ static int parse_value(int kind, const char *v, nsight_ifname_fn resolve,
 
 	switch (kind) {
 	case NSIGHT_FILTER_A_PORT:
-		if (parse_uint(v, 1, 65535, &n)) {
+		if (nsight_parse_uint(v, 1, 65535, &n)) {
 			snprintf(err, errlen, "bad port '%s' (1 to 65535)", v);
 			return -1;
 		}
@@ -150,7 +150,7 @@ static int parse_value(int kind, const char *v, nsight_ifname_fn resolve,
 		break;
 	case NSIGHT_FILTER_A_IFINDEX:
 		if (v[0] >= '0' && v[0] <= '9') {
-			if (parse_uint(v, 1, UINT32_MAX, &n)) {
+			if (nsight_parse_uint(v, 1, UINT32_MAX, &n)) {
 				snprintf(err, errlen, "bad ifindex '%s' (1 to %u, or an interface name)",
 					 v, UINT32_MAX);
 				return -1;
@@ -168,7 +168,7 @@ static int parse_value(int kind, const char *v, nsight_ifname_fn resolve,
 		}
 		break;
 	case NSIGHT_FILTER_A_PID:
-		if (parse_uint(v, 1, UINT32_MAX, &n)) {
+		if (nsight_parse_uint(v, 1, UINT32_MAX, &n)) {
 			snprintf(err, errlen, "bad pid '%s' (1 to %u)", v, UINT32_MAX);
 			return -1;
 		}

@@ -59,6 +59,12 @@ bool nsight_filter_empty(const struct nsight_filter *f);
 bool nsight_filter_equal(const struct nsight_filter *a, const struct nsight_filter *b);
 
 /*
+ * Decimal digits only (no sign, no blank) from @min to @max into *@out.
+ * Returns 0, or -1 for anything else.
+ */
+int nsight_parse_uint(const char *s, uint64_t min, uint64_t max, uint32_t *out);
+
+/*
  * Parse @spec into @f. A non-numeric ifindex is looked up with
  * @ifname_to_index; with NULL, names are rejected. Returns 0, or -1 with a
  * message naming the offending token in @err (and @f untouched).

@@ -11,6 +11,7 @@
 
 #include "flow.h"
 #include "lifetime_int.h"
+#include "satmath.h"
 
 #define NSEC_PER_SEC	1000000000LL
 /*
@@ -382,8 +383,8 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 	size_t head = 0, k;
 	struct nsight_msg *m;
 	uint32_t mi, i;
-	uint64_t passed = (unsigned __int128)UDP_PASSED_NS * (b->tc->tsc_hz ? b->tc->tsc_hz :
-							       1000000000ULL) / 1000000000ULL;
+	uint64_t passed = nsight_mul_div_u64(UDP_PASSED_NS, b->tc->tsc_hz ? b->tc->tsc_hz :
+							     1000000000ULL, 1000000000ULL);
 
 	for (k = 0; k < s->ho.n; k++) {
 		const struct nsight_cap_handoff *h = &cap->handoffs[s->ho.v[k]];

@@ -89,9 +89,7 @@ int64_t nsight_profiler_ns(const struct nsight_profiler *p, uint64_t ticks)
 
 static uint64_t ns_to_ticks(const struct nsight_profiler *p, uint64_t ns)
 {
-	unsigned __int128 t = (unsigned __int128)ns * p->tsc_hz / 1000000000U;
-
-	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+	return nsight_mul_div_u64(ns, p->tsc_hz, 1000000000U);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -18,6 +18,14 @@ static inline int64_t nsight_sat_add(int64_t a, int64_t b)
 	return r;
 }
 
+/* @a * @b / @c (@c not 0) without overflow in between, clamped to UINT64_MAX. */
+static inline uint64_t nsight_mul_div_u64(uint64_t a, uint64_t b, uint64_t c)
+{
+	unsigned __int128 v = (unsigned __int128)a * b / c;
+
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
 static inline int64_t nsight_sat_sub(int64_t a, int64_t b)
 {
 	int64_t r;

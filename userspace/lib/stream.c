@@ -624,18 +624,25 @@ static bool phc_valid(const struct nsight_phc_sample *s, uint32_t ifindex)
 	return s->ifindex == ifindex && nsight_phc_window_ns(s) >= 0;
 }
 
+/* When a sample was taken: in the PHC's time or, with @sys, the system's. */
+static int64_t phc_key(const struct nsight_phc_sample *s, bool sys)
+{
+	return sys ? s->sys_before_ns : s->phc_ns;
+}
+
 /*
- * The narrowest valid sample of @ifindex with phc_ns in [@lo, @hi]; -1 if
- * none.
+ * The narrowest valid sample of @ifindex taken in [@lo, @hi] (phc_key());
+ * the first of equals; -1 if none.
  */
 static ssize_t phc_best_in(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
-			   int64_t lo, int64_t hi)
+			   bool sys, int64_t lo, int64_t hi)
 {
 	ssize_t best = -1;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (!phc_valid(&s[i], ifindex) || s[i].phc_ns < lo || s[i].phc_ns > hi)
+		if (!phc_valid(&s[i], ifindex) || phc_key(&s[i], sys) < lo ||
+		    phc_key(&s[i], sys) > hi)
 			continue;
 		if (best < 0 || nsight_phc_window_ns(&s[i]) < nsight_phc_window_ns(&s[best]))
 			best = (ssize_t)i;
@@ -643,27 +650,32 @@ static ssize_t phc_best_in(const struct nsight_phc_sample *s, size_t n, uint32_t
 	return best;
 }
 
-/* The reading nearest @phc_ns from below (@below) or above: its best sample. */
+/*
+ * The reading nearest @at from below (@below) or above, in PHC time or,
+ * with @sys, system time: its best sample (the narrowest within
+ * NSIGHT_PHC_GROUP_NS of the nearest one).
+ */
 static ssize_t phc_reading(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
-			   int64_t phc_ns, bool below)
+			   bool sys, int64_t at, bool below)
 {
 	bool found = false;
-	int64_t edge = 0;
+	int64_t edge = 0, k;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (!phc_valid(&s[i], ifindex) || (below ? s[i].phc_ns > phc_ns : s[i].phc_ns < phc_ns))
+		k = phc_key(&s[i], sys);
+		if (!phc_valid(&s[i], ifindex) || (below ? k > at : k < at))
 			continue;
-		if (!found || (below ? s[i].phc_ns > edge : s[i].phc_ns < edge))
-			edge = s[i].phc_ns;
+		if (!found || (below ? k > edge : k < edge))
+			edge = k;
 		found = true;
 	}
 	if (!found)
 		return -1;
 	if (below)
-		return phc_best_in(s, n, ifindex, edge < INT64_MIN + NSIGHT_PHC_GROUP_NS ? INT64_MIN :
-						  edge - NSIGHT_PHC_GROUP_NS, edge);
-	return phc_best_in(s, n, ifindex, edge,
+		return phc_best_in(s, n, ifindex, sys, edge < INT64_MIN + NSIGHT_PHC_GROUP_NS ?
+					       INT64_MIN : edge - NSIGHT_PHC_GROUP_NS, edge);
+	return phc_best_in(s, n, ifindex, sys, edge,
 			   edge > INT64_MAX - NSIGHT_PHC_GROUP_NS ? INT64_MAX : edge + NSIGHT_PHC_GROUP_NS);
 }
 
@@ -676,8 +688,8 @@ static __int128 phc_diff(int64_t b, int64_t a)
 bool nsight_phc_offset_at(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
 			  int64_t phc_ns, int64_t *offset)
 {
-	ssize_t lo = phc_reading(s, n, ifindex, phc_ns, true);
-	ssize_t hi = phc_reading(s, n, ifindex, phc_ns, false);
+	ssize_t lo = phc_reading(s, n, ifindex, false, phc_ns, true);
+	ssize_t hi = phc_reading(s, n, ifindex, false, phc_ns, false);
 	__int128 v;
 
 	if (lo < 0 && hi < 0)
@@ -703,38 +715,11 @@ bool nsight_phc_offset_at(const struct nsight_phc_sample *s, size_t n, uint32_t 
 	return true;
 }
 
-/* The first (@last false) or last reading of @ifindex in system time: its best sample. */
-static ssize_t phc_reading_sys(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
-			       bool last)
-{
-	ssize_t best = -1;
-	bool found = false;
-	int64_t edge = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (!phc_valid(&s[i], ifindex))
-			continue;
-		if (!found || (last ? s[i].sys_before_ns > edge : s[i].sys_before_ns < edge))
-			edge = s[i].sys_before_ns;
-		found = true;
-	}
-	for (i = 0; found && i < n; i++) {
-		if (!phc_valid(&s[i], ifindex) ||
-		    phc_diff(last ? edge : s[i].sys_before_ns, last ? s[i].sys_before_ns : edge) >
-		    NSIGHT_PHC_GROUP_NS)
-			continue;
-		if (best < 0 || nsight_phc_window_ns(&s[i]) < nsight_phc_window_ns(&s[best]))
-			best = (ssize_t)i;
-	}
-	return best;
-}
-
 bool nsight_phc_drift(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex,
 		      int64_t *drift_ns, int64_t *span_ns)
 {
-	ssize_t first = phc_reading_sys(s, n, ifindex, false);
-	ssize_t last = phc_reading_sys(s, n, ifindex, true);
+	ssize_t first = phc_reading(s, n, ifindex, true, INT64_MIN, false);
+	ssize_t last = phc_reading(s, n, ifindex, true, INT64_MAX, true);
 	__int128 drift, span;
 
 	if (first < 0 || last < 0)
@@ -750,14 +735,5 @@ bool nsight_phc_drift(const struct nsight_phc_sample *s, size_t n, uint32_t ifin
 
 ssize_t nsight_phc_best(const struct nsight_phc_sample *s, size_t n, uint32_t ifindex)
 {
-	ssize_t best = -1;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i].ifindex != ifindex || nsight_phc_window_ns(&s[i]) < 0)
-			continue;
-		if (best < 0 || nsight_phc_window_ns(&s[i]) < nsight_phc_window_ns(&s[best]))
-			best = (ssize_t)i;
-	}
-	return best;
+	return phc_best_in(s, n, ifindex, false, INT64_MIN, INT64_MAX);
 }

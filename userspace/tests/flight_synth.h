@@ -50,6 +50,12 @@ static inline uint8_t *resplit(const struct synth *s, uint32_t cpu, size_t *len,
 	return out;
 }
 
+/* What the flight recorder counted over a stream. */
+struct fr_counts {
+	uint64_t triggers;	/* messages past the threshold */
+	size_t windows;
+};
+
 struct fr_case {
 	uint32_t sources;	/* of the stream header; 0: 7 */
 	uint64_t tk_every;	/* a timekeeper record on CPU X this often (ns); 0: one */
@@ -103,7 +109,7 @@ static inline size_t subbufs_len(const uint8_t *buf, size_t len, size_t k)
  * sub-buffers ahead of the other's, as a reader meets them.
  */
 static inline void flight_stream(const struct fr_case *fc, const struct nsight_flight_opts *o,
-				 uint32_t first_cpu, struct membuf *m, struct nsight_flight *out)
+				 uint32_t first_cpu, struct membuf *m, struct fr_counts *out)
 {
 	struct nsight_stream_hdr h = { .tsc_hz = SYN_HZ, .nr_cpus = 2,
 				       .sources = fc->sources ? fc->sources : 7 };
@@ -139,13 +145,7 @@ static inline void flight_stream(const struct fr_case *fc, const struct nsight_f
 	CHECK(nsight_stream_write_status(&w, st, 2) == 0);
 	CHECK(nsight_stream_write_end(&w) == 0);
 	membuf_close(m);
-	*out = f;
-	out->cpus = NULL;	/* freed below; the counters stay */
-	out->starts = NULL;
-	out->pending = NULL;
-	out->tids = NULL;
-	out->tk = NULL;
-	out->wins = NULL;
+	*out = (struct fr_counts){ .triggers = f.triggers, .windows = f.n_wins };
 	nsight_flight_fini(&f);
 }
 

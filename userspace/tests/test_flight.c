@@ -56,7 +56,7 @@ static void test_trigger_parse(void)
 static void test_windows_and_counters(void)
 {
 	struct nsight_flight_opts o = opts();
-	struct nsight_flight f;
+	struct fr_counts f;
 	struct nsight_summary s;
 	struct fr_case fc = { 0 };
 	struct membuf m;
@@ -65,7 +65,7 @@ static void test_windows_and_counters(void)
 	make_case(&fc);
 	flight_stream(&fc, &o, 0, &m, &f);
 	CHECK_U64(f.triggers, N_MSGS / SLOW_EVERY);
-	CHECK_U64(f.n_wins, N_MSGS / SLOW_EVERY);
+	CHECK_U64(f.windows, N_MSGS / SLOW_EVERY);
 	summarize(&m, &s);
 	CHECK_U64(s.triggers, N_MSGS / SLOW_EVERY);
 	CHECK_U64(s.n_problems, 0);
@@ -84,7 +84,7 @@ static void test_windows_and_counters(void)
 static void test_receive_before_packet(void)
 {
 	struct nsight_flight_opts o = opts();
-	struct nsight_flight f;
+	struct fr_counts f;
 	struct fr_case fc = { 0 };
 	struct membuf m;
 
@@ -99,7 +99,7 @@ static void test_receive_before_packet(void)
 static void test_filters(void)
 {
 	struct nsight_flight_opts o = opts();
-	struct nsight_flight f;
+	struct fr_counts f;
 	struct fr_case fc = { 0 };
 	struct membuf m;
 
@@ -125,7 +125,7 @@ static void test_hold_bound(void)
 {
 	struct nsight_flight_opts o = opts();
 	struct nsight_summary s;
-	struct nsight_flight f;
+	struct fr_counts f;
 	struct fr_case fc = { 0 };
 	struct membuf m;
 
@@ -146,7 +146,7 @@ static void test_clock_records_carried(void)
 	struct nsight_flight_opts o = opts();
 	struct fr_case fc = { .tk_every = 1000000 };
 	struct nsight_stream_reader r;
-	struct nsight_flight f;
+	struct fr_counts f;
 	struct nsight_chunk ch;
 	struct membuf m;
 	int triggers = 0;
@@ -199,7 +199,7 @@ static void test_analyze_triggers(void)
 {
 	struct nsight_flight_opts o = opts();
 	struct cli_result r, j;
-	struct nsight_flight f;
+	struct fr_counts f;
 	struct fr_case fc = { 0 };
 	struct membuf m;
 	const char *file;
@@ -271,7 +271,7 @@ static void test_analyze_triggers(void)
 static void test_no_triggers(void)
 {
 	struct nsight_flight_opts o = opts();
-	struct nsight_flight f;
+	struct fr_counts f;
 	struct cli_result r;
 	struct fr_case fc = { 0 };
 	struct membuf m;
