@@ -11,7 +11,6 @@
 
 #include "flow.h"
 #include "lifetime_int.h"
-#include "satmath.h"
 
 #define NSEC_PER_SEC	1000000000LL
 /*
@@ -367,12 +366,22 @@ static uint32_t take_instance(struct lt_build *b, uint64_t pkt_id, uint64_t by, 
 }
 
 /*
- * A waiting datagram made readable this long before one a receive took is
- * never taken: the socket's queue is FIFO, and hand-offs of datagrams
- * queued at once on two CPUs are out of queue order by far less. Its
- * receive was not seen (it began before the capture, or a record was lost).
+ * The first waiting datagram at or after @j in @next (next[x] == x: x still
+ * waits, or x is the end), shortening the path for later calls.
  */
-#define UDP_PASSED_NS	1000000ULL
+static size_t next_waiting(size_t *next, size_t j)
+{
+	size_t r = j, t;
+
+	while (next[r] != r)
+		r = next[r];
+	while (next[j] != r) {
+		t = next[j];
+		next[j] = r;
+		j = t;
+	}
+	return r;
+}
 
 static int rx_udp(struct lt_build *b, uint32_t si)
 {
@@ -380,11 +389,10 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 	const struct lt_sock *s = &b->socks[si];
 	/* Datagrams made readable, in hand-off order: message and hand-off. */
 	struct nsight_idx_vec pend = { 0 }, pend_ho = { 0 };
-	size_t head = 0, k;
+	size_t k;
 	struct nsight_msg *m;
 	uint32_t mi, i;
-	uint64_t passed = nsight_mul_div_u64(UDP_PASSED_NS, b->tc->tsc_hz ? b->tc->tsc_hz :
-							     1000000000ULL, 1000000000ULL);
+	size_t *next = NULL;
 
 	for (k = 0; k < s->ho.n; k++) {
 		const struct nsight_cap_handoff *h = &cap->handoffs[s->ho.v[k]];
@@ -404,6 +412,16 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 		}
 	}
 
+	/*
+	 * Each scan steps over the datagrams already taken: one whose receive
+	 * was never seen (it began before the capture) would otherwise make
+	 * every later scan walk all taken since, quadratic in the capture.
+	 */
+	next = malloc((pend.n + 1) * sizeof(*next));
+	if (!next)
+		goto oom;
+	for (k = 0; k <= pend.n; k++)
+		next[k] = k;
 	for (k = 0; k < s->rv.n; k++) {
 		uint32_t r = s->rv.v[k], c = b->recv_copy[r];
 		const struct nsight_cap_app *a = &cap->recvs[r];
@@ -415,13 +433,11 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 		 * The waiting datagram the copy names, else the oldest waiting
 		 * one: the receive queue is FIFO.
 		 */
-		for (j = head; j < pend.n; j++) {
+		for (j = next_waiting(next, 0); j < pend.n; j = next_waiting(next, j + 1)) {
 			const struct nsight_msg *p = &b->lt->msgs[pend.v[j]];
 
 			if (p->t[NSIGHT_RX_H].tsc > a->r.hdr.tsc)
 				break;
-			if (p->t[NSIGHT_RX_A].valid)
-				continue;
 			if (c == NONE ||
 			    cap->handoffs[pend_ho.v[j]].r.pkt_id == cap->copies[c].r.pkt_id) {
 				found = j;
@@ -429,22 +445,10 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 			}
 		}
 		if (found != SIZE_MAX) {
-			uint64_t took;
-
 			m = &b->lt->msgs[pend.v[found]];
 			m->fifo = c == NONE;
 			b->lt->fifo += m->fifo;
-			/*
-			 * Those made readable well before it are passed for good:
-			 * the next scans start after them (without this, one
-			 * datagram whose receive was never seen kept every later
-			 * scan starting from it, quadratic in the capture).
-			 */
-			took = m->t[NSIGHT_RX_H].tsc;
-			while (head < found &&
-			       (b->lt->msgs[pend.v[head]].t[NSIGHT_RX_A].valid ||
-				b->lt->msgs[pend.v[head]].t[NSIGHT_RX_H].tsc + passed < took))
-				head++;
+			next[found] = found + 1;	/* taken */
 		} else {
 			/* No hand-off: the copy may still name the packet. */
 			m = nsight_lt_new_msg(b, NSIGHT_MSG_RX, IPPROTO_UDP, &mi);
@@ -464,8 +468,6 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 		if (c != NONE)
 			nsight_lt_touch(m, cap->copies[c].r.hdr.tsc, cap->copies[c].r.hdr.cpu,
 					cap->copies[c].m.ooo);
-		while (head < pend.n && b->lt->msgs[pend.v[head]].t[NSIGHT_RX_A].valid)
-			head++;
 	}
 
 	/* Datagrams for this socket that no hand-off or receive accounts for. */
@@ -481,10 +483,12 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 		m->packets = 1;
 		m->bytes = b->inst[i].len;
 	}
+	free(next);
 	free(pend.v);
 	free(pend_ho.v);
 	return 0;
 oom:
+	free(next);
 	free(pend.v);
 	free(pend_ho.v);
 	return nsight_lt_nomem(b);
