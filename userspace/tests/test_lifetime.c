@@ -442,10 +442,8 @@ static void test_same_pkt_id_fifo(void)
 
 /*
  * A datagram whose receive was never seen (it began before the capture)
- * stays incomplete, and every later one is matched: the receives pass it
- * for good once they take datagrams made readable well (over 1 ms) after
- * it; one a receive may still take (out of hand-off order by less) is not
- * passed.
+ * stays incomplete, and every later one is matched, one taken out of
+ * hand-off order included (the scans step over taken datagrams only).
  */
 static void test_udp_unseen_receive(void)
 {
