@@ -64,11 +64,11 @@ top_cause() {
 		line = $0
 		sub(/^ +/, "", line)
 		n = split(line, f, / +/)
-		# cause, main, messages, share, median, max
+		# cause, share, excess, messages, main, median, max
 		cause = f[1]
-		for (i = 2; i <= n - 5; i++)
+		for (i = 2; i <= n - 6; i++)
 			cause = cause " " f[i]
-		print cause "|" f[n - 2]
+		print cause "|" f[n - 5]
 		exit
 	}' "$1"
 }

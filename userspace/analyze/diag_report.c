@@ -146,7 +146,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 		       const struct nsight_tty *t)
 {
 	const struct nsight_dx_opts *o = &dx->opts;
-	char comm[17], ref[300], tp[16], buf[300], b1[32], b2[32], b3[32];
+	char comm[17], ref[300], tp[16], buf[300], b1[32], b2[32], b3[32], b4[32];
 	size_t i, k;
 
 	fprintf(f, "diagnosis: %s[%" PRIu32 "] %s: ", nsight_comm_format(g->comm, comm, sizeof(comm)), g->pid,
@@ -168,10 +168,11 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 		dur(t, g->tail_threshold, b2, sizeof(b2)));
 	if (g->n_causes && t->width) {
 		/*
-		 * Compact: the numbers take 41 columns and the causes the rest,
+		 * Compact: the numbers take 35 columns and the causes the rest,
 		 * as wide as the longest; a longer one pushes its own row out.
+		 * The largest deviation is left to --json and the plain table.
 		 */
-		int cw = 44, most = (int)t->width - 43;
+		int cw = 44, most = (int)t->width - 37;
 
 		for (k = 0; k < g->n_causes; k++) {
 			cause_name(&g->causes[k], buf, sizeof(buf));
@@ -179,31 +180,30 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 				cw = (int)strlen(buf) + 2;
 		}
 		cw = cw > most && most >= 44 ? most : cw;
-		fprintf(f, "  %-*s%5s%9s%7s%10s%10s\n", cw, "cause", "main", "messages", "share",
-			"median", "max");
+		fprintf(f, "  %-*s%6s%9s%6s%5s%9s\n", cw, "cause", "share", "excess", "msgs",
+			"main", "median");
 		for (k = 0; k < g->n_causes; k++) {
 			const struct nsight_dx_cause *c = &g->causes[k];
 
 			cause_name(c, buf, sizeof(buf));
-			fprintf(f, "  %s%-*s%5" PRIu64 "%9" PRIu64 "%7s%10s%10s%s\n",
-				k ? "" : nsight_tty_bold(t), cw, buf, c->main, c->messages,
-				pct((double)c->main / (double)g->n_msgs, b1, sizeof(b1)),
-				nsight_tty_duration(c->median, b2, sizeof(b2)),
-				nsight_tty_duration(c->max, b3, sizeof(b3)), k ? "" : nsight_tty_off(t));
+			fprintf(f, "  %s%-*s%6s%9s%6" PRIu64 "%5" PRIu64 "%9s%s\n",
+				k ? "" : nsight_tty_bold(t), cw, buf,
+				pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)),
+				nsight_tty_duration(c->total, b4, sizeof(b4)), c->messages, c->main,
+				nsight_tty_duration(c->median, b2, sizeof(b2)), k ? "" : nsight_tty_off(t));
 		}
 	} else if (g->n_causes) {
-		fprintf(f, "  %-44s%6s%9s%7s%16s%15s\n", "cause", "main", "messages", "share",
-			"median_dev_ns", "max_dev_ns");
+		fprintf(f, "  %-44s%7s%16s%9s%6s%16s%15s\n", "cause", "share", "excess_ns",
+			"messages", "main", "median_dev_ns", "max_dev_ns");
 		for (k = 0; k < g->n_causes; k++) {
 			const struct nsight_dx_cause *c = &g->causes[k];
 			int w;
 
 			cause_name(c, buf, sizeof(buf));
 			w = strlen(buf) + 2 > 44 ? (int)strlen(buf) + 2 : 44;
-			fprintf(f, "  %-*s%6" PRIu64 "%9" PRIu64 "%7s%16" PRId64 "%15" PRId64 "\n", w,
-				buf, c->main, c->messages,
-				pct((double)c->main / (double)g->n_msgs, b1, sizeof(b1)), c->median,
-				c->max);
+			fprintf(f, "  %-*s%7s%16" PRId64 "%9" PRIu64 "%6" PRIu64 "%16" PRId64 "%15" PRId64 "\n",
+				w, buf, pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)), c->total, c->messages,
+				c->main, c->median, c->max);
 		}
 	} else if (g->n_msgs) {
 		fprintf(f, "  no cause: no anomaly of at least %s in the tail\n",
@@ -356,6 +356,7 @@ static struct json_object *anomaly_json(const struct nsight_dx_group *g,
 	jo_add_i64(j, "explained_by_nested_ns", an->explained, err);
 	jo_add_bool(j, "reported", an->reported, err);
 	jo_add_i64(j, "reported_ns", an->reported_dev, err);
+	jo_add_bool(j, "capped", an->capped, err);
 	jo_add_u64(j, "count", an->count, err);
 	jo_add_f(j, "expected_count", an->expected_count, err);
 	jo_add_f(j, "presence", an->presence, err);
@@ -484,6 +485,7 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 		jo_add_null(tail, "threshold_ns", err);
 	jo_add_u64(tail, "candidates", g->tail_candidates, err);
 	jo_add_u64(tail, "messages", g->n_msgs, err);
+	jo_add_i64(tail, "excess_ns", g->tail_excess, err);
 	jo_add(j, "tail", tail, err);
 
 	sk = json_object_new_object();
@@ -502,7 +504,8 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 		jo_add_str(co, "role", nsight_role_name(c->role), err);
 		jo_add_u64(co, "main", c->main, err);
 		jo_add_u64(co, "messages", c->messages, err);
-		jo_add_f(co, "share", g->n_msgs ? (double)c->main / (double)g->n_msgs : 0, err);
+		jo_add_f(co, "share", nsight_dx_cause_share(g, c), err);
+		jo_add_f(co, "main_share", nsight_dx_cause_main_share(g, c), err);
 		jo_add_i64(co, "median_dev_ns", c->median, err);
 		jo_add_i64(co, "max_dev_ns", c->max, err);
 		jo_add_i64(co, "total_dev_ns", c->total, err);

@@ -1024,14 +1024,14 @@ static const char style[] =
 
 static void cause_table(struct rep *r, const struct nsight_dx_group *g)
 {
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 	size_t k;
 
 	if (!g->n_causes) {
 		fputs("<p class=\"note\">no cause</p>\n", r->f);
 		return;
 	}
-	fputs("<table><tr><th>cause</th><th>main</th><th>messages</th><th>share</th><th>median</th><th>max</th></tr>\n",
+	fputs("<table><tr><th>cause</th><th>share</th><th>excess</th><th>messages</th><th>main</th><th>median</th><th>max</th></tr>\n",
 	      r->f);
 	for (k = 0; k < g->n_causes; k++) {
 		const struct nsight_dx_cause *c = &g->causes[k];
@@ -1041,9 +1041,9 @@ static void cause_table(struct rep *r, const struct nsight_dx_group *g)
 			   cause_color((uint32_t)k), NULL, NULL);
 		fputs("</svg> ", r->f);
 		svg_esc_s(r->f, c->category);
-		fprintf(r->f, " (%s)</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%.0f%%</td><td>%s</td><td>%s</td></tr>\n",
-			nsight_role_name(c->role), c->main, c->messages,
-			g->n_msgs ? (double)c->main / (double)g->n_msgs * 100 : 0,
+		fprintf(r->f, " (%s)</td><td>%.0f%%</td><td>%s</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td></tr>\n",
+			nsight_role_name(c->role), nsight_dx_cause_share(g, c) * 100,
+			dur(c->total, b3, sizeof(b3)), c->messages, c->main,
 			dur(c->median, b1, sizeof(b1)), dur(c->max, b2, sizeof(b2)));
 	}
 	fputs("</table>\n", r->f);

@@ -33,6 +33,17 @@ const char *nsight_dx_reason_name(enum nsight_dx_reason r)
 	return (unsigned int)r < __NSIGHT_DX_REASONS ? names[r] : "?";
 }
 
+double nsight_dx_cause_share(const struct nsight_dx_group *g, const struct nsight_dx_cause *c)
+{
+	return g->tail_excess > 0 ? (double)c->total / (double)g->tail_excess : 0;
+}
+
+double nsight_dx_cause_main_share(const struct nsight_dx_group *g,
+				  const struct nsight_dx_cause *c)
+{
+	return g->n_msgs ? (double)c->main / (double)g->n_msgs : 0;
+}
+
 const char *nsight_role_name(uint8_t role)
 {
 	return role == NSIGHT_ROLE_R ? "R" : "A";
@@ -364,11 +375,41 @@ static uint32_t cause_of(struct nsight_dx_group *g, const char *category, uint8_
 	return (uint32_t)g->n_causes++;
 }
 
+/*
+ * A message explains at most its deviation. The keys whose time grew are
+ * anomalies and those whose time shrank are not (the idle time a
+ * competitor took, the app time of a message cut short), so the reported
+ * deviations of @n anomalies, @sum in all, can pass the message's
+ * @deviation: scale each down by the same factor, so that coverage is at
+ * most 100% and no cause is credited with latency the message did not
+ * have. A message no slower than the reference's median has no causes.
+ */
+static void cap_to_deviation(struct nsight_dx_anomaly *a, size_t n, int64_t sum,
+			     int64_t deviation)
+{
+	uint64_t dev = deviation > 0 ? (uint64_t)deviation : 0;
+	size_t i;
+
+	if (sum <= 0 || (uint64_t)sum <= dev)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!a[i].reported)
+			continue;
+		/* Rounded down: the scaled parts never add up past @dev. */
+		a[i].reported_dev = (int64_t)nsight_mul_div_u64((uint64_t)a[i].reported_dev, dev,
+								(uint64_t)sum);
+		a[i].capped = true;
+		if (!a[i].reported_dev)
+			a[i].reported = false;
+	}
+}
+
 static int attribute(struct run *r, struct nsight_dx_group *g, struct nsight_dx_msg *dm,
 		     const struct nsight_msg *m)
 {
 	const struct nsight_dx_opts *o = &r->dx->opts;
 	size_t n = dm->n_anom, i, j;
+	int64_t sum = 0;
 	int ret;
 
 	if (n > 1) {
@@ -402,8 +443,6 @@ static int attribute(struct run *r, struct nsight_dx_group *g, struct nsight_dx_
 
 	for (i = 0; i < n; i++) {
 		struct nsight_dx_anomaly *a = &g->anoms[dm->anom + i];
-		char cat[256];
-		uint32_t c;
 
 		/* Nothing nested explains it: reported whatever the threshold. */
 		a->reported = a->explained <= 0 ||
@@ -412,10 +451,19 @@ static int attribute(struct run *r, struct nsight_dx_group *g, struct nsight_dx_
 		a->reported_dev = a->dev - (a->explained > 0 ? a->explained : 0);
 		if (a->reported_dev <= 0 || a->reported_dev < o->min_dev)
 			a->reported = false;
-		if (!a->reported) {
+		if (!a->reported)
 			a->reported_dev = 0;
+		sum = nsight_sat_add(sum, a->reported_dev);
+	}
+	cap_to_deviation(&g->anoms[dm->anom], n, sum, dm->deviation);
+
+	for (i = 0; i < n; i++) {
+		struct nsight_dx_anomaly *a = &g->anoms[dm->anom + i];
+		char cat[256];
+		uint32_t c;
+
+		if (!a->reported)
 			continue;
-		}
 		nsight_cats_name(r->cats, nsight_key_kind(r->keys, a->key),
 				 nsight_key_name(r->keys, a->key), cat, sizeof(cat));
 		c = cause_of(g, cat, a->role);
@@ -517,13 +565,14 @@ static int cmp_cause_idx(const void *a, const void *b, void *arg)
 	int c;
 
 	/*
-	 * First the causes that are the largest in the most messages: a cause
-	 * present everywhere with a small deviation is not the top cause.
+	 * First the causes that explain the most of the tail's excess
+	 * latency: a cause adding 5 ms to 2% of the messages outranks one
+	 * adding 5 us to 30%, however many messages each is the largest in.
 	 */
-	if (x->main != y->main)
-		return x->main > y->main ? -1 : 1;
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
+	if (x->main != y->main)
+		return x->main > y->main ? -1 : 1;
 	if (x->messages != y->messages)
 		return x->messages > y->messages ? -1 : 1;
 	if (x->median != y->median)
@@ -603,9 +652,12 @@ static int summarize(struct nsight_dx_group *g)
 		if (g->msgs[i].n_mc > 1)
 			qsort(&g->mcs[g->msgs[i].mc], g->msgs[i].n_mc, sizeof(*g->mcs), cmp_mcause);
 
-	for (i = 0; i < g->n_msgs; i++)
-		if (g->msgs[i].has_coverage)
-			cov[g->n_cov++] = g->msgs[i].coverage;
+	for (i = 0; i < g->n_msgs; i++) {
+		if (!g->msgs[i].has_coverage)
+			continue;
+		cov[g->n_cov++] = g->msgs[i].coverage;
+		g->tail_excess = nsight_sat_add(g->tail_excess, g->msgs[i].deviation);
+	}
 	if (g->n_cov) {
 		qsort(cov, g->n_cov, sizeof(*cov), cmp_f);
 		g->cov_p10 = nsight_percentile_f(cov, g->n_cov, 10000);

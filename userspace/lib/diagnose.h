@@ -26,11 +26,17 @@
  * anomalous contexts inside it. They explain the share of their own
  * deviations spent inside it; when that reaches the nested threshold
  * (80%) of its deviation, it is not reported, else it is reported with what
- * they leave unexplained (if that is still at least min_dev). Coverage of a
- * message: the reported deviations' sum over its deviation.
+ * they leave unexplained (if that is still at least min_dev). A message
+ * explains at most its deviation: where the reported deviations add up to
+ * more (time a competitor took from the message's expected idle counts as
+ * the competitor's but the idle it replaced is no anomaly), each is scaled
+ * down by the same factor. Coverage of a message: the reported deviations'
+ * sum over its deviation, at most 100%.
  *
  * Reported anomalies are named by category (categories.h) and core role;
- * a message's anomalies of one category and role make one cause.
+ * a message's anomalies of one category and role make one cause. Causes
+ * are ranked by the excess latency they explain in the tail (the sum of
+ * their deviations), then by the messages they are the largest in.
  */
 #ifndef NSIGHT_DIAGNOSE_H
 #define NSIGHT_DIAGNOSE_H
@@ -82,7 +88,12 @@ struct nsight_dx_anomaly {
 	int64_t expected;	/* ns, mean over the reference */
 	int64_t dev;		/* value - expected */
 	int64_t explained;	/* by nested anomalies */
-	int64_t reported_dev;	/* dev - explained, when reported */
+	int64_t reported_dev;	/* dev - explained, when reported; scaled
+				 * down when capped
+				 */
+	bool capped;		/* the message's anomalies added up to more
+				 * than its deviation and were scaled to it
+				 */
 	uint32_t count;
 	double expected_count, presence;
 	uint32_t cause;		/* the group's cause, when reported */
@@ -99,7 +110,7 @@ struct nsight_dx_msg {
 	uint64_t id;
 	int64_t latency, deviation;
 	bool has_coverage;	/* deviation > 0 */
-	double coverage;	/* explained / deviation (may pass 1 or go below 0) */
+	double coverage;	/* explained / deviation, 0 to 1 */
 	int64_t explained;
 	size_t anom, n_anom;	/* into the group's anomalies */
 	size_t mc, n_mc;	/* into the group's mcauses, largest first */
@@ -111,7 +122,7 @@ struct nsight_dx_cause {
 	uint64_t main;		/* tail messages where it adds the most */
 	uint64_t messages;	/* tail messages it has a reported anomaly in */
 	int64_t median, max;	/* of its deviation in those, ns */
-	int64_t total;
+	int64_t total;		/* the sum of its deviations: what it explains */
 };
 
 struct nsight_dx_group {
@@ -130,7 +141,7 @@ struct nsight_dx_group {
 	uint64_t skipped_incomplete;	/* the group's incomplete: drops */
 	uint64_t skipped_ref, skipped_tail;	/* complete, a window lost records */
 
-	struct nsight_dx_cause *causes;	/* sorted: messages, median */
+	struct nsight_dx_cause *causes;	/* sorted: total, main, messages, median */
 	size_t n_causes, cap_causes;
 	struct nsight_dx_msg *msgs;	/* the profiled tail, slowest first */
 	size_t n_msgs;
@@ -139,6 +150,7 @@ struct nsight_dx_group {
 	struct nsight_dx_mcause *mcs;
 	size_t n_mcs, cap_mcs;
 	size_t n_cov;			/* messages with a coverage */
+	int64_t tail_excess;		/* their deviations' sum, ns */
 	double cov_p10, cov_p50, cov_p90;
 };
 
@@ -166,6 +178,13 @@ int nsight_dx_run(struct nsight_dx *dx, const struct nsight_dx_input *in,
 		  const struct nsight_cats *cats, const struct nsight_dx_opts *o,
 		  struct nsight_diag *d);
 void nsight_dx_fini(struct nsight_dx *dx);
+
+/* @c's share of @g's tail excess latency (0 to 1; 0 without a tail excess). */
+double nsight_dx_cause_share(const struct nsight_dx_group *g, const struct nsight_dx_cause *c);
+
+/* The share of @g's profiled tail messages @c is the largest cause in. */
+double nsight_dx_cause_main_share(const struct nsight_dx_group *g,
+				  const struct nsight_dx_cause *c);
 
 const char *nsight_dx_reason_name(enum nsight_dx_reason r);
 /* "A" or "R". */

@@ -539,8 +539,9 @@ static int next_bottleneck(struct wb *b, size_t gi, int64_t thr, size_t nkeys, i
 	for (k = 0; k < b->n_wc; k++) {
 		if (!b->wc[k].total)
 			continue;
-		if (best == SIZE_MAX || b->wc[k].main > b->wc[best].main ||
-		    (b->wc[k].main == b->wc[best].main && b->wc[k].total > b->wc[best].total))
+		/* Ranked as the diagnosis ranks causes: by excess, then main. */
+		if (best == SIZE_MAX || b->wc[k].total > b->wc[best].total ||
+		    (b->wc[k].total == b->wc[best].total && b->wc[k].main > b->wc[best].main))
 			best = k;
 	}
 	if (best != SIZE_MAX) {

@@ -70,6 +70,14 @@ struct scen {
 	struct nsight_flow sock, flow;
 	const char *comm;	/* the server's comm */
 	uint64_t jitter;	/* ns more the server takes in SC_NORMAL */
+	uint64_t hog_ns;	/* SC_HOG: the server waits this long (50 us) */
+	uint64_t small_ns;	/* SC_SMALL: the server this much slower (500 ns) */
+	bool hog_softirq;	/* SC_HOG: a NET_RX softirq of 20 us inside the
+				 * competitor's slice, 10 us after h
+				 */
+	bool app_irq;		/* SC_SMALL: a hard IRQ of 5 us inside the
+				 * server's time, 2 us after it wakes
+				 */
 	uint64_t marks[16];	/* SC_NETRX_PT: when the softirq began */
 	size_t n_marks;
 };
@@ -83,6 +91,10 @@ static inline void scen_init(struct scen *sc, const char *comm)
 	sc->pkt = 0x1000;
 	sc->comm = comm;
 	sc->jitter = 0;
+	sc->hog_ns = 50000;
+	sc->small_ns = 500;
+	sc->hog_softirq = false;
+	sc->app_irq = false;
 	sc->sock = flow4(NULL, 9000, NULL, 0, IPPROTO_UDP);
 	sc->flow = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, IPPROTO_UDP);
 	/* X idles; Y too, after the server went to sleep in recv at 90. */
@@ -144,15 +156,23 @@ static inline void scen_msg(struct scen *sc, enum scen_kind kind)
 	case SC_NORMAL:
 	case SC_SMALL:
 		wake = h + 1000;
-		a = kind == SC_SMALL ? h + 2500 : h + 2000 + sc->jitter;
+		a = kind == SC_SMALL ? h + 2000 + sc->small_ns : h + 2000 + sc->jitter;
 		synth_idle(&sc->s, SC_Y, wake - 100, false);
 		synth_switch(&sc->s, SC_Y, wake, sc_swapper1, me);
+		if (kind == SC_SMALL && sc->app_irq) {
+			synth_irq(&sc->s, SC_Y, wake + 2000, 41, "nvme0q1", true);
+			synth_irq(&sc->s, SC_Y, wake + 7000, 41, NULL, false);
+		}
 		break;
 	case SC_HOG:
 	case SC_DROP:
 		synth_idle(&sc->s, SC_Y, h - 3100, false);
 		synth_switch(&sc->s, SC_Y, h - 3000, sc_swapper1, sc_stress);
-		wake = h + 50000;
+		wake = h + sc->hog_ns;
+		if (sc->hog_softirq) {
+			synth_softirq(&sc->s, SC_Y, h + 10000, SYN_NET_RX, true);
+			synth_softirq(&sc->s, SC_Y, h + 30000, SYN_NET_RX, false);
+		}
 		synth_switch(&sc->s, SC_Y, wake, sc_stress, me);
 		a = wake + 1000;
 		if (kind == SC_DROP)
@@ -204,7 +224,8 @@ static inline void scen_msg(struct scen *sc, enum scen_kind kind)
 	}
 	scen_recv(sc, a, id, work);
 	scen_sleep(sc);
-	sc->t += SC_GAP;
+	/* The next message comes after this one ended, whatever it took. */
+	sc->t = sc->last + 10000 > sc->t + SC_GAP ? sc->last + 10000 : sc->t + SC_GAP;
 }
 
 /*
@@ -305,6 +326,10 @@ static inline void scen_mixed(struct scen *sc, size_t n, const enum scen_kind *s
 			scen_msg(sc, i % every == first ? slow[(i / every) % n_slow] : SC_NORMAL);
 	}
 	sc->jitter = 0;
+	sc->hog_ns = 50000;
+	sc->small_ns = 500;
+	sc->hog_softirq = false;
+	sc->app_irq = false;
 }
 
 /* ---------------------------------------------------------------------- */
