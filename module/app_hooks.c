@@ -74,15 +74,39 @@ static void nsight_send_dest(struct nsight_flow *f, const struct msghdr *msg)
 #define NSIGHT_APP_START_NOW	U64_MAX
 
 /*
+ * The TCP sender's state, read without the socket lock: each field is one
+ * load, and a value a moment old is what the reader expects.
+ */
+static void nsight_tcp_send_state(const struct sock *sk,
+				  struct nsight_tcp_send_state *ts)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	ts->snd_una = READ_ONCE(tp->snd_una);
+	ts->snd_nxt = READ_ONCE(tp->snd_nxt);
+	ts->snd_wnd = READ_ONCE(tp->snd_wnd);
+	ts->snd_cwnd = tcp_snd_cwnd(tp);
+	ts->packets_out = READ_ONCE(tp->packets_out);
+	ts->mss = READ_ONCE(tp->mss_cache);
+	ts->wmem_queued = READ_ONCE(sk->sk_wmem_queued);
+	ts->sndbuf = READ_ONCE(sk->sk_sndbuf);
+	ts->nonagle = tp->nonagle;
+	ts->srtt_us = READ_ONCE(tp->srtt_us) >> 3;
+}
+
+/*
  * An app_recv or app_send record of @sk (@msg: the send's message, for
  * its destination; @start: when the call began, NSIGHT_APP_START_NOW, or
- * 0 when an app_recv_start record has it). The filter decides first;
- * nothing is written if it rejects the event.
+ * 0 when an app_recv_start record has it). A send on a TCP socket carries
+ * the sender's state after the record. The filter decides first; nothing
+ * is written if it rejects the event.
  */
 static void nsight_app_write(u16 type, struct sock *sk,
 			     const struct msghdr *msg, u64 start, s64 ret,
 			     u32 tcp_seq, u32 flags)
 {
+	bool tcp_state = type == NSIGHT_REC_APP_SEND &&
+			 sk->sk_protocol == IPPROTO_TCP;
 	struct nsight_rec_app *r;
 	struct nsight_flow flow __uninitialized;
 	struct nsight_wr w;
@@ -95,9 +119,12 @@ static void nsight_app_write(u16 type, struct sock *sk,
 	    !nsight_filter_ok_pid(current->tgid))
 		return;
 	sock_id = nsight_sock_id(sk);
-	r = nsight_reserve(&w, type, sizeof(*r));
+	r = nsight_reserve(&w, type, sizeof(*r) + (tcp_state ?
+			   sizeof(struct nsight_tcp_send_state) : 0));
 	if (!r)
 		return;
+	if (tcp_state)
+		nsight_tcp_send_state(sk, (struct nsight_tcp_send_state *)(r + 1));
 	r->sock_id = sock_id;
 	r->flow = flow;
 	r->start_tsc = start == NSIGHT_APP_START_NOW ? r->hdr.tsc : start;

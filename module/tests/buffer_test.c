@@ -52,6 +52,7 @@ static void nsight_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_pkt), 104);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_app_copy), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_app), 112);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_tcp_send_state), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_timekeeper), 168);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync), 72);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_phc_sample), 56);

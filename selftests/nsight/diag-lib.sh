@@ -52,11 +52,12 @@ memcached_up() {
 		2>/dev/null | grep -q VERSION
 }
 
-# top_cause FILE PID: the first cause of the diagnosis of PID's received
-# messages, and its share of the tail ("cause|share").
+# top_cause FILE PID [DIR]: the first cause of the diagnosis of PID's
+# received (or DIR: tx) messages, and its share of the tail's excess
+# latency ("cause|share").
 top_cause() {
-	awk -v pid="$2" '
-	$1 == "diagnosis:" && index($2, "[" pid "]") && $3 == "rx:" { want = 2; next }
+	awk -v pid="$2" -v dir="${3:-rx}:" '
+	$1 == "diagnosis:" && index($2, "[" pid "]") && $3 == dir { want = 2; next }
 	want == 2 && /^  no cause:/ { print "|0%"; exit }
 	want == 2 { want = 1; next }	# the table header
 	want == 1 {

@@ -16,14 +16,16 @@
  *       exits after COUNT requests (default: never) and prints "served N".
  *
  *   msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE]
- *                  [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US]
+ *                  [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US] [-W]
  *       Send COUNT requests of SIZE bytes (default 64) carrying their
  *       sequence number. Closed loop by default (next request GAP_US after
  *       the reply, default 0); with -r, open loop: Poisson arrivals at RATE per second
  *       (seeded, so runs repeat) and a second thread collecting replies.
  *       Prints "sent N received M" and the latency percentiles in
  *       microseconds as measured by the client. memcache speaks memcached's
- *       text protocol over TCP ("get" requests, answered in order).
+ *       text protocol over TCP ("get" requests, answered in order). -W
+ *       (tcp) writes each request in two halves with Nagle on: the second
+ *       waits in the send queue for the ACK of the first.
  *
  * Exit 0 on success, 1 on a runtime error, 2 on a usage error.
  */
@@ -69,6 +71,7 @@ struct opts {
 	unsigned long hold_us;		/* -L */
 	unsigned long hold_every_us;	/* -I */
 	unsigned long hold_cpu;		/* -C */
+	int split;			/* -W */
 };
 
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -392,6 +395,15 @@ static int send_req(struct client *c, uint64_t seq)
 	memset(buf, 0, c->o->size);
 	memcpy(buf, &seq, sizeof(seq));
 	c->sent_at[seq] = now_ns();
+	if (c->o->split) {
+		size_t half = c->o->size / 2;
+
+		/* Two writes: Nagle holds the second while the first is in flight. */
+		if (send(c->fd, buf, half, 0) != (ssize_t)half)
+			return -1;
+		return send(c->fd, buf + half, c->o->size - half, 0) ==
+		       (ssize_t)(c->o->size - half) ? 0 : -1;
+	}
 	return send(c->fd, buf, c->o->size, 0) == (ssize_t)c->o->size ? 0 : -1;
 }
 
@@ -422,7 +434,7 @@ static int run_client(const struct opts *o)
 		perror("msgload: connect");
 		return 1;
 	}
-	if (o->tcp)
+	if (o->tcp && !o->split)
 		setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c.sent_at = calloc(o->count, sizeof(*c.sent_at));
 	c.lat = calloc(o->count, sizeof(*c.lat));
@@ -490,7 +502,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH] [-t TOUCH_KB [-R]] [-s SEED]\n"
 		"                      [-L HOLD_US [-I EVERY_US] [-C CPU]]\n"
-		"       msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US]\n");
+		"       msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US] [-W]\n");
 	return 2;
 }
 
@@ -518,7 +530,7 @@ int main(int argc, char **argv)
 	else
 		return usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:Rr:s:S:T:g:L:I:C:")) != -1) {
+	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:Rr:s:S:T:g:L:I:C:W")) != -1) {
 		switch (c) {
 		case 'p':
 			if (!strcmp(optarg, "udp"))
@@ -591,11 +603,14 @@ int main(int argc, char **argv)
 			if (num(optarg, CPU_SETSIZE - 1, &o.hold_cpu))
 				return usage();
 			break;
+		case 'W':
+			o.split = 1;
+			break;
 		default:
 			return usage();
 		}
 	}
-	if (optind != argc || !o.port)
+	if (optind != argc || !o.port || (o.split && (server || o.proto != PROTO_TCP)))
 		return usage();
 	if (server && o.proto == PROTO_MEMCACHE)
 		return usage();

@@ -563,6 +563,8 @@ struct nsight_rec_app_copy {
  * @tcp_seq:   recv: copied_seq after the receive (the message is the
  *             @ret bytes before it); send: write_seq before the send
  * @flags:     the MSG_* flags of the call
+ * An app_send on a TCP socket is followed, in the same record, by a
+ * struct nsight_tcp_send_state.
  */
 struct nsight_rec_app {
 	struct nsight_rec_hdr hdr;
@@ -575,6 +577,41 @@ struct nsight_rec_app {
 	__u32 pid;
 	__u32 flags;
 	char comm[16];
+};
+
+#define NSIGHT_TCP_NAGLE_OFF	0x1	/* TCP_NODELAY */
+#define NSIGHT_TCP_NAGLE_CORK	0x2	/* TCP_CORK */
+#define NSIGHT_TCP_NAGLE_PUSH	0x4	/* a push is pending */
+
+/*
+ * struct nsight_tcp_send_state - the TCP sender's state as a send begins.
+ * It follows the struct nsight_rec_app of an app_send record on a TCP
+ * socket (hdr.size is then sizeof(struct nsight_rec_app) +
+ * sizeof(struct nsight_tcp_send_state); older modules wrote none). Read
+ * without the socket lock at inet{,6}_sendmsg entry, so a value may be a
+ * moment old. Sequence numbers are the sender's: @snd_una the first byte
+ * not yet acknowledged, @snd_nxt the next byte to send (the app_send's
+ * tcp_seq, write_seq, is where its bytes go in the send queue).
+ * @snd_wnd:     the peer's receive window, bytes
+ * @snd_cwnd:    the congestion window, segments
+ * @packets_out: segments sent and not yet acknowledged
+ * @mss:         the current MSS
+ * @wmem_queued: bytes in the send queue (and its overhead)
+ * @sndbuf:      the send buffer's limit, bytes
+ * @nonagle:     NSIGHT_TCP_NAGLE_*
+ * @srtt_us:     the smoothed round-trip time, us (0 before the first)
+ */
+struct nsight_tcp_send_state {
+	__u32 snd_una;
+	__u32 snd_nxt;
+	__u32 snd_wnd;
+	__u32 snd_cwnd;
+	__u32 packets_out;
+	__u32 mss;
+	__u32 wmem_queued;
+	__u32 sndbuf;
+	__u32 nonagle;
+	__u32 srtt_us;
 };
 
 /*

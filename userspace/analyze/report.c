@@ -330,9 +330,12 @@ static void print_msg(FILE *f, const struct nsight_msg *m, enum nsight_clockid c
 		fprintf(f, " total %" PRId64, m->total_ns);
 	else
 		fprintf(f, " incomplete %s", nsight_msg_reason_name(m->reason));
-	fprintf(f, " pkts %" PRIu32 " bytes %" PRIu64 "%s%s\n", m->packets, m->bytes,
+	fprintf(f, " pkts %" PRIu32 " bytes %" PRIu64 "%s%s", m->packets, m->bytes,
 		m->dir == NSIGHT_MSG_RX && m->t[NSIGHT_RX_N].hw ? " hw" : "",
 		m->fifo ? " fifo" : "");
+	if (m->hold)
+		fprintf(f, " held %s", nsight_tcp_hold_name(m->hold));
+	fputc('\n', f);
 }
 
 void nsight_report_messages_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk)
@@ -574,6 +577,14 @@ static struct json_object *msg_json(const struct nsight_msg *m, enum nsight_cloc
 	jo_add_u64(o, "packets", m->packets, err);
 	jo_add_u64(o, "bytes", m->bytes, err);
 	jo_add(o, "fifo", json_object_new_boolean(m->fifo), err);
+	/* Why a TCP send's bytes waited in the send queue, and how long. */
+	if (m->hold) {
+		jo_add_str(o, "tcp_hold", nsight_tcp_hold_name(m->hold), err);
+		jo_add_i64(o, "tcp_hold_ns", m->t[NSIGHT_TX_QUEUE].timed && m->t[NSIGHT_TX_SEND].timed ?
+			   m->seg_ns[NSIGHT_TX_SEND] : 0, err);
+	} else {
+		jo_add_null(o, "tcp_hold", err);
+	}
 	return o;
 }
 

@@ -153,6 +153,11 @@ int nsight_capture_add(struct nsight_capture *cap, const struct nsight_rec *rec,
 		a.r.comm[sizeof(a.r.comm) - 1] = '\0';
 		if (rec->hdr.type == NSIGHT_REC_APP_RECV)
 			return PUSH(cap, recvs, &a, d);
+		/* A TCP send's state, where the module wrote it. */
+		if (rec->hdr.size >= sizeof(a.r) + sizeof(a.tcp)) {
+			memcpy(&a.tcp, rec->data + sizeof(a.r), sizeof(a.tcp));
+			a.has_tcp = true;
+		}
 		return PUSH(cap, sends, &a, d);
 	}
 	case NSIGHT_REC_APP_RECV_START: {

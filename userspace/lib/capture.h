@@ -42,6 +42,8 @@ struct nsight_cap_copy {
 struct nsight_cap_app {
 	struct nsight_rec_app r;
 	struct nsight_cap_meta m;
+	bool has_tcp;				/* a TCP send's state follows */
+	struct nsight_tcp_send_state tcp;
 };
 
 /*

@@ -106,7 +106,7 @@ static int parse_line(struct nsight_cats *c, const char *s, const char *e, const
 	k = (size_t)(ke - ks) < sizeof(kind) ? nsight_key_kind_parse(kind) : -1;
 	if (k < 0)
 		return nsight_diag_set(d, NSIGHT_E_FORMAT,
-				       "%s:%zu: unknown kind '%.*s' (task, irq, softirq, work, fault, idle, func, hol, app, blocked or unknown)",
+				       "%s:%zu: unknown kind '%.*s' (task, irq, softirq, work, fault, idle, func, hol, app, blocked, tcp or unknown)",
 				       fname, line, (int)(ke - ks > 32 ? 32 : ke - ks), ks);
 	if (ps == pe)
 		return nsight_diag_set(d, NSIGHT_E_FORMAT, "%s:%zu: empty pattern", fname, line);

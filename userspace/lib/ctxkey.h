@@ -42,6 +42,9 @@ enum nsight_key_kind {
 	NSIGHT_KEY_IDLE,
 	NSIGHT_KEY_FUNC,
 	NSIGHT_KEY_BLOCKED,
+	NSIGHT_KEY_TCP,		/* a TCP send's bytes held in the send queue,
+				 * named by enum nsight_tcp_hold
+				 */
 	__NSIGHT_KEY_KINDS
 };
 

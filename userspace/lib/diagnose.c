@@ -28,6 +28,7 @@ const char *nsight_dx_reason_name(enum nsight_dx_reason r)
 		[NSIGHT_DX_HOL]			= "hol",
 		[NSIGHT_DX_INTERFERENCE]	= "interference",
 		[NSIGHT_DX_BLOCKED]		= "blocked",
+		[NSIGHT_DX_TCP_HELD]		= "tcp_held",
 	};
 
 	return (unsigned int)r < __NSIGHT_DX_REASONS ? names[r] : "?";
@@ -282,6 +283,10 @@ static void classify(const struct run *r, struct nsight_dx_anomaly *a)
 	case NSIGHT_KEY_BLOCKED:
 		a->phase = 4;
 		a->reason = NSIGHT_DX_BLOCKED;
+		return;
+	case NSIGHT_KEY_TCP:
+		a->phase = 4;
+		a->reason = NSIGHT_DX_TCP_HELD;
 		return;
 	default:
 		break;

@@ -20,7 +20,8 @@
  *   3  an expected context that took longer, or occurred more often;
  *   4  overlap with other messages: head-of-line blocking (hol), or the
  *      time of another application's thread (one that has messages), or
- *      the thread blocked until another task woke it (blocked:<comm>).
+ *      the thread blocked until another task woke it (blocked:<comm>), or
+ *      a TCP send's bytes held in the send queue (tcp:<why>).
  *
  * Attribution (the 80% rule): an anomaly's nested anomalies are the nearest
  * anomalous contexts inside it. They explain the share of their own
@@ -75,6 +76,9 @@ enum nsight_dx_reason {
 	NSIGHT_DX_HOL,			/* phase 4 */
 	NSIGHT_DX_INTERFERENCE,		/* phase 4 */
 	NSIGHT_DX_BLOCKED,		/* phase 4: the thread waited for a task */
+	NSIGHT_DX_TCP_HELD,		/* phase 4: the bytes waited in the TCP
+					 * send queue (Nagle, windows, an ACK)
+					 */
 	__NSIGHT_DX_REASONS
 };
 

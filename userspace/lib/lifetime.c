@@ -266,6 +266,8 @@ out:
 	free(b.claimed);
 	nsight_chains_fini(&b.inst_by_id);
 	nsight_chains_fini(&b.txq);
+	nsight_chains_fini(&b.rxack);
+	free(b.txq_last);
 	nsight_chains_fini(&b.txid);
 	nsight_u64map_fini(&b.sock_by_id);
 	nsight_u64map_fini(&b.port_head);
@@ -320,6 +322,22 @@ const char *nsight_msg_reason_name(enum nsight_msg_reason r)
 	};
 
 	return (unsigned int)r < __NSIGHT_MSG_REASONS ? names[r] : "unknown";
+}
+
+const char *nsight_tcp_hold_name(enum nsight_tcp_hold h)
+{
+	static const char *const names[__NSIGHT_HOLD_REASONS] = {
+		[NSIGHT_HOLD_NONE]		= "",
+		[NSIGHT_HOLD_SNDBUF]		= "sndbuf",
+		[NSIGHT_HOLD_RWND]		= "rwnd",
+		[NSIGHT_HOLD_CWND]		= "cwnd",
+		[NSIGHT_HOLD_CORK]		= "cork",
+		[NSIGHT_HOLD_NAGLE]		= "nagle",
+		[NSIGHT_HOLD_NAGLE_DELACK]	= "nagle_delayed_ack",
+		[NSIGHT_HOLD_ACK]		= "ack",
+	};
+
+	return (unsigned int)h < __NSIGHT_HOLD_REASONS ? names[h] : "";
 }
 
 const char *nsight_msg_dir_name(enum nsight_msg_dir dir)

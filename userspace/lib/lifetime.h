@@ -88,6 +88,34 @@ struct nsight_msg_time {
 	int64_t mono_ns;
 };
 
+/*
+ * Why a TCP message's bytes waited in the send queue: the segment carrying
+ * them was queued to the device only when an ACK of the peer came (on the
+ * CPU that received it, after the send began), or the send buffer was full
+ * when the send began. The sender's state at the send (struct
+ * nsight_tcp_send_state) names the limit, in this order of precedence.
+ */
+enum nsight_tcp_hold {
+	NSIGHT_HOLD_NONE,
+	NSIGHT_HOLD_SNDBUF,		/* the send buffer was full */
+	NSIGHT_HOLD_RWND,		/* the bytes were past the peer's window */
+	NSIGHT_HOLD_CWND,		/* the congestion window was full */
+	NSIGHT_HOLD_CORK,		/* TCP_CORK */
+	NSIGHT_HOLD_NAGLE,		/* less than an MSS with data in flight */
+	NSIGHT_HOLD_NAGLE_DELACK,	/* the same, and the ACK came at least
+					 * NSIGHT_DELACK_NS after the round trip:
+					 * the peer delayed it
+					 */
+	NSIGHT_HOLD_ACK,		/* until an ACK; no state says why */
+	__NSIGHT_HOLD_REASONS
+};
+
+/* An ACK this much later than the round trip was a delayed one (Linux: 40 ms). */
+#define NSIGHT_DELACK_NS	20000000ULL
+
+/* "sndbuf", "rwnd", ... ("" for none). */
+const char *nsight_tcp_hold_name(enum nsight_tcp_hold h);
+
 struct nsight_msg {
 	uint64_t id;			/* 1.., per direction */
 	uint8_t dir;			/* enum nsight_msg_dir */
@@ -107,6 +135,8 @@ struct nsight_msg {
 	uint32_t wire_hash;		/* UDP: the packet's host-independent
 					 * identity (uapi nsight.h), if has_wire */
 	bool has_wire;
+	uint8_t hold;			/* TX TCP: enum nsight_tcp_hold */
+	uint64_t hold_from, hold_to;	/* TSC: the send, the segment's queueing */
 	int64_t seg_ns[NSIGHT_MSG_STAGES - 1];	/* stage i -> i + 1, when both timed */
 	int64_t total_ns;		/* complete messages: n -> a, send -> xmit/done */
 

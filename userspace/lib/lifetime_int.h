@@ -87,6 +87,10 @@ struct lt_build {
 	uint32_t *next_send_thread;	/* ... the next by the same thread */
 	bool *claimed;			/* per pkt: used by a UDP send */
 	struct nsight_chains txq;	/* (proto, sport, dport) -> TX_QUEUE pkts */
+	uint32_t *txq_last;		/* per txq group: the last one before the send */
+	struct nsight_chains rxack;	/* the same key, of the reverse direction:
+					 * the peer's packets (its ACKs)
+					 */
 	struct nsight_chains txid;	/* pkt_id -> TX_XMIT / TX_TSTAMP pkts */
 };
 

@@ -9,6 +9,7 @@
 
 #include "flow.h"
 #include "lifetime_int.h"
+#include "satmath.h"
 
 static uint64_t txq_key(uint8_t proto, uint16_t sport, uint16_t dport)
 {
@@ -55,7 +56,8 @@ static int build_tx_index(struct lt_build *b)
 	b->next_send = malloc(n * sizeof(*b->next_send));
 	b->next_send_thread = malloc(n * sizeof(*b->next_send_thread));
 	if (!b->claimed || !b->next_send || !b->next_send_thread ||
-	    nsight_chains_init(&b->txq, cap->n_pkts) || nsight_chains_init(&b->txid, cap->n_pkts))
+	    nsight_chains_init(&b->txq, cap->n_pkts) || nsight_chains_init(&b->txid, cap->n_pkts) ||
+	    nsight_chains_init(&b->rxack, cap->n_pkts))
 		return nsight_lt_nomem(b);
 	for (i = 0; i < cap->n_pkts; i++) {
 		const struct nsight_rec_pkt *p = &cap->pkts[i].r;
@@ -65,9 +67,17 @@ static int build_tx_index(struct lt_build *b)
 								 p->flow.dport), (uint32_t)i);
 		else if (p->stage == NSIGHT_PKT_TX_XMIT || p->stage == NSIGHT_PKT_TX_TSTAMP)
 			err = nsight_chains_add(&b->txid, p->pkt_id, (uint32_t)i);
+		else if (p->stage == NSIGHT_PKT_RX_RECEIVE && p->flow.protocol == IPPROTO_TCP)
+			err = nsight_chains_add(&b->rxack, txq_key(p->flow.protocol, p->flow.dport,
+								   p->flow.sport), (uint32_t)i);
 		if (err)
 			return nsight_lt_nomem(b);
 	}
+	b->txq_last = malloc((b->txq.n_groups ? b->txq.n_groups : 1) * sizeof(*b->txq_last));
+	if (!b->txq_last)
+		return nsight_lt_nomem(b);
+	for (i = 0; i < b->txq.n_groups; i++)
+		b->txq_last[i] = NONE;
 	err = link_sends(b, b->next_send, false);
 	if (!err)
 		err = link_sends(b, b->next_send_thread, true);
@@ -138,9 +148,85 @@ static uint32_t txq_start(struct lt_build *b, uint32_t g, uint64_t tsc)
 
 	/* Sends come in time order: nothing before this one is of use later. */
 	while (c->cursor[g] != NONE &&
-	       (b->claimed[c->cursor[g]] || b->cap->pkts[c->cursor[g]].r.hdr.tsc < tsc))
+	       (b->claimed[c->cursor[g]] || b->cap->pkts[c->cursor[g]].r.hdr.tsc < tsc)) {
+		if (b->cap->pkts[c->cursor[g]].r.hdr.tsc < tsc)
+			b->txq_last[g] = c->cursor[g];
 		c->cursor[g] = c->next[c->cursor[g]];
+	}
 	return c->cursor[g];
+}
+
+/*
+ * The peer's packet of @q's connection that the segment queued at @q (on
+ * its CPU) followed: the last one received on that CPU
+ * after @from and at most NSIGHT_ACK_RELEASE_NS before @q. NONE if none:
+ * the sender queued the segment itself.
+ */
+#define NSIGHT_ACK_RELEASE_NS	1000000ULL
+
+static uint32_t releasing_ack(struct lt_build *b, uint64_t from, const struct nsight_rec_pkt *q)
+{
+	const struct nsight_capture *cap = b->cap;
+	struct nsight_chains *c = &b->rxack;
+	uint64_t key = txq_key(q->flow.protocol, q->flow.sport, q->flow.dport);
+	uint64_t hz = b->tc && b->tc->tsc_hz ? b->tc->tsc_hz : 1000000000ULL;
+	uint64_t window = nsight_mul_div_u64(NSIGHT_ACK_RELEASE_NS, hz, 1000000000ULL);
+	uint32_t a = nsight_chains_group(c, key), j, found = NONE;
+
+	if (a == NONE)
+		return NONE;
+	/* Sends come in time order: the cursor only moves on. */
+	while (c->cursor[a] != NONE && cap->pkts[c->cursor[a]].r.hdr.tsc <= from)
+		c->cursor[a] = c->next[c->cursor[a]];
+	for (j = c->cursor[a]; j != NONE; j = c->next[j]) {
+		const struct nsight_rec_pkt *p = &cap->pkts[j].r;
+
+		if (p->hdr.tsc > q->hdr.tsc)
+			break;
+		if (p->hdr.cpu == q->hdr.cpu && q->hdr.tsc - p->hdr.tsc <= window)
+			found = j;
+	}
+	return found;
+}
+
+/* Why the TCP send @snd of @len bytes waited (the first segment queued at @q). */
+static void tx_tcp_hold(struct lt_build *b, struct nsight_msg *m, const struct nsight_cap_app *snd,
+			uint32_t g, uint32_t len, uint32_t q)
+{
+	const struct nsight_capture *cap = b->cap;
+	const struct nsight_tcp_send_state *ts = &snd->tcp;
+	const struct nsight_rec_pkt *qp = &cap->pkts[q].r;
+	uint32_t ack = releasing_ack(b, snd->r.hdr.tsc, qp), end = snd->r.tcp_seq + len;
+	bool sndbuf = snd->has_tcp && (uint64_t)ts->wmem_queued + len > ts->sndbuf;
+
+	if (ack == NONE && !sndbuf)
+		return;
+	m->hold_from = snd->r.hdr.tsc;
+	m->hold_to = qp->hdr.tsc;
+	if (!snd->has_tcp) {
+		m->hold = NSIGHT_HOLD_ACK;
+	} else if (sndbuf) {
+		m->hold = NSIGHT_HOLD_SNDBUF;
+	} else if (seq_after(end, ts->snd_una + ts->snd_wnd)) {
+		m->hold = NSIGHT_HOLD_RWND;
+	} else if (ts->snd_cwnd && ts->packets_out >= ts->snd_cwnd) {
+		m->hold = NSIGHT_HOLD_CWND;
+	} else if (ts->nonagle & NSIGHT_TCP_NAGLE_CORK) {
+		m->hold = NSIGHT_HOLD_CORK;
+	} else if (!(ts->nonagle & NSIGHT_TCP_NAGLE_OFF) && ts->packets_out && len < ts->mss) {
+		uint32_t last = b->txq_last[g];
+		uint64_t hz = b->tc && b->tc->tsc_hz ? b->tc->tsc_hz : 1000000000ULL;
+		uint64_t wait = 0;
+
+		/* The ACK's delay: from the last segment before the send to it. */
+		if (last != NONE && ack != NONE)
+			wait = nsight_mul_div_u64(cap->pkts[ack].r.hdr.tsc - cap->pkts[last].r.hdr.tsc,
+						  1000000000ULL, hz);
+		m->hold = wait >= (uint64_t)ts->srtt_us * 1000 + NSIGHT_DELACK_NS ?
+			  NSIGHT_HOLD_NAGLE_DELACK : NSIGHT_HOLD_NAGLE;
+	} else {
+		m->hold = NSIGHT_HOLD_ACK;
+	}
 }
 
 /*
@@ -182,7 +268,7 @@ static void tx_tcp(struct lt_build *b, struct nsight_msg *m, const struct nsight
 		   uint32_t g, uint32_t start, uint32_t len)
 {
 	const struct nsight_capture *cap = b->cap;
-	uint32_t j, end = start + len, last = NONE;
+	uint32_t j, end = start + len, last = NONE, first = NONE;
 
 	/*
 	 * New data goes out in sequence order, so the scan ends at the
@@ -197,10 +283,12 @@ static void tx_tcp(struct lt_build *b, struct nsight_msg *m, const struct nsight
 			break;
 		if (!seq_overlap(p->r.seq, p->r.payload_len, start, len))
 			continue;
-		if (!m->t[NSIGHT_TX_QUEUE].valid)
+		if (!m->t[NSIGHT_TX_QUEUE].valid) {
 			stage_pkt(b, m, NSIGHT_TX_QUEUE, j);
-		else
+			first = j;
+		} else {
 			nsight_lt_touch(m, p->r.hdr.tsc, p->r.hdr.cpu, p->m.ooo);
+		}
 		m->packets++;
 		if (seq_contains(p->r.seq, p->r.payload_len, end - 1)) {
 			last = j;
@@ -210,6 +298,8 @@ static void tx_tcp(struct lt_build *b, struct nsight_msg *m, const struct nsight
 	/* Segments of one skb serve several sends: nothing is claimed. */
 	if (last != NONE)
 		tx_rest(b, m, last, false);
+	if (first != NONE)
+		tx_tcp_hold(b, m, snd, g, len, first);
 }
 
 int nsight_lt_tx(struct lt_build *b)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 			 uint64_t hdr_tsc_hz, struct nsight_diag *d)
 {
 	size_t i;
+	int r;
 
 	memset(p, 0, sizeof(*p));
 	p->tl = tl;
@@ -46,6 +48,21 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 	p->stamp_hol = calloc(tl->n_ctx ? tl->n_ctx : 1, sizeof(*p->stamp_hol));
 	if (!p->recv_idx || !p->stamp || !p->stamp_hol)
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	/*
+	 * The keys tcp:<why> exist before any profile is built (tables
+	 * sized by the keys are made from then on), where TCP sends do.
+	 */
+	for (i = 0; i < __NSIGHT_HOLD_REASONS; i++)
+		p->hold_key[i] = NSIGHT_KEY_NONE;
+	for (i = 0; i < cap->n_sends && cap->sends[i].r.flow.protocol != IPPROTO_TCP; i++)
+		;
+	for (r = NSIGHT_HOLD_NONE + 1; i < cap->n_sends && r < __NSIGHT_HOLD_REASONS; r++) {
+		const char *name = nsight_tcp_hold_name(r);
+
+		p->hold_key[r] = nsight_keys_intern(tl->keys, NSIGHT_KEY_TCP, name, strlen(name));
+		if (p->hold_key[r] == NSIGHT_KEY_NONE)
+			return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	}
 	for (i = 0; i < p->n_recv; i++)
 		p->recv_idx[i] = (uint32_t)i;
 	if (p->n_recv > 1)
@@ -365,6 +382,25 @@ static int walk_app_window(struct walk *w, uint32_t cpu, uint64_t s, uint64_t e)
 	return walk_window(w, cpu, s, e);
 }
 
+/*
+ * A TCP send whose bytes waited in the send queue: that wait is one piece,
+ * tcp:<why>, whatever the CPU did meanwhile; the rest of the window (the
+ * segment's way to the device) is the core's contexts.
+ */
+static int walk_held(struct walk *w, const struct nsight_msg *m, uint32_t cpu, uint64_t end)
+{
+	struct nsight_piece pc = {
+		.ticks = m->hold_to - m->hold_from, .role = w->role, .depth = 1, .held = true,
+		.key = { w->p->hold_key[m->hold] },
+	};
+	int ret;
+
+	ret = walk_window(w, cpu, m->t[NSIGHT_TX_SEND].tsc, m->hold_from);
+	if (!ret)
+		ret = w->fn(w->arg, &pc);
+	return ret ? ret : walk_window(w, cpu, m->hold_to, end);
+}
+
 uint64_t nsight_profile_rx_start(const struct nsight_profiler *p, const struct nsight_msg *m)
 {
 	const struct nsight_msg_time *n = &m->t[NSIGHT_RX_N];
@@ -414,6 +450,10 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 						  &m->t[NSIGHT_TX_DONE] : &m->t[NSIGHT_TX_XMIT];
 
 		w.role = NSIGHT_ROLE_A;
+		if (m->hold && m->hold < __NSIGHT_HOLD_REASONS &&
+		    p->hold_key[m->hold] != NSIGHT_KEY_NONE && m->hold_from >= s->tsc &&
+		    m->hold_to > m->hold_from && m->hold_to <= e->tsc)
+			return walk_held(&w, m, s->cpu, e->tsc);
 		return walk_window(&w, s->cpu, s->tsc, e->tsc);
 	}
 }
@@ -487,6 +527,10 @@ static int on_piece(void *arg, const struct nsight_piece *pc)
 		if (!i)
 			e->excl = nsight_sat_add(e->excl, (int64_t)pc->ticks);
 		e->incl = nsight_sat_add(e->incl, (int64_t)pc->ticks);
+		if (pc->held) {
+			e->count++;
+			continue;
+		}
 		st = pc->blocked ? &b->p->stamp_blk[pc->occ[i]] :
 		     pc->key[i] == NSIGHT_KEY_ID_HOL ? &b->p->stamp_hol[pc->occ[i]] :
 						       &b->p->stamp[pc->occ[i]];

@@ -53,6 +53,9 @@ struct nsight_piece {
 	uint8_t depth;		/* keys in the chain */
 	bool lost;		/* records were lost here */
 	bool blocked;		/* blocked: occ[0] is the wakeup's index */
+	bool held;		/* a TCP send's bytes held (tcp:<why>), once
+				 * per message
+				 */
 	uint32_t key[NSIGHT_TL_DEPTH];	/* innermost first, no key twice */
 	uint32_t occ[NSIGHT_TL_DEPTH];	/* the occurrence of each */
 };
@@ -84,6 +87,7 @@ struct nsight_profiler {
 	struct nsight_blk_period *blk;	/* of the message being walked */
 	size_t n_blk, cap_blk;
 	uint64_t *stamp_blk;		/* per wakeup: the window it was counted in */
+	uint32_t hold_key[__NSIGHT_HOLD_REASONS];	/* tcp:<why>, once made */
 	/* nsight_profile_build()'s scratch. */
 	uint32_t *slot[NSIGHT_ROLES];	/* key -> entry + 1 */
 	size_t n_slot;

@@ -306,6 +306,31 @@ static inline void synth_app(struct synth *s, uint16_t type, uint32_t cpu, uint6
 	synth_put(s, cpu, &a, sizeof(a));
 }
 
+/* An app_send on a TCP socket with the sender's state after it. */
+static inline void synth_send_tcp(struct synth *s, uint32_t cpu, uint64_t tsc, uint64_t sock_id,
+				  struct nsight_flow sock, int64_t len, uint32_t write_seq,
+				  uint32_t tid, uint32_t pid, const char *comm,
+				  const struct nsight_tcp_send_state *ts)
+{
+	struct {
+		struct nsight_rec_app a;
+		struct nsight_tcp_send_state ts;
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	rec_hdr(&r, NSIGHT_REC_APP_SEND, sizeof(r), cpu, tsc);
+	r.a.sock_id = sock_id;
+	r.a.flow = sock;
+	r.a.start_tsc = tsc;
+	r.a.ret = len;
+	r.a.tcp_seq = write_seq;
+	r.a.tid = tid;
+	r.a.pid = pid;
+	snprintf(r.a.comm, sizeof(r.a.comm), "%s", comm);
+	r.ts = *ts;
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
 /* app_recv_start: thread @tid entered a receive. */
 static inline void synth_recv_start(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t tid)
 {

@@ -102,16 +102,16 @@ static void test_errors(void)
 	struct nsight_cats c;
 
 	check_error("bogus,x,y\n", 10,
-		    "bad.csv:1: unknown kind 'bogus' (task, irq, softirq, work, fault, idle, func, hol, app, blocked or unknown)");
+		    "bad.csv:1: unknown kind 'bogus' (task, irq, softirq, work, fault, idle, func, hol, app, blocked, tcp or unknown)");
 	check_error("task,x\n", 7, "bad.csv:1: expected kind,pattern,category");
 	check_error("# c\n\ntask,,X\n", 13, "bad.csv:3: empty pattern");
 	check_error("task,a,b\ntask,x,  \n", 19, "bad.csv:2: empty category");
 	/* The header is only allowed first. */
 	check_error("task,a,b\nkind,pattern,category\n", 31,
-		    "bad.csv:2: unknown kind 'kind' (task, irq, softirq, work, fault, idle, func, hol, app, blocked or unknown)");
+		    "bad.csv:2: unknown kind 'kind' (task, irq, softirq, work, fault, idle, func, hol, app, blocked, tcp or unknown)");
 	check_error("task,a,b\ntask,b\0,c\n", 20, "bad.csv:2: NUL byte");
 	check_error("verylongkindnamethatgoesonandon,a,b", 35,
-		    "bad.csv:1: unknown kind 'verylongkindnamethatgoesonandon' (task, irq, softirq, work, fault, idle, func, hol, app, blocked or unknown)");
+		    "bad.csv:1: unknown kind 'verylongkindnamethatgoesonandon' (task, irq, softirq, work, fault, idle, func, hol, app, blocked, tcp or unknown)");
 
 	/* An empty text has no rules; a missing file is an I/O error. */
 	nsight_cats_init(&c);

@@ -15,7 +15,7 @@ static struct cli c;
 static const char *const files[] = {
 	"hog", "netrx", "netrx_app", "kworker", "fault", "idleirq", "small", "hol", "clean",
 	"allhog", "drop", "client", "tx", "nocontext", "cats.csv", "bad.csv", "harm", "nest_softirq",
-	"nest_irq", NULL,
+	"nest_irq", "nagle", "cwnd", NULL,
 };
 
 static const char *path(const char *name)
@@ -68,6 +68,77 @@ static void save_tx(void)
 	}
 	synth_flush(&s);
 	CHECK(synth_save(&s, path("tx")) == 0);
+	synth_free(&s);
+}
+
+/*
+ * TCP: "client" (pid 300) on CPU 1 writes each request in two 32-byte
+ * writes, Nagle on, every 100 ms. Normally the peer's ACK of the first
+ * comes before the second write, which goes out at once. In every 8th,
+ * the second write finds the first in flight (@held: the sender's state
+ * then) and its segment leaves only when the ACK comes, 40 ms later, in
+ * the softirq that receives it.
+ */
+static void save_tcp_held(const char *name, const struct nsight_tcp_send_state *held)
+{
+	struct syn_task client = { 301, 300, "client" };
+	struct nsight_flow f = flow4("10.0.0.2", 6000, "10.0.0.9", 7000, IPPROTO_TCP);
+	struct nsight_flow back = flow4("10.0.0.9", 7000, "10.0.0.2", 6000, IPPROTO_TCP);
+	struct nsight_tcp_send_state idle_st = {
+		.snd_wnd = 65535, .snd_cwnd = 10, .mss = 1448, .sndbuf = 87040, .srtt_us = 100,
+	};
+	struct synth s;
+	uint64_t t = 1000000, id = 0x7000;
+	uint32_t seq = 1000;
+	int i;
+
+	synth_init(&s, 2);
+	synth_queue(&s);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_switch(&s, 1, 100, sc_swapper1, client);
+	for (i = 0; i < 40; i++, t += 100000000, seq += 64) {
+		struct nsight_tcp_send_state st = idle_st;
+		uint64_t ack = i % 8 == 7 ? t + 40000000 : t + 1500;
+
+		if (i)
+			synth_switch(&s, 1, t - 100, sc_swapper1, client);
+		st.snd_una = st.snd_nxt = seq;
+		synth_send_tcp(&s, 1, t, 0x71, f, 32, seq, client.tid, client.pid, "client", &st);
+		synth_pkt(&s, 1, t + 400, NSIGHT_PKT_TX_QUEUE, ++id, f, seq, 32, 0);
+		synth_pkt(&s, 1, t + 900, NSIGHT_PKT_TX_XMIT, id, f, seq, 32, 0);
+		if (i % 8 != 7) {
+			/* The ACK first (an interrupt in the client), then the write. */
+			synth_softirq(&s, 1, ack - 300, SYN_NET_RX, true);
+			synth_pkt(&s, 1, ack, NSIGHT_PKT_RX_RECEIVE, ++id, back, 5000, 0, 0);
+			synth_softirq(&s, 1, ack + 300, SYN_NET_RX, false);
+			st.snd_una = st.snd_nxt = seq + 32;
+			synth_send_tcp(&s, 1, t + 2000, 0x71, f, 32, seq + 32, client.tid, client.pid,
+				       "client", &st);
+			synth_pkt(&s, 1, t + 2400, NSIGHT_PKT_TX_QUEUE, ++id, f, seq + 32, 32, 0);
+			synth_pkt(&s, 1, t + 2900, NSIGHT_PKT_TX_XMIT, id, f, seq + 32, 32, 0);
+			synth_switch(&s, 1, t + 3500, client, sc_swapper1);
+			synth_idle(&s, 1, t + 3600, true);
+			synth_idle(&s, 1, t + 99999000, false);
+			continue;
+		}
+		st = *held;
+		st.snd_una = seq;
+		st.snd_nxt = seq + 32;
+		synth_send_tcp(&s, 1, t + 2000, 0x71, f, 32, seq + 32, client.tid, client.pid, "client",
+			       &st);
+		synth_switch(&s, 1, t + 3500, client, sc_swapper1);
+		synth_idle(&s, 1, t + 3600, true);
+		synth_idle(&s, 1, ack - 400, false);
+		synth_softirq(&s, 1, ack - 300, SYN_NET_RX, true);
+		synth_pkt(&s, 1, ack, NSIGHT_PKT_RX_RECEIVE, ++id, back, 5000, 0, 0);
+		synth_pkt(&s, 1, ack + 50, NSIGHT_PKT_TX_QUEUE, ++id, f, seq + 32, 32, 0);
+		synth_pkt(&s, 1, ack + 300, NSIGHT_PKT_TX_XMIT, id, f, seq + 32, 32, 0);
+		synth_softirq(&s, 1, ack + 400, SYN_NET_RX, false);
+		synth_idle(&s, 1, ack + 500, true);
+		synth_idle(&s, 1, t + 99999000, false);
+	}
+	synth_flush(&s);
+	CHECK(synth_save(&s, path(name)) == 0);
 	synth_free(&s);
 }
 
@@ -158,6 +229,14 @@ static void setup(void)
 	CHECK(scen_save(&sc, path("nest_irq")) == 0);
 	save_tx();
 	save_nocontext();
+	/* One 32-byte segment in flight, the window and the buffer open. */
+	save_tcp_held("nagle", &(struct nsight_tcp_send_state){
+		.snd_wnd = 65535, .snd_cwnd = 10, .packets_out = 1, .mss = 1448,
+		.wmem_queued = 32, .sndbuf = 87040, .srtt_us = 100 });
+	/* The congestion window full. */
+	save_tcp_held("cwnd", &(struct nsight_tcp_send_state){
+		.snd_wnd = 65535, .snd_cwnd = 1, .packets_out = 1, .mss = 1448,
+		.wmem_queued = 32, .sndbuf = 87040, .srtt_us = 100, .nonagle = NSIGHT_TCP_NAGLE_OFF });
 	CHECK(write_file(path("cats.csv"), "# mine\ntask,stress,CPU hog\nidle,irq:*,Woken late after <name>\n") == 0);
 	CHECK(write_file(path("bad.csv"), "task,stress,CPU hog\n\nbogus,x,y\n") == 0);
 }
@@ -808,6 +887,75 @@ static void test_nested_coverage(void)
 	json_object_put(o);
 }
 
+static void test_tcp_held(void)
+{
+	struct json_object *o = diag_json("nagle", NULL), *g, *an;
+	struct cli_result r;
+	size_t i;
+	bool seen = false;
+
+	REQUIRE(o);
+	g = jget(o, "diagnosis.groups.0");
+	REQUIRE(g);
+	CHECK(!strcmp(js(g, "comm"), "client"));
+	CHECK(!strcmp(js(g, "dir"), "tx"));
+	CHECK(!strcmp(js(g, "causes.0.category"), "TCP send held by Nagle for the peer's delayed ACK"));
+	CHECK_U64(ji(g, "causes.0.messages"), 5);
+	CHECK(jd(g, "causes.0.share") > 0.99);
+	an = jget(g, "slowest.0.anomalies");
+	for (i = 0; an && i < json_object_array_length(an); i++) {
+		struct json_object *a = json_object_array_get_idx(an, i);
+
+		if (strcmp(js(a, "key"), "tcp:nagle_delayed_ack"))
+			continue;
+		seen = true;
+		CHECK_U64(ji(a, "phase"), 4);
+		CHECK(!strcmp(js(a, "reason"), "tcp_held"));
+		/* From the write to the segment's queueing, 40 ms later. */
+		CHECK_U64(ji(a, "value_ns"), 39998050);
+	}
+	CHECK(seen);
+	check_coverage_capped(g);
+	json_object_put(o);
+
+	o = diag_json("cwnd", NULL);
+	REQUIRE(o);
+	CHECK(!strcmp(js(o, "diagnosis.groups.0.causes.0.category"),
+		      "TCP send held by a full congestion window"));
+	json_object_put(o);
+
+	/* The messages: the 5 second writes held, the other 75 not. */
+	o = diag_json("nagle", "--messages");
+	REQUIRE(o);
+	an = jget(o, "messages");
+	REQUIRE(an);
+	{
+		size_t held = 0, free_ = 0;
+
+		for (i = 0; i < json_object_array_length(an); i++) {
+			struct json_object *m = json_object_array_get_idx(an, i);
+
+			if (!jget(m, "tcp_hold")) {
+				free_++;
+				continue;
+			}
+			held++;
+			CHECK(!strcmp(js(m, "tcp_hold"), "nagle_delayed_ack"));
+			CHECK_U64(ji(m, "tcp_hold_ns"), 39998050);
+			CHECK_U64(ji(m, "bytes"), 32);
+		}
+		CHECK_U64(held, 5);
+		CHECK_U64(free_, 75);
+	}
+	json_object_put(o);
+
+	/* Text: the cause's row. */
+	run(&r, (const char *[]){ path("nagle"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_FIRST(section(r.out, "client[300] tx"), "TCP send held by Nagle for the peer's delayed ACK (A)");
+	cli_result_free(&r);
+}
+
 static void test_help(void)
 {
 	struct cli_result r;
@@ -843,6 +991,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_drops),
 	KTAP_TEST(test_rank_by_excess),
 	KTAP_TEST(test_nested_coverage),
+	KTAP_TEST(test_tcp_held),
 	KTAP_TEST(test_tx_and_groups),
 	KTAP_TEST(test_json),
 	KTAP_TEST(test_help),
