@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "diag_report.h"
+#include "flow.h"
+#include "rxwork.h"
 #include "json_out.h"
 
 /* Names come from the traced system: no control bytes on the terminal. */
@@ -142,8 +144,39 @@ static void msg_causes(FILE *f, const struct nsight_dx_group *g, const struct ns
 	fputc('\n', f);
 }
 
+/* Receive work shown for causes up to this rank, and flows per cause. */
+#define RXWORK_CAUSES	3
+#define RXWORK_FLOWS	3
+
+/*
+ * The traffic behind cause @k of @g when it is receive work: a line with
+ * the packets, then one per flow (most packets first).
+ */
+static void rxwork_text(FILE *f, const struct nsight_dx_group *g, size_t k,
+			const struct nsight_analysis *a)
+{
+	struct nsight_rxwork w;
+	char flow[128], proto[8];
+	size_t i;
+
+	if (nsight_rxwork_of_cause(&w, g, (uint32_t)k, &a->lt, &a->cap, a->keys) || !w.packets) {
+		nsight_rxwork_fini(&w);
+		return;
+	}
+	fprintf(f, "    receive work behind it: %" PRIu64 " packets in the windows of %" PRIu64
+		" tail messages, %zu flow%s\n", w.packets, w.messages, w.n, w.n == 1 ? "" : "s");
+	for (i = 0; i < w.n && i < RXWORK_FLOWS; i++)
+		fprintf(f, "      %s %s: %" PRIu64 " packets, %" PRIu64 " bytes, %s\n",
+			nsight_proto_name(w.v[i].flow.protocol, proto, sizeof(proto)),
+			nsight_flow_format(&w.v[i].flow, flow, sizeof(flow)), w.v[i].packets,
+			w.v[i].bytes, w.v[i].read ? "read" : "no reader");
+	if (w.n > RXWORK_FLOWS)
+		fprintf(f, "      %zu more flows\n", w.n - RXWORK_FLOWS);
+	nsight_rxwork_fini(&w);
+}
+
 static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_dx_group *g,
-		       const struct nsight_tty *t)
+		       const struct nsight_analysis *a, const struct nsight_tty *t)
 {
 	const struct nsight_dx_opts *o = &dx->opts;
 	char comm[17], ref[300], tp[16], buf[300], b1[32], b2[32], b3[32], b4[32];
@@ -191,6 +224,8 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 				pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)),
 				nsight_tty_duration(c->total, b4, sizeof(b4)), c->messages, c->main,
 				nsight_tty_duration(c->median, b2, sizeof(b2)), k ? "" : nsight_tty_off(t));
+			if (a && k < RXWORK_CAUSES)
+				rxwork_text(f, g, k, a);
 		}
 	} else if (g->n_causes) {
 		fprintf(f, "  %-44s%7s%16s%9s%6s%16s%15s\n", "cause", "share", "excess_ns",
@@ -204,6 +239,8 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 			fprintf(f, "  %-*s%7s%16" PRId64 "%9" PRIu64 "%6" PRIu64 "%16" PRId64 "%15" PRId64 "\n",
 				w, buf, pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)), c->total, c->messages,
 				c->main, c->median, c->max);
+			if (a && k < RXWORK_CAUSES)
+				rxwork_text(f, g, k, a);
 		}
 	} else if (g->n_msgs) {
 		fprintf(f, "  no cause: no anomaly of at least %s in the tail\n",
@@ -295,7 +332,7 @@ void nsight_diag_report_tty(FILE *f, const struct nsight_dx *dx, const struct ns
 	if (a)
 		evidence_text(f, a, t);
 	for (i = 0; i < dx->n; i++)
-		group_text(f, dx, &dx->groups[i], t);
+		group_text(f, dx, &dx->groups[i], a, t);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -447,9 +484,43 @@ void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_grou
 	jo_add_str(o, "direction", nsight_msg_dir_name(g->dir), err);
 }
 
-static struct json_object *group_json(const struct nsight_dx *dx, const struct nsight_dx_group *g,
-				      const struct nsight_keys *keys, int *err)
+/* "receive_work" of cause @k: its packets and flows, when it is receive work. */
+static void rxwork_json(struct json_object *co, const struct nsight_dx_group *g, size_t k,
+			const struct nsight_analysis *a, int *err)
 {
+	struct json_object *rw, *flows;
+	struct nsight_rxwork w;
+	char flow[128], proto[8];
+	size_t i;
+
+	if (nsight_rxwork_of_cause(&w, g, (uint32_t)k, &a->lt, &a->cap, a->keys)) {
+		*err = -1;
+	} else if (w.packets) {
+		rw = json_object_new_object();
+		flows = json_object_new_array();
+		jo_add_u64(rw, "packets", w.packets, err);
+		jo_add_u64(rw, "messages", w.messages, err);
+		for (i = 0; i < w.n; i++) {
+			struct json_object *fo = json_object_new_object();
+
+			jo_add_str(fo, "protocol",
+				   nsight_proto_name(w.v[i].flow.protocol, proto, sizeof(proto)), err);
+			jo_add_str(fo, "flow", nsight_flow_format(&w.v[i].flow, flow, sizeof(flow)), err);
+			jo_add_u64(fo, "packets", w.v[i].packets, err);
+			jo_add_u64(fo, "bytes", w.v[i].bytes, err);
+			jo_add_bool(fo, "read", w.v[i].read, err);
+			jo_push(flows, fo, err);
+		}
+		jo_add(rw, "flows", flows, err);
+		jo_add(co, "receive_work", rw, err);
+	}
+	nsight_rxwork_fini(&w);
+}
+
+static struct json_object *group_json(const struct nsight_dx *dx, const struct nsight_dx_group *g,
+				      const struct nsight_analysis *a, int *err)
+{
+	const struct nsight_keys *keys = a->keys;
 	struct json_object *j = json_object_new_object(), *ref, *tail, *sk, *causes, *cov, *slow;
 	char comm[17], pc[17];
 	size_t k;
@@ -509,6 +580,7 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 		jo_add_i64(co, "median_dev_ns", c->median, err);
 		jo_add_i64(co, "max_dev_ns", c->max, err);
 		jo_add_i64(co, "total_dev_ns", c->total, err);
+		rxwork_json(co, g, k, a, err);
 		jo_push(causes, co, err);
 	}
 	jo_add(j, "causes", causes, err);
@@ -572,7 +644,7 @@ int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
 	jo_add(j, "options", options_json(&dx->opts, &err), &err);
 	jo_add(j, "evidence", evidence_json(a, &err), &err);
 	for (i = 0; i < dx->n; i++)
-		jo_push(groups, group_json(dx, &dx->groups[i], a->keys, &err), &err);
+		jo_push(groups, group_json(dx, &dx->groups[i], a, &err), &err);
 	jo_add(j, "groups", groups, &err);
 	jo_add(o, "diagnosis", j, &err);
 	return err;

@@ -6,8 +6,9 @@
  * Text, per application and direction with complete messages:
  *
  *   diagnosis: COMM[PID] DIR: reference N messages (fastest 20%, median M ns), tail T messages >= p90 (X ns)
- *     cause                                       messages  share   median_dev_ns     max_dev_ns
- *     CATEGORY (A|R)                                     27    90%          123456         456789
+ *     cause                                 share  excess_ns messages  main  median_dev_ns  max_dev_ns
+ *     CATEGORY (A|R)                          90%    3333333       27    20         123456      456789
+ *       receive work behind it: ...        (receive processing: its traffic)
  *     coverage: median 92%, p10 71%, p90 100%
  *     skipped: ...                       (only when messages were skipped)
  *     slowest:

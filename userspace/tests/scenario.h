@@ -78,6 +78,10 @@ struct scen {
 	bool app_irq;		/* SC_SMALL: a hard IRQ of 5 us inside the
 				 * server's time, 2 us after it wakes
 				 */
+	unsigned int flood;	/* SC_NETRX: packets of a flow nobody reads
+				 * (10.0.0.3:4000 > 10.0.0.2:9999, 100 bytes)
+				 * the softirq on Y receives
+				 */
 	uint64_t marks[16];	/* SC_NETRX_PT: when the softirq began */
 	size_t n_marks;
 };
@@ -95,6 +99,7 @@ static inline void scen_init(struct scen *sc, const char *comm)
 	sc->small_ns = 500;
 	sc->hog_softirq = false;
 	sc->app_irq = false;
+	sc->flood = 0;
 	sc->sock = flow4(NULL, 9000, NULL, 0, IPPROTO_UDP);
 	sc->flow = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, IPPROTO_UDP);
 	/* X idles; Y too, after the server went to sleep in recv at 90. */
@@ -150,6 +155,7 @@ static inline void scen_msg(struct scen *sc, enum scen_kind kind)
 {
 	struct syn_task me = { 101, 100, sc->comm };
 	uint64_t n = sc->t, h, id, wake = 0, a = 0, work = 3000;
+	unsigned int i;
 
 	scen_rx(sc, n, 1, &h, &id);
 	switch (kind) {
@@ -194,6 +200,10 @@ static inline void scen_msg(struct scen *sc, enum scen_kind kind)
 		}
 		if (kind == SC_NETRX_PT && sc->n_marks < 16)
 			sc->marks[sc->n_marks++] = wake + 200;
+		for (i = 0; i < sc->flood; i++)
+			synth_pkt(&sc->s, SC_Y, wake + 1000 + i * 4000, NSIGHT_PKT_RX_RECEIVE,
+				  0x100000 + ++sc->pkt, flow4("10.0.0.3", 4000, "10.0.0.2", 9999,
+							      IPPROTO_UDP), 0, 100, 0);
 		synth_softirq(&sc->s, SC_Y, wake + 40200, SYN_NET_RX, false);
 		a = h + 42000 + (kind == SC_NETRX_APP ? 8000 : 0);
 		break;

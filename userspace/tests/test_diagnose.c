@@ -15,7 +15,7 @@ static struct cli c;
 static const char *const files[] = {
 	"hog", "netrx", "netrx_app", "kworker", "fault", "idleirq", "small", "hol", "clean",
 	"allhog", "drop", "client", "tx", "nocontext", "cats.csv", "bad.csv", "harm", "nest_softirq",
-	"nest_irq", "nagle", "cwnd", NULL,
+	"nest_irq", "nagle", "cwnd", "flood", NULL,
 };
 
 static const char *path(const char *name)
@@ -216,6 +216,11 @@ static void setup(void)
 		scen_msg(&sc, i == 10 || i == 60 ? SC_HOG : i % 3 == 1 ? SC_SMALL : SC_NORMAL);
 	}
 	CHECK(scen_save(&sc, path("harm")) == 0);
+	/* Receive processing on Y busy with 8 packets of a flow nobody reads. */
+	scen_init(&sc, "server");
+	sc.flood = 8;
+	scen_run(&sc, 40, SC_NETRX, 8, 7);
+	CHECK(scen_save(&sc, path("flood")) == 0);
 	/* Nested: a softirq inside the competitor's slice ... */
 	scen_init(&sc, "server");
 	sc.hog_softirq = true;
@@ -956,6 +961,39 @@ static void test_tcp_held(void)
 	cli_result_free(&r);
 }
 
+static void test_receive_work(void)
+{
+	struct json_object *o = diag_json("flood", NULL), *g;
+	struct cli_result r;
+
+	REQUIRE(o);
+	g = jget(o, "diagnosis.groups.0");
+	REQUIRE(g);
+	CHECK(!strcmp(js(g, "causes.0.category"), "Receive processing"));
+	/* 8 packets in each of the 5 tail messages' windows. */
+	CHECK_U64(ji(g, "causes.0.receive_work.packets"), 40);
+	CHECK_U64(ji(g, "causes.0.receive_work.messages"), 5);
+	CHECK(json_object_array_length(jget(g, "causes.0.receive_work.flows")) == 1);
+	CHECK(!strcmp(js(g, "causes.0.receive_work.flows.0.flow"), "10.0.0.3:4000 > 10.0.0.2:9999"));
+	CHECK(!strcmp(js(g, "causes.0.receive_work.flows.0.protocol"), "udp"));
+	CHECK_U64(ji(g, "causes.0.receive_work.flows.0.bytes"), 4000);
+	CHECK(!json_object_get_boolean(jget(g, "causes.0.receive_work.flows.0.read")));
+	json_object_put(o);
+
+	run(&r, (const char *[]){ path("flood"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(section(r.out, "server[100] rx"),
+		      "    receive work behind it: 40 packets in the windows of 5 tail messages, 1 flow\n"
+		      "      udp 10.0.0.3:4000 > 10.0.0.2:9999: 40 packets, 4000 bytes, no reader\n");
+	cli_result_free(&r);
+
+	/* No packets in the windows: no receive work to show. */
+	o = diag_json("netrx", NULL);
+	REQUIRE(o);
+	CHECK(!jget(o, "diagnosis.groups.0.causes.0.receive_work"));
+	json_object_put(o);
+}
+
 static void test_help(void)
 {
 	struct cli_result r;
@@ -992,6 +1030,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_rank_by_excess),
 	KTAP_TEST(test_nested_coverage),
 	KTAP_TEST(test_tcp_held),
+	KTAP_TEST(test_receive_work),
 	KTAP_TEST(test_tx_and_groups),
 	KTAP_TEST(test_json),
 	KTAP_TEST(test_help),
