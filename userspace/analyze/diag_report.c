@@ -4,6 +4,7 @@
 
 #include "diag_report.h"
 #include "flow.h"
+#include "nextstep.h"
 #include "rxwork.h"
 #include "json_out.h"
 
@@ -144,7 +145,7 @@ static void msg_causes(FILE *f, const struct nsight_dx_group *g, const struct ns
 	fputc('\n', f);
 }
 
-/* Receive work shown for causes up to this rank, and flows per cause. */
+/* Next steps and receive work shown for causes up to this rank; flows per cause. */
 #define RXWORK_CAUSES	3
 #define RXWORK_FLOWS	3
 
@@ -173,6 +174,48 @@ static void rxwork_text(FILE *f, const struct nsight_dx_group *g, size_t k,
 	if (w.n > RXWORK_FLOWS)
 		fprintf(f, "      %zu more flows\n", w.n - RXWORK_FLOWS);
 	nsight_rxwork_fini(&w);
+}
+
+/* @text indented by @indent, wrapped at word ends within @width columns (0: none). */
+static void wrapped(FILE *f, const char *text, int indent, unsigned int width)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t room = width > (unsigned int)indent + 20 ? width - indent : SIZE_MAX;
+		size_t n = strlen(p);
+
+		if (n > room) {
+			n = room;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (!n)
+				n = room;
+		}
+		fprintf(f, "%*s%.*s\n", indent, "", (int)n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+/* The evidence and what to try for cause @k of @g: two lines or more. */
+static void next_step_text(FILE *f, const struct nsight_dx_group *g, size_t k,
+			   const struct nsight_analysis *a, const struct nsight_tty *t)
+{
+	struct nsight_next_step st;
+	char key[NSIGHT_KEY_NAME_MAX + 32], cpu[32], line[NSIGHT_KEY_NAME_MAX + 128];
+
+	if (!nsight_next_step(g, (uint32_t)k, &a->lt, a->keys, &st))
+		return;
+	nsight_key_printable(a->keys, st.key, key, sizeof(key));
+	cpu[0] = '\0';
+	if (st.has_cpu)
+		snprintf(cpu, sizeof(cpu), " on cpu %" PRIu32, st.cpu);
+	snprintf(line, sizeof(line), "next step: %s%s in %" PRIu64 " tail messages", key, cpu,
+		 st.messages);
+	wrapped(f, line, 4, t->width);
+	wrapped(f, st.advice, 6, t->width);
 }
 
 static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_dx_group *g,
@@ -224,8 +267,10 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 				pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)),
 				nsight_tty_duration(c->total, b4, sizeof(b4)), c->messages, c->main,
 				nsight_tty_duration(c->median, b2, sizeof(b2)), k ? "" : nsight_tty_off(t));
-			if (a && k < RXWORK_CAUSES)
+			if (a && k < RXWORK_CAUSES) {
+				next_step_text(f, g, k, a, t);
 				rxwork_text(f, g, k, a);
+			}
 		}
 	} else if (g->n_causes) {
 		fprintf(f, "  %-44s%7s%16s%9s%6s%16s%15s\n", "cause", "share", "excess_ns",
@@ -239,8 +284,10 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 			fprintf(f, "  %-*s%7s%16" PRId64 "%9" PRIu64 "%6" PRIu64 "%16" PRId64 "%15" PRId64 "\n",
 				w, buf, pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)), c->total, c->messages,
 				c->main, c->median, c->max);
-			if (a && k < RXWORK_CAUSES)
+			if (a && k < RXWORK_CAUSES) {
+				next_step_text(f, g, k, a, t);
 				rxwork_text(f, g, k, a);
+			}
 		}
 	} else if (g->n_msgs) {
 		fprintf(f, "  no cause: no anomaly of at least %s in the tail\n",
@@ -484,6 +531,27 @@ void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_grou
 	jo_add_str(o, "direction", nsight_msg_dir_name(g->dir), err);
 }
 
+/* "next_step" of cause @k: its key, core and what to try. */
+static void next_step_json(struct json_object *co, const struct nsight_dx_group *g, size_t k,
+			   const struct nsight_analysis *a, int *err)
+{
+	struct json_object *ns;
+	struct nsight_next_step st;
+	char key[NSIGHT_KEY_NAME_MAX + 32];
+
+	if (!nsight_next_step(g, (uint32_t)k, &a->lt, a->keys, &st))
+		return;
+	ns = json_object_new_object();
+	jo_add_str(ns, "key", nsight_key_printable(a->keys, st.key, key, sizeof(key)), err);
+	if (st.has_cpu)
+		jo_add_u64(ns, "cpu", st.cpu, err);
+	else
+		jo_add_null(ns, "cpu", err);
+	jo_add_u64(ns, "messages", st.messages, err);
+	jo_add_str(ns, "advice", st.advice, err);
+	jo_add(co, "next_step", ns, err);
+}
+
 /* "receive_work" of cause @k: its packets and flows, when it is receive work. */
 static void rxwork_json(struct json_object *co, const struct nsight_dx_group *g, size_t k,
 			const struct nsight_analysis *a, int *err)
@@ -580,6 +648,7 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 		jo_add_i64(co, "median_dev_ns", c->median, err);
 		jo_add_i64(co, "max_dev_ns", c->max, err);
 		jo_add_i64(co, "total_dev_ns", c->total, err);
+		next_step_json(co, g, k, a, err);
 		rxwork_json(co, g, k, a, err);
 		jo_push(causes, co, err);
 	}

@@ -302,6 +302,8 @@ static void test_hog(void)
 		"diagnosis: server[100] rx: reference 8 messages (fastest 20%, median 2700 ns), tail 5 messages >= p90 (51700 ns)\n"
 		"  cause                                         share       excess_ns messages  main   median_dev_ns     max_dev_ns\n"
 		"  stress interference (A)                        100%          245000        5     5           49000          49000\n"
+		"    next step: task:stress on cpu 1 in 5 tail messages\n"
+		"      move stress to another core (taskset, cpusets) or give server priority over it (chrt, nice)\n"
 		"  coverage: median 100%, p10 100%, p90 100%\n"
 		"  slowest:\n"
 		"    rx 8 latency 51700 ns, deviation 49000 ns, coverage 100%: stress interference (A) +49000\n"
@@ -324,6 +326,8 @@ static void test_receive_processing(void)
 	/* The server's time grew, but NET_RX inside it explains all of it. */
 	CHECK_FIRST(sec, "Receive processing (A)");
 	CHECK_STR_HAS(sec, "\n  Receive processing (A)                         100%          200000        5     5           40000          40000\n"
+		      "    next step: softirq:NET_RX on cpu 1 in 5 tail messages\n"
+		      "      steer receive processing to another core (RPS/RFS, IRQ affinity) or drop unread traffic earlier\n"
 		      "  coverage: median 100%, p10 100%, p90 100%\n");
 	CHECK(!strstr(sec, "Application processing"));
 	cli_result_free(&r);
@@ -349,6 +353,8 @@ static void test_nested_threshold(void)
 	sec = section(r.out, "server[100] rx");
 	CHECK_FIRST(sec, "Receive processing (A)");
 	CHECK_STR_HAS(sec, "\n  Application processing (A)                      17%           40000        5     0            8000           8000\n"
+		      "    next step: app on cpu 1 in 5 tail messages\n"
+		      "      server's own processing took longer: profile it (the sample source, Intel PT)\n"
 		      "  coverage: median 100%, p10 100%, p90 100%\n");
 	CHECK_STR_HAS(sec, "coverage 100%: Receive processing (A) +40000, Application processing (A) +8000\n");
 	cli_result_free(&r);
@@ -698,6 +704,10 @@ static void test_json(void)
 	CHECK_U64(ji(g, "causes.0.max_dev_ns"), 49000);
 	CHECK_U64(ji(g, "causes.0.total_dev_ns"), 245000);
 	CHECK_U64(ji(g, "tail.excess_ns"), 245000);
+	CHECK(!strcmp(js(g, "causes.0.next_step.key"), "task:stress"));
+	CHECK_U64(ji(g, "causes.0.next_step.cpu"), 1);
+	CHECK_U64(ji(g, "causes.0.next_step.messages"), 5);
+	CHECK_STR_HAS(js(g, "causes.0.next_step.advice"), "move stress to another core");
 	CHECK_U64(ji(g, "coverage.messages"), 5);
 	CHECK(jd(g, "coverage.median") == 1.0);
 	CHECK(json_object_array_length(jget(g, "slowest")) == 5);
@@ -907,6 +917,7 @@ static void test_tcp_held(void)
 	CHECK(!strcmp(js(g, "causes.0.category"), "TCP send held by Nagle for the peer's delayed ACK"));
 	CHECK_U64(ji(g, "causes.0.messages"), 5);
 	CHECK(jd(g, "causes.0.share") > 0.99);
+	CHECK_STR_HAS(js(g, "causes.0.next_step.advice"), "TCP_NODELAY");
 	an = jget(g, "slowest.0.anomalies");
 	for (i = 0; an && i < json_object_array_length(an); i++) {
 		struct json_object *a = json_object_array_get_idx(an, i);
