@@ -29,9 +29,9 @@ awk -v pid="$pid" '
 	on && /^  coverage:/ { on = 0 }
 	on && /^  [^ ]/ {
 		line = $0; sub(/^ +/, "", line); n = split(line, f, / +/)
-		# cause, share, excess, messages, main, median, max
-		c = f[1]; for (i = 2; i <= n - 6; i++) c = c " " f[i]
-		print c "|" f[n - 5]
+		# cause, share, excess, msgs, main, median (the 100-column view)
+		c = f[1]; for (i = 2; i <= n - 5; i++) c = c " " f[i]
+		print c "|" f[n - 4]
 	}' /tmp/clean.txt >/tmp/clean.causes
 bad=$(grep -E "$SHARE_CHECKED" /tmp/clean.causes | awk -F'|' -v max=$MAX_SHARE '{ s = $2; sub(/%/, "", s); if (s + 0 >= max) print }')
 check "coverage reported" test -n "$DIAG_COVERAGE"

@@ -15,8 +15,9 @@ N=100
 PORT=9310
 
 # nagle_run NAME CLIENT_ARGS: N closed-loop requests over TCP, captured
-# and analysed; sets CPID (the client's pid) and DIAG_TOP/DIAG_SHARE for
-# the client's sends.
+# and analysed; sets CPID (the client's pid: the msgload process with sends
+# that is not the server, as "ip netns exec" forks) and DIAG_TOP/DIAG_SHARE
+# for the client's sends.
 nagle_run() {
 	rm -f /tmp/$1.server
 	nsightctl start
@@ -24,16 +25,17 @@ nagle_run() {
 		>/tmp/$1.server 2>&1 &
 	_s=$!
 	wait_until 100 0.1 grep -qs listening /tmp/$1.server
+	_spid=$(awk '/^listening/ {print $4}' /tmp/$1.server)
 	ip netns exec nsa taskset -c 0 msgload client -p tcp -a 10.16.0.2 -P $PORT \
-		-n $N -g 1000 -T 10000 $2 >/tmp/$1.client 2>&1 &
-	CPID=$!
-	wait $CPID
+		-n $N -g 1000 -T 10000 $2 >/tmp/$1.client 2>&1
 	wait_until 50 0.1 exited $_s
 	kill $_s 2>/dev/null
 	wait $_s
 	nsightctl stop
 	nsightctl dump -o /tmp/$1.nsight 2>/tmp/$1.dump
 	nsight-analyze /tmp/$1.nsight >/tmp/$1.txt 2>&1
+	CPID=$(awk -v s="[$_spid]" '$1 == "diagnosis:" && $3 == "tx:" && !index($2, s) {
+		sub(/.*\[/, "", $2); sub(/\].*/, "", $2); print $2; exit }' /tmp/$1.txt)
 	_t=$(top_cause /tmp/$1.txt "$CPID" tx)
 	DIAG_TOP=${_t%|*}
 	DIAG_SHARE=${_t#*|}

@@ -55,6 +55,8 @@ memcached_up() {
 # top_cause FILE PID [DIR]: the first cause of the diagnosis of PID's
 # received (or DIR: tx) messages, and its share of the tail's excess
 # latency ("cause|share").
+# second_share FILE PID [DIR]: the second cause's share ("0%" if none),
+# for the margin a check has.
 top_cause() {
 	awk -v pid="$2" -v dir="${3:-rx}:" '
 	$1 == "diagnosis:" && index($2, "[" pid "]") && $3 == dir { want = 2; next }
@@ -65,11 +67,25 @@ top_cause() {
 		line = $0
 		sub(/^ +/, "", line)
 		n = split(line, f, / +/)
-		# cause, share, excess, messages, main, median, max
+		# cause, share, excess, msgs, main, median (the 100-column view)
 		cause = f[1]
-		for (i = 2; i <= n - 6; i++)
+		for (i = 2; i <= n - 5; i++)
 			cause = cause " " f[i]
-		print cause "|" f[n - 5]
+		print cause "|" f[n - 4]
+		exit
+	}' "$1"
+}
+
+second_share() {
+	awk -v pid="$2" -v dir="${3:-rx}:" '
+	$1 == "diagnosis:" && index($2, "[" pid "]") && $3 == dir { want = 3; next }
+	want == 3 { want = 2; next }	# the table header
+	want && /^  coverage:/ { print "0%"; exit }
+	want && /^  [^ ]/ && want-- == 1 {
+		line = $0
+		sub(/^ +/, "", line)
+		n = split(line, f, / +/)
+		print f[n - 4]
 		exit
 	}' "$1"
 }
@@ -161,7 +177,7 @@ diag_analyze() {
 	DIAG_SHARE=${_t#*|}
 	DIAG_COVERAGE=$(coverage /tmp/$1.txt "$2")
 	ktap_diag "$1: client: $(cat /tmp/$1.client)"
-	ktap_diag "$1: top cause '$DIAG_TOP', share of tail ${DIAG_SHARE:-?}, median coverage ${DIAG_COVERAGE:-?}"
+	ktap_diag "$1: top cause '$DIAG_TOP', share of tail ${DIAG_SHARE:-?} (the second cause's $(second_share /tmp/$1.txt "$2")), median coverage ${DIAG_COVERAGE:-?}"
 	[ -n "$DIAG_TOP" ] || diag_explain "$1" "pid $2" $_drc $_arc
 	sed -n "/^diagnosis: [^ ]*\[$2\] rx:/,/^diagnosis:\|^\$/p" /tmp/$1.txt |
 		head -n 12 | while IFS= read -r _l; do ktap_diag "  $_l"; done
