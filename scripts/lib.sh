@@ -25,8 +25,10 @@ kdir_of() {
 
 # guest_initramfs OUT KVER NSIGHT_KO TEST_KO [MKINITRAMFS-ARGS...]: the
 # guests' initramfs (the module, the test modules beside TEST_KO, the tools,
-# the test programs, memcached, selftests/nsight and whatever the further
-# arguments add) for kernel KVER, written to OUT.
+# the test programs, the real servers and load generators from Debian
+# (memcached, sockperf, redis-server and redis-benchmark, nginx, wrk),
+# selftests/nsight and whatever the further arguments add) for kernel KVER,
+# written to OUT.
 guest_initramfs() {
 	_sp=$top/build/selftests
 	_gi_out=$1 _gi_kver=$2 _gi_ko=$3 _gi_testko=$4
@@ -43,7 +45,9 @@ guest_initramfs() {
 		--bin "$_sp/msgload" --bin "$_sp/tsc_pairs" --bin "$_sp/clock_churn" \
 		--bin "$_sp/hog" --bin "$_sp/trace_check" --bin "$_sp/recloop" \
 		--bin "$_sp/handoff_ts" --bin "$_sp/relay_drain" \
-		--bin /usr/bin/memcached --tests "$top/selftests/nsight" "$@"
+		--bin /usr/bin/memcached --bin /usr/bin/sockperf --bin /usr/bin/redis-server \
+		--bin /usr/bin/redis-benchmark --bin /usr/sbin/nginx --bin /usr/bin/wrk \
+		--tests "$top/selftests/nsight" "$@"
 }
 
 # checkpatch_pl: print the path of checkpatch.pl from linux-source-6.12,

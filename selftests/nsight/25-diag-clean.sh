@@ -15,8 +15,8 @@
 . /tests/diag-lib.sh
 
 MAX_SHARE=25
-INJECTED='interference (A)|Head-of-line blocking|Receive processing (A)|OS threads|Page faults'
-SHARE_CHECKED='interference (A)|Receive processing (A)|OS threads|Page faults'
+INJECTED='interference \(A\)|Head-of-line blocking|Receive processing \(A\)|OS threads|Page faults'
+SHARE_CHECKED='interference \(A\)|Receive processing \(A\)|OS threads|Page faults'
 
 ktap_plan 3
 diag_setup

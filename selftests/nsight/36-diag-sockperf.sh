@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Diagnosis with Debian's sockperf: its UDP server pinned to the
+# application core, sockperf ping-pong (200 messages/s) from the other
+# namespace. Injected: a CPU competitor with a 40% duty cycle (hog, 2 ms
+# of every 5 ms, at nice -5: the server waits for its bursts) on the
+# server's core: "hog interference (A)" must come first. The clean run (no hog) must not name an injected kind first.
+. /lib/nsight/lib.sh
+. /tests/diag-lib.sh
+
+INJECTED='interference \(A\)|Head-of-line blocking|Receive processing \(A\)|OS threads|Page faults'
+
+# sockperf_run NAME: capture sockperf ping-pong for 3 s and analyse it;
+# sets DIAG_TOP and DIAG_SHARE for the server.
+sockperf_run() {
+	nsightctl start
+	ip netns exec nsb taskset -c 1 sockperf server -i 10.16.0.2 -p 11111 \
+		>/tmp/$1.server 2>&1 &
+	at_exit "killall sockperf 2>/dev/null"
+	wait_until 50 0.1 pidof sockperf
+	_pid=$(pidof sockperf)
+	ip netns exec nsa taskset -c 0 sockperf ping-pong -i 10.16.0.2 -p 11111 -t 3 \
+		--mps 200 >/tmp/$1.client 2>&1
+	_crc=$?
+	nsightctl stop
+	killall sockperf 2>/dev/null
+	diag_analyze "$1" "$_pid"
+	ktap_diag "$1: sockperf exit $_crc: $(grep -a 'percentile 99.000\|Summary: Latency' /tmp/$1.client | tr -s ' ' | tr '\n' ' ')"
+}
+
+ktap_plan 5
+diag_setup
+ip netns exec nsb taskset -c 1 hog -5 0 2000 5000 >/dev/null 2>&1 &
+hpid=$!
+# "ip netns exec" forks: the hog is its child, killed by name.
+at_exit "killall hog 2>/dev/null"
+sockperf_run sockperf_hog
+killall hog 2>/dev/null
+wait $hpid 2>/dev/null
+check "sockperf ran (hog)" grep -q "Summary: Latency" /tmp/sockperf_hog.client
+check "sockperf's messages diagnosed" test -n "$DIAG_TOP"
+check "first cause: hog interference (A)" test "$DIAG_TOP" = "hog interference (A)"
+sockperf_run sockperf_clean
+check "sockperf ran (clean)" grep -q "Summary: Latency" /tmp/sockperf_clean.client
+check "clean: first cause is not an injected kind" sh -c "! echo '$DIAG_TOP' | grep -qE '$INJECTED'"
+ktap_finish
