@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Diagnosis with Debian's sockperf: its UDP server pinned to the
 # application core, sockperf ping-pong (200 messages/s) from the other
-# namespace. Injected: a CPU competitor with a 40% duty cycle (hog, 2 ms
-# of every 5 ms, at nice -5: the server waits for its bursts) on the
-# server's core: "hog interference (A)" must come first. The clean run (no hog) must not name an injected kind first.
+# namespace. Injected: a CPU competitor with a 43% duty cycle (hog, 3 ms
+# of every 7 ms, at nice -5: the server waits for its bursts) on the
+# server's core: "hog interference (A)" must come first. The clean run
+# (no hog) must not name an injected kind first.
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
@@ -30,7 +31,7 @@ sockperf_run() {
 
 ktap_plan 5
 diag_setup
-ip netns exec nsb taskset -c 1 hog -5 0 2000 5000 >/dev/null 2>&1 &
+ip netns exec nsb taskset -c 1 hog -5 0 3000 7000 >/dev/null 2>&1 &
 hpid=$!
 # "ip netns exec" forks: the hog is its child, killed by name.
 at_exit "killall hog 2>/dev/null"
