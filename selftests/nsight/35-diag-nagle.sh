@@ -40,7 +40,10 @@ nagle_run() {
 	DIAG_TOP=${_t%|*}
 	DIAG_SHARE=${_t#*|}
 	ktap_diag "$1: client: $(cat /tmp/$1.client)"
-	ktap_diag "$1: top cause of the client's sends '$DIAG_TOP', share of tail ${DIAG_SHARE:-?}"
+	ktap_diag "$1: top cause of the client's sends '$DIAG_TOP', share of tail ${DIAG_SHARE:-?} (the second cause's $(second_share /tmp/$1.txt "$CPID" tx)), $(awk -v pid="$CPID" '
+		$1 == "diagnosis:" { on = index($2, "[" pid "]") && $3 == "tx:"; next }
+		on && $1 == "coverage:" { sub(/^ +/, ""); print; exit }' /tmp/$1.txt)"
+	diag_at_p99 "$1" "$CPID" tx
 	sed -n "/^diagnosis: [^ ]*\[$CPID\] tx:/,/^diagnosis:\|^\$/p" /tmp/$1.txt |
 		head -n 10 | while IFS= read -r _l; do ktap_diag "  $_l"; done
 }

@@ -163,6 +163,16 @@ windows_same() {
 	return 1
 }
 
+# diag_at_p99 NAME PID [DIR]: the first cause of /tmp/NAME.nsight at the p99
+# tail, its share and the coverage, for the record (no check).
+diag_at_p99() {
+	nsight-analyze --tail p99 /tmp/$1.nsight >/tmp/$1.p99.txt 2>&1
+	_t99=$(top_cause /tmp/$1.p99.txt "$2" "${3:-rx}")
+	ktap_diag "$1: at p99: top cause '${_t99%|*}', share of tail ${_t99#*|}; $(awk -v pid="$2" -v dir="${3:-rx}:" '
+		$1 == "diagnosis:" { on = index($2, "[" pid "]") && $3 == dir; next }
+		on && $1 == "coverage:" { sub(/^ +/, ""); print; exit }' /tmp/$1.p99.txt)"
+}
+
 # diag_analyze NAME PID: dump the stopped capture to /tmp/NAME.nsight,
 # analyse it into /tmp/NAME.txt and report PID's diagnosis (with the
 # client's line from /tmp/NAME.client). Sets DIAG_TOP (cause), DIAG_SHARE
@@ -178,7 +188,8 @@ diag_analyze() {
 	DIAG_COVERAGE=$(coverage /tmp/$1.txt "$2")
 	ktap_diag "$1: client: $(cat /tmp/$1.client)"
 	ktap_diag "$1: top cause '$DIAG_TOP', share of tail ${DIAG_SHARE:-?} (the second cause's $(second_share /tmp/$1.txt "$2")), median coverage ${DIAG_COVERAGE:-?}"
+	diag_at_p99 "$1" "$2"
 	[ -n "$DIAG_TOP" ] || diag_explain "$1" "pid $2" $_drc $_arc
 	sed -n "/^diagnosis: [^ ]*\[$2\] rx:/,/^diagnosis:\|^\$/p" /tmp/$1.txt |
-		head -n 12 | while IFS= read -r _l; do ktap_diag "  $_l"; done
+		head -n 16 | while IFS= read -r _l; do ktap_diag "  $_l"; done
 }
