@@ -15,7 +15,7 @@ static struct cli c;
 static const char *const files[] = {
 	"hog", "netrx", "netrx_app", "kworker", "fault", "idleirq", "small", "hol", "clean",
 	"allhog", "drop", "client", "tx", "nocontext", "cats.csv", "bad.csv", "harm", "nest_softirq",
-	"nest_irq", "nagle", "cwnd", "flood", NULL,
+	"nest_irq", "nagle", "cwnd", "rwnd", "sndbuf", "noack", "flood", NULL,
 };
 
 static const char *path(const char *name)
@@ -238,6 +238,18 @@ static void setup(void)
 	save_tcp_held("nagle", &(struct nsight_tcp_send_state){
 		.snd_wnd = 65535, .snd_cwnd = 10, .packets_out = 1, .mss = 1448,
 		.wmem_queued = 32, .sndbuf = 87040, .srtt_us = 100 });
+	/* The bytes past the peer's window (snd_una + 20 < the end). */
+	save_tcp_held("rwnd", &(struct nsight_tcp_send_state){
+		.snd_wnd = 20, .snd_cwnd = 10, .packets_out = 1, .mss = 1448,
+		.wmem_queued = 32, .sndbuf = 87040, .srtt_us = 100 });
+	/* The send buffer full: it waits whatever the windows say. */
+	save_tcp_held("sndbuf", &(struct nsight_tcp_send_state){
+		.snd_wnd = 20, .snd_cwnd = 1, .packets_out = 1, .mss = 1448,
+		.wmem_queued = 4096, .sndbuf = 4096, .srtt_us = 100 });
+	/* Room everywhere, Nagle off: held until the ACK, no state says why. */
+	save_tcp_held("noack", &(struct nsight_tcp_send_state){
+		.snd_wnd = 65535, .snd_cwnd = 10, .packets_out = 1, .mss = 1448,
+		.wmem_queued = 32, .sndbuf = 87040, .srtt_us = 100, .nonagle = NSIGHT_TCP_NAGLE_OFF });
 	/* The congestion window full. */
 	save_tcp_held("cwnd", &(struct nsight_tcp_send_state){
 		.snd_wnd = 65535, .snd_cwnd = 1, .packets_out = 1, .mss = 1448,
@@ -934,11 +946,23 @@ static void test_tcp_held(void)
 	check_coverage_capped(g);
 	json_object_put(o);
 
-	o = diag_json("cwnd", NULL);
-	REQUIRE(o);
-	CHECK(!strcmp(js(o, "diagnosis.groups.0.causes.0.category"),
-		      "TCP send held by a full congestion window"));
-	json_object_put(o);
+	{
+		static const char *const want[][2] = {
+			{ "cwnd", "TCP send held by a full congestion window" },
+			{ "rwnd", "TCP send held by the peer's full receive window" },
+			{ "sndbuf", "TCP send held by a full send buffer" },
+			{ "noack", "TCP send held until an ACK" },
+		};
+
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			o = diag_json(want[i][0], NULL);
+			REQUIRE(o);
+			if (strcmp(js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]))
+				KTAP_FAIL("%s: first cause \"%s\", expected \"%s\"", want[i][0],
+					  js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]);
+			json_object_put(o);
+		}
+	}
 
 	/* The messages: the 5 second writes held, the other 75 not. */
 	o = diag_json("nagle", "--messages");
