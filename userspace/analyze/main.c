@@ -248,7 +248,7 @@ static void usage(FILE *f)
 		"                        gap, a sampled function's symbol, the comm of the\n"
 		"                        task that woke a blocked thread, why a TCP send\n"
 		"                        waited: nagle, nagle_delayed_ack, cork, cwnd,\n"
-		"                        rwnd, sndbuf, ack); '<name>' in the\n"
+		"                        rwnd, sndbuf, ack, ooo, ooo_rto); '<name>' in the\n"
 		"                        category is the matched name, '<outer>' for a\n"
 		"                        function the category of the context it ran in\n"
 		"\n"

@@ -335,6 +335,8 @@ const char *nsight_tcp_hold_name(enum nsight_tcp_hold h)
 		[NSIGHT_HOLD_NAGLE]		= "nagle",
 		[NSIGHT_HOLD_NAGLE_DELACK]	= "nagle_delayed_ack",
 		[NSIGHT_HOLD_ACK]		= "ack",
+		[NSIGHT_HOLD_OOO]		= "ooo",
+		[NSIGHT_HOLD_OOO_RTO]		= "ooo_rto",
 	};
 
 	return (unsigned int)h < __NSIGHT_HOLD_REASONS ? names[h] : "";

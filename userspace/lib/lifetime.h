@@ -94,6 +94,8 @@ struct nsight_msg_time {
  * CPU that received it, after the send began), or the send buffer was full
  * when the send began. The sender's state at the send (struct
  * nsight_tcp_send_state) names the limit, in this order of precedence.
+ * On receive: the message's first byte arrived, but a segment before it
+ * came later (it filled a hole: the bytes could not be read until then).
  */
 enum nsight_tcp_hold {
 	NSIGHT_HOLD_NONE,
@@ -107,11 +109,20 @@ enum nsight_tcp_hold {
 					 * the peer delayed it
 					 */
 	NSIGHT_HOLD_ACK,		/* until an ACK; no state says why */
+	/* RX TCP: the bytes arrived, but an earlier segment had not. */
+	NSIGHT_HOLD_OOO,		/* it came soon after (fast retransmit,
+					 * reordering)
+					 */
+	NSIGHT_HOLD_OOO_RTO,		/* it came NSIGHT_RTO_NS or more later:
+					 * a retransmission timeout
+					 */
 	__NSIGHT_HOLD_REASONS
 };
 
 /* An ACK this much later than the round trip was a delayed one (Linux: 40 ms). */
 #define NSIGHT_DELACK_NS	20000000ULL
+/* A missing segment this late came by a retransmission timeout (Linux: 200 ms at least). */
+#define NSIGHT_RTO_NS		150000000ULL
 
 /* "sndbuf", "rwnd", ... ("" for none). */
 const char *nsight_tcp_hold_name(enum nsight_tcp_hold h);
@@ -136,7 +147,9 @@ struct nsight_msg {
 					 * identity (uapi nsight.h), if has_wire */
 	bool has_wire;
 	uint8_t hold;			/* TX TCP: enum nsight_tcp_hold */
-	uint64_t hold_from, hold_to;	/* TSC: the send, the segment's queueing */
+	uint64_t hold_from, hold_to;	/* TSC: the send, the segment's queueing;
+					 * RX: n, the hole's filling
+					 */
 	int64_t seg_ns[NSIGHT_MSG_STAGES - 1];	/* stage i -> i + 1, when both timed */
 	int64_t total_ns;		/* complete messages: n -> a, send -> xmit/done */
 

@@ -11,6 +11,7 @@
 
 #include "flow.h"
 #include "lifetime_int.h"
+#include "satmath.h"
 
 #define NSEC_PER_SEC	1000000000LL
 /*
@@ -514,6 +515,54 @@ static bool inside_aggregate(const struct lt_build *b, const struct nsight_idx_v
 	return false;
 }
 
+/* A wait of @from to @to ticks for a missing segment: ooo or ooo_rto. */
+static void rx_tcp_hold(struct lt_build *b, struct nsight_msg *m, uint64_t from, uint64_t to)
+{
+	uint64_t hz = b->tc && b->tc->tsc_hz ? b->tc->tsc_hz : 1000000000ULL;
+
+	m->hold = nsight_mul_div_u64(to - from, 1000000000ULL, hz) >= NSIGHT_RTO_NS ?
+		  NSIGHT_HOLD_OOO_RTO : NSIGHT_HOLD_OOO;
+	m->hold_from = from;
+	m->hold_to = to;
+}
+
+/*
+ * Where a TCP message starts, and whether its bytes waited for a missing
+ * segment: when a later part of it (@parts, in time order) arrived before
+ * the segment with its first byte @f (instance @n, the @nj-th of socket
+ * @s), it starts there and waited until @n came; when @n came first but a
+ * segment before @f came after it, by @by (the hand-off), it waited for
+ * that one. Returns the instance the message starts at.
+ */
+static uint32_t rx_tcp_start(struct lt_build *b, const struct lt_sock *s, struct nsight_msg *m,
+			     const struct nsight_idx_vec *parts, uint32_t n, size_t nj, uint32_t f,
+			     uint64_t by)
+{
+	const struct nsight_capture *cap = b->cap;
+	uint64_t nt = cap->pkts[b->inst[n].first].r.hdr.tsc, fill = 0;
+	size_t k;
+
+	if (parts->n && parts->v[0] != n) {
+		uint64_t t0 = cap->pkts[b->inst[parts->v[0]].first].r.hdr.tsc;
+
+		if (t0 < nt) {
+			rx_tcp_hold(b, m, t0, nt);
+			return parts->v[0];
+		}
+	}
+	for (k = nj + 1; k < s->insts.n; k++) {
+		const struct nsight_rec_pkt *p = &cap->pkts[b->inst[s->insts.v[k]].first].r;
+
+		if (p->hdr.tsc > by)
+			break;
+		if (p->hdr.tsc > nt && seq_before(p->seq, f))
+			fill = p->hdr.tsc;
+	}
+	if (fill)
+		rx_tcp_hold(b, m, nt, fill);
+	return n;
+}
+
 static int rx_tcp(struct lt_build *b, uint32_t si)
 {
 	const struct nsight_capture *cap = b->cap;
@@ -531,6 +580,7 @@ static int rx_tcp(struct lt_build *b, uint32_t si)
 		const struct nsight_cap_app *a = &cap->recvs[s->rv.v[k]];
 		const struct nsight_cap_handoff *h = NULL;
 		uint32_t f, len, n = NONE;
+		size_t nj = 0;
 		uint64_t by;
 
 		/* More than 2^31 bytes at once would defeat sequence arithmetic. */
@@ -569,8 +619,10 @@ static int rx_tcp(struct lt_build *b, uint32_t si)
 				continue;
 			if (nsight_idx_push(&parts, x))
 				goto oom;
-			if (n == NONE && p->hdr.tsc <= by && seq_contains(p->seq, in->len, f))
+			if (n == NONE && p->hdr.tsc <= by && seq_contains(p->seq, in->len, f)) {
 				n = x;
+				nj = j;
+			}
 		}
 
 		m = nsight_lt_new_msg(b, NSIGHT_MSG_RX, IPPROTO_TCP, &mi);
@@ -587,7 +639,7 @@ static int rx_tcp(struct lt_build *b, uint32_t si)
 			in->linked = true;
 		}
 		if (n != NONE)
-			msg_nic(b, m, n);
+			msg_nic(b, m, h ? rx_tcp_start(b, s, m, &parts, n, nj, f, h->r.hdr.tsc) : n);
 		if (h)
 			nsight_lt_stage(m, NSIGHT_RX_H, h->r.hdr.tsc, h->r.hdr.cpu, h->m.ooo);
 		nsight_lt_stage(m, NSIGHT_RX_A, a->r.hdr.tsc, a->r.hdr.cpu, a->m.ooo);

@@ -33,6 +33,7 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 			 uint64_t hdr_tsc_hz, struct nsight_diag *d)
 {
 	size_t i;
+	bool tcp;
 	int r;
 
 	memset(p, 0, sizeof(*p));
@@ -50,13 +51,16 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 	/*
 	 * The keys tcp:<why> exist before any profile is built (tables
-	 * sized by the keys are made from then on), where TCP sends do.
+	 * sized by the keys are made from then on), where TCP traffic does.
 	 */
 	for (i = 0; i < __NSIGHT_HOLD_REASONS; i++)
 		p->hold_key[i] = NSIGHT_KEY_NONE;
 	for (i = 0; i < cap->n_sends && cap->sends[i].r.flow.protocol != IPPROTO_TCP; i++)
 		;
-	for (r = NSIGHT_HOLD_NONE + 1; i < cap->n_sends && r < __NSIGHT_HOLD_REASONS; r++) {
+	tcp = i < cap->n_sends;
+	for (i = 0; !tcp && i < cap->n_recvs; i++)
+		tcp = cap->recvs[i].r.flow.protocol == IPPROTO_TCP;
+	for (r = NSIGHT_HOLD_NONE + 1; tcp && r < __NSIGHT_HOLD_REASONS; r++) {
 		const char *name = nsight_tcp_hold_name(r);
 
 		p->hold_key[r] = nsight_keys_intern(tl->keys, NSIGHT_KEY_TCP, name, strlen(name));
@@ -383,11 +387,13 @@ static int walk_app_window(struct walk *w, uint32_t cpu, uint64_t s, uint64_t e)
 }
 
 /*
- * A TCP send whose bytes waited in the send queue: that wait is one piece,
- * tcp:<why>, whatever the CPU did meanwhile; the rest of the window (the
- * segment's way to the device) is the core's contexts.
+ * TCP bytes that waited (in the send queue, or on receive for a hole
+ * before them): that wait is one piece, tcp:<why>, whatever the CPU did
+ * meanwhile; the rest of the window [@start, @end) on @cpu is the core's
+ * contexts.
  */
-static int walk_held(struct walk *w, const struct nsight_msg *m, uint32_t cpu, uint64_t end)
+static int walk_held(struct walk *w, const struct nsight_msg *m, uint64_t start, uint32_t cpu,
+		     uint64_t end)
 {
 	struct nsight_piece pc = {
 		.ticks = m->hold_to - m->hold_from, .role = w->role, .depth = 1, .held = true,
@@ -395,7 +401,7 @@ static int walk_held(struct walk *w, const struct nsight_msg *m, uint32_t cpu, u
 	};
 	int ret;
 
-	ret = walk_window(w, cpu, m->t[NSIGHT_TX_SEND].tsc, m->hold_from);
+	ret = walk_window(w, cpu, start, m->hold_from);
 	if (!ret)
 		ret = w->fn(w->arg, &pc);
 	return ret ? ret : walk_window(w, cpu, m->hold_to, end);
@@ -439,7 +445,12 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 		 * window is application-core time too.
 		 */
 		w.role = h->cpu == a->cpu ? NSIGHT_ROLE_A : NSIGHT_ROLE_R;
-		ret = walk_window(&w, h->cpu, n, h->tsc);
+		if (m->hold && m->hold < __NSIGHT_HOLD_REASONS &&
+		    p->hold_key[m->hold] != NSIGHT_KEY_NONE && m->hold_from >= n &&
+		    m->hold_to > m->hold_from && m->hold_to <= h->tsc)
+			ret = walk_held(&w, m, n, h->cpu, h->tsc);
+		else
+			ret = walk_window(&w, h->cpu, n, h->tsc);
 		if (ret)
 			return ret;
 		w.role = NSIGHT_ROLE_A;
@@ -453,7 +464,7 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 		if (m->hold && m->hold < __NSIGHT_HOLD_REASONS &&
 		    p->hold_key[m->hold] != NSIGHT_KEY_NONE && m->hold_from >= s->tsc &&
 		    m->hold_to > m->hold_from && m->hold_to <= e->tsc)
-			return walk_held(&w, m, s->cpu, e->tsc);
+			return walk_held(&w, m, s->tsc, s->cpu, e->tsc);
 		return walk_window(&w, s->cpu, s->tsc, e->tsc);
 	}
 }

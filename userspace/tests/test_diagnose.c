@@ -15,7 +15,7 @@ static struct cli c;
 static const char *const files[] = {
 	"hog", "netrx", "netrx_app", "kworker", "fault", "idleirq", "small", "hol", "clean",
 	"allhog", "drop", "client", "tx", "nocontext", "cats.csv", "bad.csv", "harm", "nest_softirq",
-	"nest_irq", "nagle", "cwnd", "rwnd", "sndbuf", "noack", "flood", NULL,
+	"nest_irq", "nagle", "cwnd", "rwnd", "sndbuf", "noack", "flood", "hole", NULL,
 };
 
 static const char *path(const char *name)
@@ -142,6 +142,59 @@ static void save_tcp_held(const char *name, const struct nsight_tcp_send_state *
 	synth_free(&s);
 }
 
+/*
+ * TCP receive: "srv" (pid 500) on CPU 1 reads a 64-byte request every
+ * 100 ms, received on CPU 0. In every 8th, the second half of the request
+ * arrives first and the first half 30 ms later (a fast retransmit): the
+ * bytes wait for it.
+ */
+static void save_tcp_hole(void)
+{
+	struct syn_task srv = { 501, 500, "srv" };
+	struct nsight_flow sock = flow4("10.0.0.2", 80, "10.0.0.1", 40000, IPPROTO_TCP);
+	struct nsight_flow pkt = flow4("10.0.0.1", 40000, "10.0.0.2", 80, IPPROTO_TCP);
+	struct synth s;
+	uint64_t t = 1000000, id = 0x8000;
+	uint32_t seq = 5000;
+	int i;
+
+	synth_init(&s, 2);
+	synth_queue(&s);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_idle(&s, 0, 200, true);
+	synth_switch(&s, 1, 100, srv, sc_swapper1);
+	synth_idle(&s, 1, 200, true);
+	for (i = 0; i < 40; i++, t += 100000000, seq += 64) {
+		uint64_t h = t + 1000;
+
+		synth_idle(&s, 0, t - 500, false);
+		synth_softirq(&s, 0, t - 400, SYN_NET_RX, true);
+		if (i % 8 == 7) {
+			synth_pkt(&s, 0, t, NSIGHT_PKT_RX_RECEIVE, ++id, pkt, seq + 32, 32, 0);
+			synth_softirq(&s, 0, t + 400, SYN_NET_RX, false);
+			synth_idle(&s, 0, t + 500, true);
+			h = t + 30000000;
+			synth_idle(&s, 0, h - 1500, false);
+			synth_softirq(&s, 0, h - 1400, SYN_NET_RX, true);
+			synth_pkt(&s, 0, h - 1000, NSIGHT_PKT_RX_RECEIVE, ++id, pkt, seq, 32, 0);
+		} else {
+			synth_pkt(&s, 0, t, NSIGHT_PKT_RX_RECEIVE, ++id, pkt, seq, 64, 0);
+		}
+		synth_handoff(&s, 0, h, 0x91, sock, id, seq + 64);
+		synth_softirq(&s, 0, h + 300, SYN_NET_RX, false);
+		synth_idle(&s, 0, h + 400, true);
+		synth_idle(&s, 1, h + 900, false);
+		synth_switch(&s, 1, h + 1000, sc_swapper1, srv);
+		synth_app(&s, NSIGHT_REC_APP_RECV, 1, h + 2000, 0x91, sock, 64, seq + 64, srv.tid,
+			  srv.pid, "srv");
+		synth_switch(&s, 1, h + 3000, srv, sc_swapper1);
+		synth_idle(&s, 1, h + 3100, true);
+	}
+	synth_flush(&s);
+	CHECK(synth_save(&s, path("hole")) == 0);
+	synth_free(&s);
+}
+
 /* Lifetimes but no context records at all. */
 static void save_nocontext(void)
 {
@@ -234,6 +287,7 @@ static void setup(void)
 	CHECK(scen_save(&sc, path("nest_irq")) == 0);
 	save_tx();
 	save_nocontext();
+	save_tcp_hole();
 	/* One 32-byte segment in flight, the window and the buffer open. */
 	save_tcp_held("nagle", &(struct nsight_tcp_send_state){
 		.snd_wnd = 65535, .snd_cwnd = 10, .packets_out = 1, .mss = 1448,
@@ -987,6 +1041,19 @@ static void test_tcp_held(void)
 		CHECK_U64(held, 5);
 		CHECK_U64(free_, 75);
 	}
+	json_object_put(o);
+
+	/* On receive: the bytes waited for the first half, 30 ms. */
+	o = diag_json("hole", NULL);
+	REQUIRE(o);
+	g = jget(o, "diagnosis.groups.0");
+	REQUIRE(g);
+	CHECK(!strcmp(js(g, "comm"), "srv"));
+	CHECK(!strcmp(js(g, "causes.0.category"),
+		      "TCP receive waited for a missing segment (loss or reordering)"));
+	CHECK(!strcmp(js(g, "causes.0.role"), "R"));
+	CHECK_U64(ji(g, "causes.0.messages"), 5);
+	check_coverage_capped(g);
 	json_object_put(o);
 
 	/* Text: the cause's row. */

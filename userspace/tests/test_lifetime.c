@@ -224,6 +224,62 @@ static void test_tcp_rx(void)
 	synth_free(&s);
 }
 
+/*
+ * TCP bytes that waited for a missing segment. A 200-byte message whose
+ * second segment came first and its first 30 ms later (a fast
+ * retransmit): it starts at the second and waited 30 ms (ooo). Then a
+ * segment after a lost one: [3000, 3100) at 1 s, [2900, 3000) 300 ms
+ * later (a retransmission timeout): the message [3000, 3100) waited for
+ * it (ooo_rto); the late one's own message did not wait on this host.
+ */
+static void test_tcp_rx_hole(void)
+{
+	struct nsight_flow sock = flow4("10.0.0.2", 80, "10.0.0.1", 40000, TCP);
+	struct nsight_flow pkt = flow4("10.0.0.1", 40000, "10.0.0.2", 80, TCP);
+	const uint64_t a1 = 80000 + 30000000, t1 = 1000000000, t2 = t1 + 300000000;
+	struct nsight_analysis a;
+	const struct nsight_msg *m;
+	struct synth s;
+
+	synth_init(&s, 2);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_pkt(&s, 1, 80000, NSIGHT_PKT_RX_RECEIVE, 0xc2, pkt, 2100, 100, 0);
+	synth_pkt(&s, 1, a1, NSIGHT_PKT_RX_RECEIVE, 0xc1, pkt, 2000, 100, 0);
+	synth_handoff(&s, 1, a1 + 100, 0x61, sock, 0xc2, 2200);
+	synth_app(&s, RECV, 0, a1 + 2000, 0x61, sock, 200, 2200, 201, 200, "web");
+	synth_pkt(&s, 1, t1, NSIGHT_PKT_RX_RECEIVE, 0xc4, pkt, 3000, 100, 0);
+	synth_pkt(&s, 1, t2, NSIGHT_PKT_RX_RECEIVE, 0xc3, pkt, 2900, 100, 0);
+	synth_handoff(&s, 1, t2 + 100, 0x61, sock, 0xc4, 3100);
+	synth_app(&s, RECV, 0, t2 + 2000, 0x61, sock, 100, 3000, 201, 200, "web");
+	synth_app(&s, RECV, 0, t2 + 3000, 0x61, sock, 100, 3100, 201, 200, "web");
+	REQUIRE(synth_analyze(&s, &a) == 0);
+	CHECK_U64(a.lt.n_complete, 3);
+
+	m = find_msg(&a, RX, 1);
+	REQUIRE(m);
+	CHECK_U64(m->t[NSIGHT_RX_N].tsc, 80000);
+	CHECK_U64(m->packets, 2);
+	CHECK_U64(m->hold, NSIGHT_HOLD_OOO);
+	CHECK_U64(m->hold_from, 80000);
+	CHECK_U64(m->hold_to, a1);
+
+	/* Numbered by their start: the waiting one first. */
+	m = find_msg(&a, RX, 3);
+	REQUIRE(m);
+	CHECK_U64(m->t[NSIGHT_RX_N].tsc, t2);
+	CHECK_U64(m->hold, NSIGHT_HOLD_NONE);
+
+	m = find_msg(&a, RX, 2);
+	REQUIRE(m);
+	CHECK_U64(m->t[NSIGHT_RX_N].tsc, t1);
+	CHECK_U64(m->hold, NSIGHT_HOLD_OOO_RTO);
+	CHECK_U64(m->hold_from, t1);
+	CHECK_U64(m->hold_to, t2);
+	CHECK(!strcmp(nsight_tcp_hold_name(m->hold), "ooo_rto"));
+	nsight_analysis_fini(&a);
+	synth_free(&s);
+}
+
 /* UDP: two sends; TCP: one send of 3000 bytes in three segments. */
 static void build_tx(struct synth *s)
 {
@@ -1014,6 +1070,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_recv_start_pairing),
 	KTAP_TEST(test_pkt_stage),
 	KTAP_TEST(test_tcp_rx),
+	KTAP_TEST(test_tcp_rx_hole),
 	KTAP_TEST(test_tx),
 	KTAP_TEST(test_tx_concurrent),
 	KTAP_TEST(test_missing_stages),
