@@ -214,9 +214,11 @@ ktap_result "$([ "$(j .clamped)" = 0 ] && [ "$(j .clock.consistent)" = true ] &&
 top_layer=$(jq -r '.layers | max_by([.main, .tail_dev_ns]) | .layer' "$out/merge.json")
 top_host=$(jq -r '.hosts | max_by([.main, .tail_dev_ns]) | .host' "$out/merge.json")
 share=$(jq -r ".layers[] | select(.layer == \"$want_layer\") | \"\\(.share) \\(.main)\"" "$out/merge.json")
+# The margin: the runner-up layer by the same ranking.
+second=$(jq -r '.layers | sort_by([.main, .tail_dev_ns]) | reverse | .[1] // {} | "\(.layer) \(.share) \(.main)"' "$out/merge.json")
 ktap_result "$([ "$top_layer" = "$want_layer" ] && [ "$top_host" = "$want_host" ] && echo OK || echo FAIL)" \
 	"$name: delay ($delay): the tail's deviation is the $want_layer layer" \
-	"top layer '$top_layer', top host '$top_host'; $want_layer: share and main of $(j .tail) tail requests: $share"
+	"top layer '$top_layer', top host '$top_host'; $want_layer: share and main of $(j .tail) tail requests: $share; runner-up layer, share, main: $second"
 echo "# $name: $(( $(date +%s) - t0 )) s"
 }
 
