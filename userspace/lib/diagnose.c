@@ -460,7 +460,8 @@ static int attribute(struct run *r, struct nsight_dx_group *g, struct nsight_dx_
 			a->reported_dev = 0;
 		sum = nsight_sat_add(sum, a->reported_dev);
 	}
-	cap_to_deviation(&g->anoms[dm->anom], n, sum, dm->deviation);
+	if (n)
+		cap_to_deviation(&g->anoms[dm->anom], n, sum, dm->deviation);
 
 	for (i = 0; i < n; i++) {
 		struct nsight_dx_anomaly *a = &g->anoms[dm->anom + i];
