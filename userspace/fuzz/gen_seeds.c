@@ -179,6 +179,15 @@ static void tx_tcp(struct synth *s)
 	synth_pkt(s, 0, 100450, NSIGHT_PKT_TX_XMIT, 0xd3, t, 7896, 104, 0);
 	synth_pkt(s, 1, 101000, NSIGHT_PKT_TX_TSTAMP, 0xd3, t, 7896, 104, 0);
 	synth_app(s, NSIGHT_REC_APP_SEND, 0, 110000, 0x81, t, 10, 8000, 211, 210, "tls");
+	/* A small send held by Nagle until the peer's ACK (on CPU 1). */
+	synth_send_tcp(s, 0, 120000, 0x81, t, 10, 8010, 211, 210, "tls",
+		       &(struct nsight_tcp_send_state){ .snd_una = 8000, .snd_nxt = 8010,
+			       .snd_wnd = 65535, .snd_cwnd = 10, .packets_out = 1, .mss = 1448,
+			       .wmem_queued = 10, .sndbuf = 87040, .srtt_us = 50 });
+	synth_pkt(s, 1, 130000, NSIGHT_PKT_RX_RECEIVE, 0xd4, flow4("10.0.0.9", 443, "10.0.0.2", 6000, TCP),
+		  90000, 0, 0);
+	synth_pkt(s, 1, 130050, NSIGHT_PKT_TX_QUEUE, 0xd5, t, 8010, 10, 0);
+	synth_pkt(s, 1, 130100, NSIGHT_PKT_TX_XMIT, 0xd5, t, 8010, 10, 0);
 
 	synth_pkt(s, 1, 150000, NSIGHT_PKT_RX_GRO, 0xb1, pkt, 1000, 100, 0);
 	synth_pkt(s, 1, 150100, NSIGHT_PKT_RX_RECEIVE, 0xb1, pkt, 1000, 100, 0);
