@@ -5,14 +5,15 @@
 # CPU that sent it, so every sender here runs on CPU 1, the server's core
 # (RPS points there too): the requests, and a stream of other packets each
 # run through a costly socket filter in the receive softirq. The server
-# works 100 us per request. "Receive processing (A)" must come first. (With
+# works 100 us per request. "Receive processing (A)" must come first, with
+# the flood's flow among the receive work behind it. (With
 # the senders on CPU 0 and only RPS moving the work, every packet needs an
 # IPI, and in an emulated guest waiting for the other vCPU would swamp the
 # effect.)
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
-ktap_plan 3
+ktap_plan 4
 diag_setup
 ip netns exec nsb sh -c 'echo 2 > /sys/class/net/veth0/queues/rx-0/rps_cpus'
 # The sink reads on CPU 0; its filter runs where the packet is received.
@@ -32,4 +33,7 @@ diag_run softirq "-w 100" ""
 kill $flood $sink
 check "server's messages diagnosed" test -n "$DIAG_TOP"
 check "first cause: Receive processing (A)" test "$DIAG_TOP" = "Receive processing (A)"
+# The traffic behind it: the flood to the sink's port among the flows shown.
+sed -n "/^diagnosis: [^ ]*\[$DIAG_SPID\] rx:/,/^  coverage:/p" /tmp/softirq.txt >/tmp/softirq.server
+check "receive work names the flood's flow" grep -q '^      udp [0-9.:]* > 10.16.0.2:9301: ' /tmp/softirq.server
 ktap_finish
