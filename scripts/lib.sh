@@ -46,7 +46,8 @@ guest_initramfs() {
 		--bin "$_sp/hog" --bin "$_sp/trace_check" --bin "$_sp/recloop" \
 		--bin "$_sp/handoff_ts" --bin "$_sp/relay_drain" \
 		--bin /usr/bin/memcached --bin /usr/bin/sockperf --bin /usr/bin/redis-server \
-		--bin /usr/bin/redis-benchmark --bin /usr/sbin/nginx --bin /usr/bin/wrk \
+		--bin /usr/bin/redis-benchmark --bin /usr/bin/redis-cli --bin /usr/sbin/nginx \
+		--bin /usr/bin/wrk --bin /usr/bin/stress-ng \
 		--tests "$top/selftests/nsight" "$@"
 }
 

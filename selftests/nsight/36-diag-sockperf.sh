@@ -4,8 +4,10 @@
 # application core, sockperf ping-pong (200 messages/s) from the other
 # namespace. Injected: a CPU competitor with a 43% duty cycle (hog, 3 ms
 # of every 7 ms, at nice -5: the server waits for its bursts) on the
-# server's core: "hog interference (A)" must come first. The clean run
-# (no hog) must not name an injected kind first.
+# server's core: "hog interference (A)" must come first. Then Debian's
+# stress-ng as the competitor (one CPU stressor at 43% load on that core):
+# "stress-ng-cpu interference (A)". The clean run (no competitor) must not
+# name an injected kind first.
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
@@ -29,7 +31,7 @@ sockperf_run() {
 	ktap_diag "$1: sockperf exit $_crc: $(grep -a 'percentile 99.000\|Summary: Latency' /tmp/$1.client | tr -s ' ' | tr '\n' ' ')"
 }
 
-ktap_plan 5
+ktap_plan 7
 diag_setup
 ip netns exec nsb taskset -c 1 hog -5 0 3000 7000 >/dev/null 2>&1 &
 hpid=$!
@@ -41,6 +43,13 @@ wait $hpid 2>/dev/null
 check "sockperf ran (hog)" grep -q "Summary: Latency" /tmp/sockperf_hog.client
 check "sockperf's messages diagnosed" test -n "$DIAG_TOP"
 check "first cause: hog interference (A)" test "$DIAG_TOP" = "hog interference (A)"
+taskset -c 1 stress-ng --cpu 1 --cpu-load 43 --taskset 1 -t 600 >/dev/null 2>&1 &
+at_exit "killall stress-ng stress-ng-cpu 2>/dev/null"
+sockperf_run sockperf_stressng
+killall stress-ng stress-ng-cpu 2>/dev/null
+wait_until 50 0.1 sh -c '! pidof stress-ng stress-ng-cpu'
+check "sockperf ran (stress-ng)" grep -q "Summary: Latency" /tmp/sockperf_stressng.client
+check "first cause: stress-ng-cpu interference (A)" test "$DIAG_TOP" = "stress-ng-cpu interference (A)"
 sockperf_run sockperf_clean
 check "sockperf ran (clean)" grep -q "Summary: Latency" /tmp/sockperf_clean.client
 check "clean: first cause is not an injected kind" sh -c "! echo '$DIAG_TOP' | grep -qE '$INJECTED'"
