@@ -197,7 +197,8 @@ static void tx_tcp_hold(struct lt_build *b, struct nsight_msg *m, const struct n
 	const struct nsight_tcp_send_state *ts = &snd->tcp;
 	const struct nsight_rec_pkt *qp = &cap->pkts[q].r;
 	uint32_t ack = releasing_ack(b, snd->r.hdr.tsc, qp), end = snd->r.tcp_seq + len;
-	bool sndbuf = snd->has_tcp && (uint64_t)ts->wmem_queued + len > ts->sndbuf;
+	/* No room at all: the send sleeps before its first byte is queued. */
+	bool sndbuf = snd->has_tcp && ts->sndbuf && ts->wmem_queued >= ts->sndbuf;
 
 	if (ack == NONE && !sndbuf)
 		return;
