@@ -324,6 +324,21 @@ const char *nsight_msg_reason_name(enum nsight_msg_reason r)
 	return (unsigned int)r < __NSIGHT_MSG_REASONS ? names[r] : "unknown";
 }
 
+static uint64_t lt_hz(const struct lt_build *b)
+{
+	return b->tc && b->tc->tsc_hz ? b->tc->tsc_hz : 1000000000ULL;
+}
+
+uint64_t nsight_lt_ticks_ns(const struct lt_build *b, uint64_t ticks)
+{
+	return nsight_mul_div_u64(ticks, 1000000000ULL, lt_hz(b));
+}
+
+uint64_t nsight_lt_ns_ticks(const struct lt_build *b, uint64_t ns)
+{
+	return nsight_mul_div_u64(ns, lt_hz(b), 1000000000ULL);
+}
+
 const char *nsight_tcp_hold_name(enum nsight_tcp_hold h)
 {
 	static const char *const names[__NSIGHT_HOLD_REASONS] = {

@@ -96,6 +96,10 @@ struct lt_build {
 
 int nsight_lt_nomem(struct lt_build *b);
 
+/* TSC ticks and ns at the capture's rate (1 GHz when none is known). */
+uint64_t nsight_lt_ticks_ns(const struct lt_build *b, uint64_t ticks);
+uint64_t nsight_lt_ns_ticks(const struct lt_build *b, uint64_t ns);
+
 /* A new message (zeroed but for @dir and @proto) at *@idx; NULL if out of memory. */
 struct nsight_msg *nsight_lt_new_msg(struct lt_build *b, uint8_t dir, uint8_t proto,
 				     uint32_t *idx);

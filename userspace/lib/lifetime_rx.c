@@ -11,7 +11,6 @@
 
 #include "flow.h"
 #include "lifetime_int.h"
-#include "satmath.h"
 
 #define NSEC_PER_SEC	1000000000LL
 /*
@@ -518,10 +517,8 @@ static bool inside_aggregate(const struct lt_build *b, const struct nsight_idx_v
 /* A wait of @from to @to ticks for a missing segment: ooo or ooo_rto. */
 static void rx_tcp_hold(struct lt_build *b, struct nsight_msg *m, uint64_t from, uint64_t to)
 {
-	uint64_t hz = b->tc && b->tc->tsc_hz ? b->tc->tsc_hz : 1000000000ULL;
-
-	m->hold = nsight_mul_div_u64(to - from, 1000000000ULL, hz) >= NSIGHT_RTO_NS ?
-		  NSIGHT_HOLD_OOO_RTO : NSIGHT_HOLD_OOO;
+	m->hold = nsight_lt_ticks_ns(b, to - from) >= NSIGHT_RTO_NS ? NSIGHT_HOLD_OOO_RTO :
+									     NSIGHT_HOLD_OOO;
 	m->hold_from = from;
 	m->hold_to = to;
 }

@@ -9,7 +9,6 @@
 
 #include "flow.h"
 #include "lifetime_int.h"
-#include "satmath.h"
 
 static uint64_t txq_key(uint8_t proto, uint16_t sport, uint16_t dport)
 {
@@ -169,8 +168,7 @@ static uint32_t releasing_ack(struct lt_build *b, uint64_t from, const struct ns
 	const struct nsight_capture *cap = b->cap;
 	struct nsight_chains *c = &b->rxack;
 	uint64_t key = txq_key(q->flow.protocol, q->flow.sport, q->flow.dport);
-	uint64_t hz = b->tc && b->tc->tsc_hz ? b->tc->tsc_hz : 1000000000ULL;
-	uint64_t window = nsight_mul_div_u64(NSIGHT_ACK_RELEASE_NS, hz, 1000000000ULL);
+	uint64_t window = nsight_lt_ns_ticks(b, NSIGHT_ACK_RELEASE_NS);
 	uint32_t a = nsight_chains_group(c, key), j, found = NONE;
 
 	if (a == NONE)
@@ -216,13 +214,12 @@ static void tx_tcp_hold(struct lt_build *b, struct nsight_msg *m, const struct n
 		m->hold = NSIGHT_HOLD_CORK;
 	} else if (!(ts->nonagle & NSIGHT_TCP_NAGLE_OFF) && ts->packets_out && len < ts->mss) {
 		uint32_t last = b->txq_last[g];
-		uint64_t hz = b->tc && b->tc->tsc_hz ? b->tc->tsc_hz : 1000000000ULL;
 		uint64_t wait = 0;
 
 		/* The ACK's delay: from the last segment before the send to it. */
 		if (last != NONE && ack != NONE)
-			wait = nsight_mul_div_u64(cap->pkts[ack].r.hdr.tsc - cap->pkts[last].r.hdr.tsc,
-						  1000000000ULL, hz);
+			wait = nsight_lt_ticks_ns(b, cap->pkts[ack].r.hdr.tsc -
+						     cap->pkts[last].r.hdr.tsc);
 		m->hold = wait >= (uint64_t)ts->srtt_us * 1000 + NSIGHT_DELACK_NS ?
 			  NSIGHT_HOLD_NAGLE_DELACK : NSIGHT_HOLD_NAGLE;
 	} else {

@@ -7,19 +7,6 @@
 #define MAX_KEYS	32
 #define MAX_CPUS	64
 
-/* The core the message's time of @role lay on. */
-static bool cpu_of(const struct nsight_msg *m, uint8_t role, uint32_t *cpu)
-{
-	const struct nsight_msg_time *t;
-
-	if (m->dir == NSIGHT_MSG_TX)
-		t = &m->t[NSIGHT_TX_SEND];
-	else
-		t = &m->t[role == NSIGHT_ROLE_R ? NSIGHT_RX_H : NSIGHT_RX_A];
-	*cpu = t->cpu;
-	return t->valid;
-}
-
 static void tcp_advice(const char *why, char *buf, size_t len)
 {
 	if (!strcmp(why, "nagle") || !strcmp(why, "nagle_delayed_ack") || !strcmp(why, "cork"))
@@ -141,10 +128,12 @@ bool nsight_next_step(const struct nsight_dx_group *g, uint32_t cause,
 			continue;
 		out->messages++;
 		if (dm->msg < lt->n && cause < g->n_causes) {
+			uint64_t from, to;
 			uint32_t c;
 			size_t j;
 
-			if (!cpu_of(&lt->msgs[dm->msg], g->causes[cause].role, &c))
+			if (!nsight_msg_window(&lt->msgs[dm->msg], g->causes[cause].role, &c, &from,
+					       &to))
 				continue;
 			for (j = 0; j < n_cpus && cpu[j] != c; j++)
 				;

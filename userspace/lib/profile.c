@@ -28,6 +28,16 @@ static int cmp_recv(const void *a, const void *b, void *arg)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
+static bool any_tcp(const struct nsight_cap_app *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].r.flow.protocol == IPPROTO_TCP)
+			return true;
+	return false;
+}
+
 int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline *tl,
 			 const struct nsight_capture *cap, const struct nsight_timeconv *tc,
 			 uint64_t hdr_tsc_hz, struct nsight_diag *d)
@@ -55,11 +65,7 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 	 */
 	for (i = 0; i < __NSIGHT_HOLD_REASONS; i++)
 		p->hold_key[i] = NSIGHT_KEY_NONE;
-	for (i = 0; i < cap->n_sends && cap->sends[i].r.flow.protocol != IPPROTO_TCP; i++)
-		;
-	tcp = i < cap->n_sends;
-	for (i = 0; !tcp && i < cap->n_recvs; i++)
-		tcp = cap->recvs[i].r.flow.protocol == IPPROTO_TCP;
+	tcp = any_tcp(cap->sends, cap->n_sends) || any_tcp(cap->recvs, cap->n_recvs);
 	for (r = NSIGHT_HOLD_NONE + 1; tcp && r < __NSIGHT_HOLD_REASONS; r++) {
 		const char *name = nsight_tcp_hold_name(r);
 
@@ -387,24 +393,53 @@ static int walk_app_window(struct walk *w, uint32_t cpu, uint64_t s, uint64_t e)
 }
 
 /*
- * TCP bytes that waited (in the send queue, or on receive for a hole
- * before them): that wait is one piece, tcp:<why>, whatever the CPU did
- * meanwhile; the rest of the window [@start, @end) on @cpu is the core's
+ * The window [@start, @end) on @cpu. TCP bytes that waited in it (in the
+ * send queue, or on receive for a hole before them) make that wait one
+ * piece, tcp:<why>, whatever the CPU did meanwhile; the rest is the core's
  * contexts.
  */
-static int walk_held(struct walk *w, const struct nsight_msg *m, uint64_t start, uint32_t cpu,
+static int walk_msg_window(struct walk *w, const struct nsight_msg *m, uint32_t cpu, uint64_t start,
 		     uint64_t end)
 {
 	struct nsight_piece pc = {
 		.ticks = m->hold_to - m->hold_from, .role = w->role, .depth = 1, .held = true,
-		.key = { w->p->hold_key[m->hold] },
 	};
 	int ret;
 
+	if (!m->hold || m->hold >= __NSIGHT_HOLD_REASONS ||
+	    w->p->hold_key[m->hold] == NSIGHT_KEY_NONE || m->hold_from < start ||
+	    m->hold_to <= m->hold_from || m->hold_to > end)
+		return walk_window(w, cpu, start, end);
+	pc.key[0] = w->p->hold_key[m->hold];
 	ret = walk_window(w, cpu, start, m->hold_from);
 	if (!ret)
 		ret = w->fn(w->arg, &pc);
 	return ret ? ret : walk_window(w, cpu, m->hold_to, end);
+}
+
+bool nsight_msg_window(const struct nsight_msg *m, uint8_t role, uint32_t *cpu, uint64_t *from,
+		       uint64_t *to)
+{
+	const struct nsight_msg_time *s, *e;
+
+	if (m->dir == NSIGHT_MSG_TX) {
+		s = &m->t[NSIGHT_TX_SEND];
+		e = m->t[NSIGHT_TX_DONE].valid ? &m->t[NSIGHT_TX_DONE] : &m->t[NSIGHT_TX_XMIT];
+		*cpu = s->cpu;
+	} else if (role == NSIGHT_ROLE_R) {
+		s = &m->t[NSIGHT_RX_N];
+		e = &m->t[NSIGHT_RX_H];
+		*cpu = e->cpu;
+	} else {
+		s = &m->t[NSIGHT_RX_H];
+		e = &m->t[NSIGHT_RX_A];
+		*cpu = e->cpu;
+	}
+	if (!s->valid || !e->valid || e->tsc < s->tsc)
+		return false;
+	*from = s->tsc;
+	*to = e->tsc;
+	return true;
 }
 
 uint64_t nsight_profile_rx_start(const struct nsight_profiler *p, const struct nsight_msg *m)
@@ -445,12 +480,7 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 		 * window is application-core time too.
 		 */
 		w.role = h->cpu == a->cpu ? NSIGHT_ROLE_A : NSIGHT_ROLE_R;
-		if (m->hold && m->hold < __NSIGHT_HOLD_REASONS &&
-		    p->hold_key[m->hold] != NSIGHT_KEY_NONE && m->hold_from >= n &&
-		    m->hold_to > m->hold_from && m->hold_to <= h->tsc)
-			ret = walk_held(&w, m, n, h->cpu, h->tsc);
-		else
-			ret = walk_window(&w, h->cpu, n, h->tsc);
+		ret = walk_msg_window(&w, m, h->cpu, n, h->tsc);
 		if (ret)
 			return ret;
 		w.role = NSIGHT_ROLE_A;
@@ -461,11 +491,7 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 						  &m->t[NSIGHT_TX_DONE] : &m->t[NSIGHT_TX_XMIT];
 
 		w.role = NSIGHT_ROLE_A;
-		if (m->hold && m->hold < __NSIGHT_HOLD_REASONS &&
-		    p->hold_key[m->hold] != NSIGHT_KEY_NONE && m->hold_from >= s->tsc &&
-		    m->hold_to > m->hold_from && m->hold_to <= e->tsc)
-			return walk_held(&w, m, s->tsc, s->cpu, e->tsc);
-		return walk_window(&w, s->cpu, s->tsc, e->tsc);
+		return walk_msg_window(&w, m, s->cpu, s->tsc, e->tsc);
 	}
 }
 

@@ -117,6 +117,15 @@ struct nsight_profile {
  * when the time conversion has no rate. Returns 0 or -NSIGHT_E_NOMEM;
  * nsight_profiler_fini() either way.
  */
+/*
+ * The window of @m's time of @role, as the walk takes it: the receive
+ * core (the hand-off's CPU) from n to h, the application core from h to
+ * a, the send CPU from the send to the driver or the completion (TX, any
+ * role). n is its record's stamp. False when @m lacks those stages.
+ */
+bool nsight_msg_window(const struct nsight_msg *m, uint8_t role, uint32_t *cpu, uint64_t *from,
+		       uint64_t *to);
+
 int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline *tl,
 			 const struct nsight_capture *cap, const struct nsight_timeconv *tc,
 			 uint64_t hdr_tsc_hz, struct nsight_diag *d);

@@ -84,32 +84,6 @@ static int count_window(struct nsight_rxwork *w, const struct nsight_capture *ca
 	return 0;
 }
 
-/* The window of @m's anomaly of @role: its CPU and span. */
-static bool window_of(const struct nsight_msg *m, uint8_t role, uint32_t *cpu, uint64_t *from,
-		      uint64_t *to)
-{
-	const struct nsight_msg_time *s, *e;
-
-	if (m->dir == NSIGHT_MSG_TX) {
-		s = &m->t[NSIGHT_TX_SEND];
-		e = m->t[NSIGHT_TX_DONE].valid ? &m->t[NSIGHT_TX_DONE] : &m->t[NSIGHT_TX_XMIT];
-		*cpu = s->cpu;
-	} else if (role == NSIGHT_ROLE_R) {
-		s = &m->t[NSIGHT_RX_N];
-		e = &m->t[NSIGHT_RX_H];
-		*cpu = e->cpu;
-	} else {
-		s = &m->t[NSIGHT_RX_H];
-		e = &m->t[NSIGHT_RX_A];
-		*cpu = e->cpu;
-	}
-	if (!s->valid || !e->valid || e->tsc < s->tsc)
-		return false;
-	*from = s->tsc;
-	*to = e->tsc;
-	return true;
-}
-
 static int cmp_flow(const void *a, const void *b)
 {
 	const struct nsight_rxwork_flow *x = a, *y = b;
@@ -165,7 +139,7 @@ int nsight_rxwork_of_cause(struct nsight_rxwork *w, const struct nsight_dx_group
 			    role_done[a->role] || !nsight_rxwork_key(keys, a->key))
 				continue;
 			role_done[a->role] = true;
-			if (!window_of(m, a->role, &cpu, &from, &to))
+			if (!nsight_msg_window(m, a->role, &cpu, &from, &to))
 				continue;
 			any = true;
 			err = count_window(w, cap, cpu, from, to);
