@@ -146,7 +146,7 @@ static void msg_causes(FILE *f, const struct nsight_dx_group *g, const struct ns
 }
 
 /* Next steps and receive work shown for causes up to this rank; flows per cause. */
-#define RXWORK_CAUSES	3
+#define DETAIL_CAUSES	3
 #define RXWORK_FLOWS	3
 
 /*
@@ -218,6 +218,16 @@ static void next_step_text(FILE *f, const struct nsight_dx_group *g, size_t k,
 	wrapped(f, st.advice, 6, t->width);
 }
 
+/* Under the row of cause @k, within the first DETAIL_CAUSES: its next step and traffic. */
+static void cause_details(FILE *f, const struct nsight_dx_group *g, size_t k,
+			  const struct nsight_analysis *a, const struct nsight_tty *t)
+{
+	if (!a || k >= DETAIL_CAUSES)
+		return;
+	next_step_text(f, g, k, a, t);
+	rxwork_text(f, g, k, a);
+}
+
 static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_dx_group *g,
 		       const struct nsight_analysis *a, const struct nsight_tty *t)
 {
@@ -267,10 +277,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 				pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)),
 				nsight_tty_duration(c->total, b4, sizeof(b4)), c->messages, c->main,
 				nsight_tty_duration(c->median, b2, sizeof(b2)), k ? "" : nsight_tty_off(t));
-			if (a && k < RXWORK_CAUSES) {
-				next_step_text(f, g, k, a, t);
-				rxwork_text(f, g, k, a);
-			}
+			cause_details(f, g, k, a, t);
 		}
 	} else if (g->n_causes) {
 		fprintf(f, "  %-44s%7s%16s%9s%6s%16s%15s\n", "cause", "share", "excess_ns",
@@ -284,10 +291,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 			fprintf(f, "  %-*s%7s%16" PRId64 "%9" PRIu64 "%6" PRIu64 "%16" PRId64 "%15" PRId64 "\n",
 				w, buf, pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)), c->total, c->messages,
 				c->main, c->median, c->max);
-			if (a && k < RXWORK_CAUSES) {
-				next_step_text(f, g, k, a, t);
-				rxwork_text(f, g, k, a);
-			}
+			cause_details(f, g, k, a, t);
 		}
 	} else if (g->n_msgs) {
 		fprintf(f, "  no cause: no anomaly of at least %s in the tail\n",
