@@ -26,7 +26,8 @@ kdir_of() {
 # guest_initramfs OUT KVER NSIGHT_KO TEST_KO [MKINITRAMFS-ARGS...]: the
 # guests' initramfs (the module, the test modules beside TEST_KO, the tools,
 # the test programs, the real servers and load generators from Debian
-# (memcached, sockperf, redis-server and redis-benchmark, nginx, wrk),
+# (memcached, sockperf, redis-server and redis-benchmark, nginx, wrk), tc
+# with sch_netem for loss,
 # selftests/nsight and whatever the further arguments add) for kernel KVER,
 # written to OUT.
 guest_initramfs() {
@@ -34,7 +35,7 @@ guest_initramfs() {
 	_gi_out=$1 _gi_kver=$2 _gi_ko=$3 _gi_testko=$4
 	shift 4
 	"$top/selftests/harness/mkinitramfs.sh" --out "$_gi_out" --kver "$_gi_kver" \
-		--kmods "veth e1000e" --file "$_gi_ko:/lib/nsight/nsight.ko" \
+		--kmods "veth e1000e sch_netem" --file "$_gi_ko:/lib/nsight/nsight.ko" \
 		--file "$_gi_testko:/lib/nsight/nsight_busywork.ko" \
 		--file "${_gi_testko%/*}/nsight_slowpath.ko:/lib/nsight/nsight_slowpath.ko" \
 		--file "${_gi_testko%/*}/nsight_wpbench.ko:/lib/nsight/nsight_wpbench.ko" \
@@ -47,7 +48,7 @@ guest_initramfs() {
 		--bin "$_sp/handoff_ts" --bin "$_sp/relay_drain" \
 		--bin /usr/bin/memcached --bin /usr/bin/sockperf --bin /usr/bin/redis-server \
 		--bin /usr/bin/redis-benchmark --bin /usr/bin/redis-cli --bin /usr/sbin/nginx \
-		--bin /usr/bin/wrk --bin /usr/bin/stress-ng \
+		--bin /usr/bin/wrk --bin /usr/bin/stress-ng --bin /usr/sbin/tc \
 		--tests "$top/selftests/nsight" "$@"
 }
 

@@ -19,33 +19,10 @@ PORT=9310
 # that is not the server, as "ip netns exec" forks) and DIAG_TOP/DIAG_SHARE
 # for the client's sends.
 nagle_run() {
-	rm -f /tmp/$1.server
-	nsightctl start
-	ip netns exec nsb taskset -c 1 msgload server -p tcp -P $PORT -n $N \
-		>/tmp/$1.server 2>&1 &
-	_s=$!
-	wait_until 100 0.1 grep -qs listening /tmp/$1.server
-	_spid=$(awk '/^listening/ {print $4}' /tmp/$1.server)
-	ip netns exec nsa taskset -c 0 msgload client -p tcp -a 10.16.0.2 -P $PORT \
-		-n $N -g 1000 -T 10000 $2 >/tmp/$1.client 2>&1
-	wait_until 50 0.1 exited $_s
-	kill $_s 2>/dev/null
-	wait $_s
-	nsightctl stop
-	nsightctl dump -o /tmp/$1.nsight 2>/tmp/$1.dump
-	nsight-analyze /tmp/$1.nsight >/tmp/$1.txt 2>&1
-	CPID=$(awk -v s="[$_spid]" '$1 == "diagnosis:" && $3 == "tx:" && !index($2, s) {
+	tcp_echo_run "$1" $PORT $N "$2"
+	CPID=$(awk -v s="[$DIAG_SPID]" '$1 == "diagnosis:" && $3 == "tx:" && !index($2, s) {
 		sub(/.*\[/, "", $2); sub(/\].*/, "", $2); print $2; exit }' /tmp/$1.txt)
-	_t=$(top_cause /tmp/$1.txt "$CPID" tx)
-	DIAG_TOP=${_t%|*}
-	DIAG_SHARE=${_t#*|}
-	ktap_diag "$1: client: $(cat /tmp/$1.client)"
-	ktap_diag "$1: top cause of the client's sends '$DIAG_TOP', share of tail ${DIAG_SHARE:-?} (the second cause's $(second_share /tmp/$1.txt "$CPID" tx)), $(awk -v pid="$CPID" '
-		$1 == "diagnosis:" { on = index($2, "[" pid "]") && $3 == "tx:"; next }
-		on && $1 == "coverage:" { sub(/^ +/, ""); print; exit }' /tmp/$1.txt)"
-	diag_at_p99 "$1" "$CPID" tx
-	sed -n "/^diagnosis: [^ ]*\[$CPID\] tx:/,/^diagnosis:\|^\$/p" /tmp/$1.txt |
-		head -n 10 | while IFS= read -r _l; do ktap_diag "  $_l"; done
+	diag_report_group "$1" "$CPID" tx "the client's sends"
 }
 
 ktap_plan 5

@@ -163,6 +163,46 @@ windows_same() {
 	return 1
 }
 
+# tcp_echo_run NAME PORT N [CLIENT_ARGS]: N closed-loop requests (1 ms
+# apart) from msgload's TCP client on CPU 0 in nsa to its echo server on
+# CPU 1 in nsb, captured into /tmp/NAME.nsight and analysed into
+# /tmp/NAME.txt; the client's output is /tmp/NAME.client. Sets DIAG_SPID
+# (the server's pid).
+tcp_echo_run() {
+	rm -f /tmp/$1.server
+	nsightctl start
+	ip netns exec nsb taskset -c 1 msgload server -p tcp -P $2 -n $3 \
+		>/tmp/$1.server 2>&1 &
+	_s=$!
+	wait_until 100 0.1 grep -qs listening /tmp/$1.server
+	DIAG_SPID=$(awk '/^listening/ {print $4}' /tmp/$1.server)
+	ip netns exec nsa taskset -c 0 msgload client -p tcp -a 10.16.0.2 -P $2 \
+		-n $3 -g 1000 -T 10000 ${4:-} >/tmp/$1.client 2>&1
+	wait_until 50 0.1 exited $_s
+	kill $_s 2>/dev/null
+	wait $_s
+	nsightctl stop
+	nsightctl dump -o /tmp/$1.nsight 2>/tmp/$1.dump
+	nsight-analyze /tmp/$1.nsight >/tmp/$1.txt 2>&1
+}
+
+# diag_report_group NAME PID DIR WHO: the diagnosis of PID's DIR (rx, tx)
+# messages in /tmp/NAME.txt: sets DIAG_TOP and DIAG_SHARE, and prints the
+# first cause with the second's share, the coverage, the first cause at
+# p99 and the head of the table. WHO names them in the log.
+diag_report_group() {
+	_t=$(top_cause /tmp/$1.txt "$2" "$3")
+	DIAG_TOP=${_t%|*}
+	DIAG_SHARE=${_t#*|}
+	ktap_diag "$1: client: $(cat /tmp/$1.client)"
+	ktap_diag "$1: top cause of $4 '$DIAG_TOP', share of tail ${DIAG_SHARE:-?} (the second cause's $(second_share /tmp/$1.txt "$2" "$3")), $(awk -v pid="$2" -v dir="$3:" '
+		$1 == "diagnosis:" { on = index($2, "[" pid "]") && $3 == dir; next }
+		on && $1 == "coverage:" { sub(/^ +/, ""); print; exit }' /tmp/$1.txt)"
+	diag_at_p99 "$1" "$2" "$3"
+	sed -n "/^diagnosis: [^ ]*\[$2\] $3:/,/^diagnosis:\|^\$/p" /tmp/$1.txt |
+		head -n 12 | while IFS= read -r _l; do ktap_diag "  $_l"; done
+}
+
 # diag_at_p99 NAME PID [DIR]: the first cause of /tmp/NAME.nsight at the p99
 # tail, its share and the coverage, for the record (no check).
 diag_at_p99() {

@@ -577,11 +577,10 @@ static struct json_object *msg_json(const struct nsight_msg *m, enum nsight_cloc
 	jo_add_u64(o, "packets", m->packets, err);
 	jo_add_u64(o, "bytes", m->bytes, err);
 	jo_add(o, "fifo", json_object_new_boolean(m->fifo), err);
-	/* Why a TCP send's bytes waited in the send queue, and how long. */
+	/* Why a TCP message's bytes waited, and how long. */
 	if (m->hold) {
 		jo_add_str(o, "tcp_hold", nsight_tcp_hold_name(m->hold), err);
-		jo_add_i64(o, "tcp_hold_ns", m->t[NSIGHT_TX_QUEUE].timed && m->t[NSIGHT_TX_SEND].timed ?
-			   m->seg_ns[NSIGHT_TX_SEND] : 0, err);
+		jo_add_u64(o, "tcp_hold_ns", m->hold_ns, err);
 	} else {
 		jo_add_null(o, "tcp_hold", err);
 	}

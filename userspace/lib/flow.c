@@ -73,6 +73,22 @@ char *nsight_endpoint_format(const uint8_t a[16], uint16_t port, char *buf, size
 	return buf;
 }
 
+uint64_t nsight_flow_hash(const struct nsight_flow *f)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	uint8_t b[37];
+	size_t i;
+
+	memcpy(b, f->saddr, 16);
+	memcpy(b + 16, f->daddr, 16);
+	memcpy(b + 32, &f->sport, 2);
+	memcpy(b + 34, &f->dport, 2);
+	b[36] = f->protocol;
+	for (i = 0; i < sizeof(b); i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 char *nsight_flow_format(const struct nsight_flow *f, char *buf, size_t len)
 {
 	char s[INET6_ADDRSTRLEN + 8], d[INET6_ADDRSTRLEN + 8];

@@ -29,6 +29,9 @@ int nsight_flow_to_socket(const struct nsight_flow *pkt, const struct nsight_flo
  */
 bool nsight_flow_from_socket(const struct nsight_flow *pkt, const struct nsight_flow *send);
 
+/* A 64-bit hash (FNV-1a) of the flow's addresses, ports and protocol. */
+uint64_t nsight_flow_hash(const struct nsight_flow *f);
+
 /* "10.0.0.1", "fe80::1"; IPv4-mapped addresses print as IPv4. */
 char *nsight_addr_format(const uint8_t a[16], char *buf, size_t len);
 

@@ -267,6 +267,7 @@ out:
 	nsight_chains_fini(&b.inst_by_id);
 	nsight_chains_fini(&b.txq);
 	nsight_chains_fini(&b.rxack);
+	nsight_chains_fini(&b.txre);
 	free(b.txq_last);
 	nsight_chains_fini(&b.txid);
 	nsight_u64map_fini(&b.sock_by_id);
@@ -350,6 +351,8 @@ const char *nsight_tcp_hold_name(enum nsight_tcp_hold h)
 		[NSIGHT_HOLD_NAGLE]		= "nagle",
 		[NSIGHT_HOLD_NAGLE_DELACK]	= "nagle_delayed_ack",
 		[NSIGHT_HOLD_ACK]		= "ack",
+		[NSIGHT_HOLD_RETRANS_FAST]	= "retrans_fast",
+		[NSIGHT_HOLD_RETRANS_TIMEOUT]	= "retrans_timeout",
 		[NSIGHT_HOLD_OOO]		= "ooo",
 		[NSIGHT_HOLD_OOO_RTO]		= "ooo_rto",
 	};

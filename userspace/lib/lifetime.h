@@ -94,6 +94,9 @@ struct nsight_msg_time {
  * CPU that received it, after the send began), or the send buffer was full
  * when the send began. The sender's state at the send (struct
  * nsight_tcp_send_state) names the limit, in this order of precedence.
+ * Or they were sent and then sent again: a retransmission, which ends the
+ * message (its xmit is the last copy's) when it waited longer than any
+ * hold before the first copy.
  * On receive: the message's first byte arrived, but a segment before it
  * came later (it filled a hole: the bytes could not be read until then).
  */
@@ -109,6 +112,16 @@ enum nsight_tcp_hold {
 					 * the peer delayed it
 					 */
 	NSIGHT_HOLD_ACK,		/* until an ACK; no state says why */
+	/*
+	 * TX TCP: the bytes were queued again later (a retransmission); the
+	 * wait is from their first queueing to the last one.
+	 */
+	NSIGHT_HOLD_RETRANS_FAST,	/* after a packet of the peer (duplicate
+					 * ACKs, SACK): fast retransmit
+					 */
+	NSIGHT_HOLD_RETRANS_TIMEOUT,	/* by a timer: the retransmission
+					 * timeout or a tail loss probe
+					 */
 	/* RX TCP: the bytes arrived, but an earlier segment had not. */
 	NSIGHT_HOLD_OOO,		/* it came soon after (fast retransmit,
 					 * reordering)
@@ -148,8 +161,10 @@ struct nsight_msg {
 	bool has_wire;
 	uint8_t hold;			/* TX TCP: enum nsight_tcp_hold */
 	uint64_t hold_from, hold_to;	/* TSC: the send, the segment's queueing;
-					 * RX: n, the hole's filling
+					 * a retransmission: the first queueing,
+					 * the last; RX: n, the hole's filling
 					 */
+	uint64_t hold_ns;		/* hold_to - hold_from in ns */
 	int64_t seg_ns[NSIGHT_MSG_STAGES - 1];	/* stage i -> i + 1, when both timed */
 	int64_t total_ns;		/* complete messages: n -> a, send -> xmit/done */
 

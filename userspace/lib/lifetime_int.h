@@ -92,6 +92,9 @@ struct lt_build {
 					 * the peer's packets (its ACKs)
 					 */
 	struct nsight_chains txid;	/* pkt_id -> TX_XMIT / TX_TSTAMP pkts */
+	struct nsight_chains txre;	/* flow hash -> TCP TX_QUEUE pkts that
+					 * carry bytes queued before (resent)
+					 */
 };
 
 int nsight_lt_nomem(struct lt_build *b);

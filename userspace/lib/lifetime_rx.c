@@ -521,6 +521,7 @@ static void rx_tcp_hold(struct lt_build *b, struct nsight_msg *m, uint64_t from,
 									     NSIGHT_HOLD_OOO;
 	m->hold_from = from;
 	m->hold_to = to;
+	m->hold_ns = nsight_lt_ticks_ns(b, to - from);
 }
 
 /*

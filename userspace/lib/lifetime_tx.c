@@ -45,10 +45,36 @@ static int link_sends(struct lt_build *b, uint32_t *next, bool per_thread)
 	return 0;
 }
 
+/*
+ * A TCP segment queued to the device with bytes before the highest one its
+ * flow queued so far: a retransmission (window probes and keepalives are
+ * too, but they resend bytes no send still waits for).
+ */
+static int add_retrans(struct lt_build *b, struct nsight_u64map *high, uint32_t i)
+{
+	const struct nsight_rec_pkt *p = &b->cap->pkts[i].r;
+	uint32_t end = p->seq + p->payload_len, *v;
+	uint64_t key = nsight_flow_hash(&p->flow);
+	bool added, resent;
+
+	if (p->flow.protocol != IPPROTO_TCP || !p->payload_len)
+		return 0;
+	v = nsight_u64map_put(high, key, end, &added);
+	if (!v)
+		return -NSIGHT_E_NOMEM;
+	if (added)
+		return 0;
+	resent = seq_before(p->seq, *v);
+	if (seq_after(end, *v))
+		*v = end;
+	return resent ? nsight_chains_add(&b->txre, key, i) : 0;
+}
+
 static int build_tx_index(struct lt_build *b)
 {
 	const struct nsight_capture *cap = b->cap;
 	size_t i, n = cap->n_sends ? cap->n_sends : 1;
+	struct nsight_u64map high;	/* flow hash -> its highest queued byte + 1 */
 	int err = 0;
 
 	b->claimed = calloc(cap->n_pkts ? cap->n_pkts : 1, sizeof(*b->claimed));
@@ -56,22 +82,28 @@ static int build_tx_index(struct lt_build *b)
 	b->next_send_thread = malloc(n * sizeof(*b->next_send_thread));
 	if (!b->claimed || !b->next_send || !b->next_send_thread ||
 	    nsight_chains_init(&b->txq, cap->n_pkts) || nsight_chains_init(&b->txid, cap->n_pkts) ||
-	    nsight_chains_init(&b->rxack, cap->n_pkts))
+	    nsight_chains_init(&b->rxack, cap->n_pkts) || nsight_chains_init(&b->txre, cap->n_pkts))
 		return nsight_lt_nomem(b);
+	nsight_u64map_init(&high);
 	for (i = 0; i < cap->n_pkts; i++) {
 		const struct nsight_rec_pkt *p = &cap->pkts[i].r;
 
-		if (p->stage == NSIGHT_PKT_TX_QUEUE)
+		if (p->stage == NSIGHT_PKT_TX_QUEUE) {
 			err = nsight_chains_add(&b->txq, txq_key(p->flow.protocol, p->flow.sport,
 								 p->flow.dport), (uint32_t)i);
-		else if (p->stage == NSIGHT_PKT_TX_XMIT || p->stage == NSIGHT_PKT_TX_TSTAMP)
+			if (!err)
+				err = add_retrans(b, &high, (uint32_t)i);
+		} else if (p->stage == NSIGHT_PKT_TX_XMIT || p->stage == NSIGHT_PKT_TX_TSTAMP)
 			err = nsight_chains_add(&b->txid, p->pkt_id, (uint32_t)i);
 		else if (p->stage == NSIGHT_PKT_RX_RECEIVE && p->flow.protocol == IPPROTO_TCP)
 			err = nsight_chains_add(&b->rxack, txq_key(p->flow.protocol, p->flow.dport,
 								   p->flow.sport), (uint32_t)i);
-		if (err)
+		if (err) {
+			nsight_u64map_fini(&high);
 			return nsight_lt_nomem(b);
+		}
 	}
+	nsight_u64map_fini(&high);
 	b->txq_last = malloc((b->txq.n_groups ? b->txq.n_groups : 1) * sizeof(*b->txq_last));
 	if (!b->txq_last)
 		return nsight_lt_nomem(b);
@@ -163,7 +195,8 @@ static uint32_t txq_start(struct lt_build *b, uint32_t g, uint64_t tsc)
  */
 #define NSIGHT_ACK_RELEASE_NS	1000000ULL
 
-static uint32_t releasing_ack(struct lt_build *b, uint64_t from, const struct nsight_rec_pkt *q)
+static uint32_t releasing_ack(struct lt_build *b, uint64_t from, const struct nsight_rec_pkt *q,
+			      bool advance)
 {
 	const struct nsight_capture *cap = b->cap;
 	struct nsight_chains *c = &b->rxack;
@@ -173,12 +206,14 @@ static uint32_t releasing_ack(struct lt_build *b, uint64_t from, const struct ns
 
 	if (a == NONE)
 		return NONE;
-	/* Sends come in time order: the cursor only moves on. */
-	while (c->cursor[a] != NONE && cap->pkts[c->cursor[a]].r.hdr.tsc <= from)
+	/* Sends come in time order: for @from a send's, the cursor only moves on. */
+	while (advance && c->cursor[a] != NONE && cap->pkts[c->cursor[a]].r.hdr.tsc <= from)
 		c->cursor[a] = c->next[c->cursor[a]];
 	for (j = c->cursor[a]; j != NONE; j = c->next[j]) {
 		const struct nsight_rec_pkt *p = &cap->pkts[j].r;
 
+		if (p->hdr.tsc <= from)
+			continue;
 		if (p->hdr.tsc > q->hdr.tsc)
 			break;
 		if (p->hdr.cpu == q->hdr.cpu && q->hdr.tsc - p->hdr.tsc <= window)
@@ -194,7 +229,7 @@ static void tx_tcp_hold(struct lt_build *b, struct nsight_msg *m, const struct n
 	const struct nsight_capture *cap = b->cap;
 	const struct nsight_tcp_send_state *ts = &snd->tcp;
 	const struct nsight_rec_pkt *qp = &cap->pkts[q].r;
-	uint32_t ack = releasing_ack(b, snd->r.hdr.tsc, qp), end = snd->r.tcp_seq + len;
+	uint32_t ack = releasing_ack(b, snd->r.hdr.tsc, qp, true), end = snd->r.tcp_seq + len;
 	/* No room at all: the send sleeps before its first byte is queued. */
 	bool sndbuf = snd->has_tcp && ts->sndbuf && ts->wmem_queued >= ts->sndbuf;
 
@@ -202,6 +237,7 @@ static void tx_tcp_hold(struct lt_build *b, struct nsight_msg *m, const struct n
 		return;
 	m->hold_from = snd->r.hdr.tsc;
 	m->hold_to = qp->hdr.tsc;
+	m->hold_ns = nsight_lt_ticks_ns(b, m->hold_to - m->hold_from);
 	if (!snd->has_tcp) {
 		m->hold = NSIGHT_HOLD_ACK;
 	} else if (sndbuf) {
@@ -225,6 +261,57 @@ static void tx_tcp_hold(struct lt_build *b, struct nsight_msg *m, const struct n
 	} else {
 		m->hold = NSIGHT_HOLD_ACK;
 	}
+}
+
+/*
+ * The last time bytes of [@start, @start + @len), first queued at @q, were
+ * queued again, NONE if they were not. Retransmissions resend the lowest
+ * bytes missing first, so one of later bytes ends the search: a second
+ * round for the same bytes after it is not seen.
+ */
+static uint32_t tx_retrans(struct lt_build *b, const struct nsight_cap_app *snd,
+			   const struct nsight_rec_pkt *q, uint32_t start, uint32_t len)
+{
+	const struct nsight_capture *cap = b->cap;
+	struct nsight_chains *c = &b->txre;
+	uint32_t g = nsight_chains_group(c, nsight_flow_hash(&q->flow)), j, found = NONE;
+
+	if (g == NONE)
+		return NONE;
+	/* Sends come in time order: nothing resent before this one is its. */
+	while (c->cursor[g] != NONE && cap->pkts[c->cursor[g]].r.hdr.tsc < snd->r.hdr.tsc)
+		c->cursor[g] = c->next[c->cursor[g]];
+	for (j = c->cursor[g]; j != NONE; j = c->next[j]) {
+		const struct nsight_rec_pkt *p = &cap->pkts[j].r;
+
+		if (p->hdr.tsc <= q->hdr.tsc)
+			continue;
+		if (!seq_before(p->seq, start + len))
+			break;
+		if (seq_overlap(p->seq, p->payload_len, start, len))
+			found = j;
+	}
+	return found;
+}
+
+/*
+ * The bytes first queued at @q were queued again at @re: the message ends
+ * with that copy when the wait for it is longer than any hold before the
+ * first (returns whether it does). A packet of the peer received on @re's
+ * CPU just before says duplicate ACKs or SACKs prompted it, none a timer.
+ */
+static bool tx_resent(struct lt_build *b, struct nsight_msg *m, uint32_t q, uint32_t re)
+{
+	const struct nsight_rec_pkt *qp = &b->cap->pkts[q].r, *rp = &b->cap->pkts[re].r;
+
+	if (m->hold && m->hold_to - m->hold_from >= rp->hdr.tsc - qp->hdr.tsc)
+		return false;
+	m->hold = releasing_ack(b, qp->hdr.tsc, rp, false) != NONE ? NSIGHT_HOLD_RETRANS_FAST :
+								     NSIGHT_HOLD_RETRANS_TIMEOUT;
+	m->hold_from = qp->hdr.tsc;
+	m->hold_to = rp->hdr.tsc;
+	m->hold_ns = nsight_lt_ticks_ns(b, m->hold_to - m->hold_from);
+	return true;
 }
 
 /*
@@ -266,7 +353,7 @@ static void tx_tcp(struct lt_build *b, struct nsight_msg *m, const struct nsight
 		   uint32_t g, uint32_t start, uint32_t len)
 {
 	const struct nsight_capture *cap = b->cap;
-	uint32_t j, end = start + len, last = NONE, first = NONE;
+	uint32_t j, end = start + len, last = NONE, first = NONE, re;
 
 	/*
 	 * New data goes out in sequence order, so the scan ends at the
@@ -293,11 +380,15 @@ static void tx_tcp(struct lt_build *b, struct nsight_msg *m, const struct nsight
 			break;
 		}
 	}
-	/* Segments of one skb serve several sends: nothing is claimed. */
-	if (last != NONE)
-		tx_rest(b, m, last, false);
 	if (first != NONE)
 		tx_tcp_hold(b, m, snd, g, len, first);
+	if (last == NONE)
+		return;
+	/* Segments of one skb serve several sends: nothing is claimed. */
+	re = tx_retrans(b, snd, &cap->pkts[first].r, start, len);
+	if (re != NONE && tx_resent(b, m, first, re))
+		last = re;
+	tx_rest(b, m, last, false);
 }
 
 int nsight_lt_tx(struct lt_build *b)

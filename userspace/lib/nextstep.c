@@ -18,6 +18,10 @@ static void tcp_advice(const char *why, char *buf, size_t len)
 	else if (!strcmp(why, "rwnd"))
 		snprintf(buf, len, "the peer reads too slowly or its receive buffer is small "
 			 "(SO_RCVBUF, tcp_rmem)");
+	else if (!strncmp(why, "retrans_", 8))
+		snprintf(buf, len, "segments were lost on the way to the peer: look for drops "
+			 "on the path (ip -s link, tc -s qdisc, the NIC's counters) and at "
+			 "tcp_early_retrans/RACK for single losses");
 	else if (!strcmp(why, "sndbuf"))
 		snprintf(buf, len, "raise the send buffer (SO_SNDBUF, tcp_wmem) or send less "
 			 "at once");

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow.h"
 #include "rxwork.h"
 #include "vec.h"
 
@@ -18,23 +19,6 @@ bool nsight_rxwork_key(const struct nsight_keys *k, uint32_t key)
 	default:
 		return false;
 	}
-}
-
-/* FNV-1a over the flow's identity (addresses, ports, protocol). */
-static uint64_t flow_hash(const struct nsight_flow *f)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	uint8_t b[37];
-	size_t i;
-
-	memcpy(b, f->saddr, 16);
-	memcpy(b + 16, f->daddr, 16);
-	memcpy(b + 32, &f->sport, 2);
-	memcpy(b + 34, &f->dport, 2);
-	b[36] = f->protocol;
-	for (i = 0; i < sizeof(b); i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
 }
 
 /* The first packet record at or after @tsc. */
@@ -69,7 +53,7 @@ static int count_window(struct nsight_rxwork *w, const struct nsight_capture *ca
 			return -NSIGHT_E_NOMEM;
 		if (!added)
 			continue;
-		slot = nsight_u64map_put(&w->by_flow, flow_hash(&p->flow), (uint32_t)w->n, &added);
+		slot = nsight_u64map_put(&w->by_flow, nsight_flow_hash(&p->flow), (uint32_t)w->n, &added);
 		if (!slot)
 			return -NSIGHT_E_NOMEM;
 		if (added) {
@@ -106,7 +90,7 @@ static void mark_read(struct nsight_rxwork *w, const struct nsight_lifetimes *lt
 
 		if (m->dir != NSIGHT_MSG_RX || !m->t[NSIGHT_RX_A].valid)
 			continue;
-		slot = nsight_u64map_get(&w->by_flow, flow_hash(&m->flow));
+		slot = nsight_u64map_get(&w->by_flow, nsight_flow_hash(&m->flow));
 		if (slot)
 			w->v[*slot].read = true;
 	}

@@ -15,7 +15,7 @@ static struct cli c;
 static const char *const files[] = {
 	"hog", "netrx", "netrx_app", "kworker", "fault", "idleirq", "small", "hol", "clean",
 	"allhog", "drop", "client", "tx", "nocontext", "cats.csv", "bad.csv", "harm", "nest_softirq",
-	"nest_irq", "nagle", "cwnd", "rwnd", "sndbuf", "noack", "flood", "hole", NULL,
+	"nest_irq", "nagle", "cwnd", "rwnd", "sndbuf", "noack", "flood", "hole", "rto", "fastre", NULL,
 };
 
 static const char *path(const char *name)
@@ -136,6 +136,67 @@ static void save_tcp_held(const char *name, const struct nsight_tcp_send_state *
 		synth_softirq(&s, 1, ack + 400, SYN_NET_RX, false);
 		synth_idle(&s, 1, ack + 500, true);
 		synth_idle(&s, 1, t + 99999000, false);
+	}
+	synth_flush(&s);
+	CHECK(synth_save(&s, path(name)) == 0);
+	synth_free(&s);
+}
+
+/*
+ * TCP retransmissions: "srv" (pid 700) on CPU 1 answers every 300 ms with
+ * one 64-byte segment, TCP_NODELAY, and the peer's ACK comes 1.5 ms later.
+ * Every 8th reply is lost: with @fast, it left the host and was lost on
+ * the wire, and the peer's duplicate ACK 30 ms later (received on CPU 1)
+ * prompts the copy; without, the qdisc dropped it (no xmit) and the timer
+ * sends the copy 210 ms later, in a TIMER softirq.
+ */
+static void save_tcp_resent(const char *name, bool fast)
+{
+	struct syn_task srv = { 701, 700, "srv" };
+	struct nsight_flow f = flow4("10.0.0.2", 80, "10.0.0.1", 40000, IPPROTO_TCP);
+	struct nsight_flow back = flow4("10.0.0.1", 40000, "10.0.0.2", 80, IPPROTO_TCP);
+	struct nsight_tcp_send_state st = {
+		.snd_wnd = 65535, .snd_cwnd = 10, .mss = 1448, .sndbuf = 87040, .srtt_us = 100,
+		.nonagle = NSIGHT_TCP_NAGLE_OFF,
+	};
+	struct synth s;
+	uint64_t t = 1000000, id = 0xa000;
+	uint32_t seq = 9000;
+	int i;
+
+	synth_init(&s, 2);
+	synth_queue(&s);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_idle(&s, 1, 200, true);
+	for (i = 0; i < 40; i++, t += 300000000, seq += 64) {
+		bool lost = i % 8 == 7;
+		uint64_t re = t + (fast ? 30000000 : 210000000), ack = (lost ? re : t) + 1500;
+
+		synth_idle(&s, 1, t - 1000, false);
+		synth_switch(&s, 1, t - 900, sc_swapper1, srv);
+		st.snd_una = st.snd_nxt = seq;
+		synth_send_tcp(&s, 1, t, 0x72, f, 64, seq, srv.tid, srv.pid, "srv", &st);
+		synth_pkt(&s, 1, t + 400, NSIGHT_PKT_TX_QUEUE, ++id, f, seq, 64, 0);
+		if (!lost || fast)
+			synth_pkt(&s, 1, t + 900, NSIGHT_PKT_TX_XMIT, id, f, seq, 64, 0);
+		synth_switch(&s, 1, t + 1000, srv, sc_swapper1);
+		synth_idle(&s, 1, t + 1100, true);
+		if (lost) {
+			synth_idle(&s, 1, re - 1000, false);
+			synth_softirq(&s, 1, re - 900, fast ? SYN_NET_RX : SYN_TIMER, true);
+			if (fast)
+				synth_pkt(&s, 1, re - 300, NSIGHT_PKT_RX_RECEIVE, 0xf000 + i, back, 5000,
+					  0, 0);
+			synth_pkt(&s, 1, re, NSIGHT_PKT_TX_QUEUE, id, f, seq, 64, 0);
+			synth_pkt(&s, 1, re + 500, NSIGHT_PKT_TX_XMIT, id, f, seq, 64, 0);
+			synth_softirq(&s, 1, re + 600, fast ? SYN_NET_RX : SYN_TIMER, false);
+			synth_idle(&s, 1, re + 700, true);
+		}
+		synth_idle(&s, 1, ack - 400, false);
+		synth_softirq(&s, 1, ack - 300, SYN_NET_RX, true);
+		synth_pkt(&s, 1, ack, NSIGHT_PKT_RX_RECEIVE, 0xe000 + i, back, 5000, 0, 0);
+		synth_softirq(&s, 1, ack + 300, SYN_NET_RX, false);
+		synth_idle(&s, 1, ack + 400, true);
 	}
 	synth_flush(&s);
 	CHECK(synth_save(&s, path(name)) == 0);
@@ -288,6 +349,8 @@ static void setup(void)
 	save_tx();
 	save_nocontext();
 	save_tcp_hole();
+	save_tcp_resent("rto", false);
+	save_tcp_resent("fastre", true);
 	/* One 32-byte segment in flight, the window and the buffer open. */
 	save_tcp_held("nagle", &(struct nsight_tcp_send_state){
 		.snd_wnd = 65535, .snd_cwnd = 10, .packets_out = 1, .mss = 1448,
@@ -1014,6 +1077,53 @@ static void test_tcp_held(void)
 			if (strcmp(js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]))
 				KTAP_FAIL("%s: first cause \"%s\", expected \"%s\"", want[i][0],
 					  js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]);
+			json_object_put(o);
+		}
+	}
+
+	/*
+	 * Retransmissions: the 5 lost replies end with the copy's xmit, held
+	 * from the first queueing to the copy's.
+	 */
+	{
+		static const char *const want[][3] = {
+			{ "rto", "TCP send lost and retransmitted after a timeout", "retrans_timeout" },
+			{ "fastre", "TCP send lost and retransmitted after duplicate ACKs",
+			  "retrans_fast" },
+		};
+
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			size_t j, held = 0;
+			bool fast = i == 1;
+
+			o = diag_json(want[i][0], NULL);
+			REQUIRE(o);
+			if (strcmp(js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]))
+				KTAP_FAIL("%s: first cause \"%s\", expected \"%s\"", want[i][0],
+					  js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]);
+			CHECK(jd(o, "diagnosis.groups.0.causes.0.share") > 0.99);
+			CHECK_U64(ji(o, "diagnosis.groups.0.causes.0.messages"), 5);
+			CHECK_STR_HAS(js(o, "diagnosis.groups.0.causes.0.next_step.advice"),
+				      "drops");
+			json_object_put(o);
+			o = diag_json(want[i][0], "--messages");
+			REQUIRE(o);
+			an = jget(o, "messages");
+			REQUIRE(an);
+			CHECK_U64(json_object_array_length(an), 40);
+			for (j = 0; j < json_object_array_length(an); j++) {
+				struct json_object *m = json_object_array_get_idx(an, j);
+
+				CHECK(!strcmp(js(m, "reason"), "complete"));
+				if (!jget(m, "tcp_hold"))
+					continue;
+				held++;
+				CHECK(!strcmp(js(m, "tcp_hold"), want[i][2]));
+				/* First queueing at +400 ns, the copy at 30 or 210 ms. */
+				CHECK_U64(ji(m, "tcp_hold_ns"), (fast ? 30000000 : 210000000) - 400);
+				CHECK_U64(ji(m, "total_ns"), (fast ? 30000000 : 210000000) + 500);
+			}
+			CHECK_U64(held, 5);
 			json_object_put(o);
 		}
 	}
