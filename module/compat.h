@@ -55,4 +55,17 @@ static inline unsigned long nsight_kprobe_arg(struct pt_regs *regs,
 	regs_get_kernel_argument(&(fregs)->regs, n)
 #endif
 
+/*
+ * udp:udp_fail_queue_rcv_skb passes the dropped datagram from 6.10 on
+ * (NSIGHT_UDP_FAIL_SKB, from the kernel's header: Kbuild); before, it has
+ * freed it and passes the error and the socket only.
+ */
+#ifdef NSIGHT_UDP_FAIL_SKB
+#define NSIGHT_UDP_FAIL_ARGS	int rc, struct sock *sk, struct sk_buff *skb
+#define NSIGHT_UDP_FAIL_DROPPED	skb
+#else
+#define NSIGHT_UDP_FAIL_ARGS	int rc, struct sock *sk
+#define NSIGHT_UDP_FAIL_DROPPED	NULL
+#endif
+
 #endif /* _NSIGHT_COMPAT_H */

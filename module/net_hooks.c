@@ -21,6 +21,10 @@
  * kprobe's cost. The packet handed off is the newest of the socket's
  * receive queue; for UDP, whose reader may take it before the wake-up
  * runs, it is the one __udp_enqueue_schedule_skb() was just given.
+ *
+ * A UDP datagram the socket had no room for is recorded at the kernel's
+ * udp_fail_queue_rcv_skb tracepoint (a sock_drop record): a hook that
+ * costs nothing until the receive buffer overflows.
  */
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
@@ -395,6 +399,39 @@ static void nsight_handoff_fentry(unsigned long ip, unsigned long parent_ip,
 		       NSIGHT_HOOK_HANDOFF);
 }
 
+/*
+ * udp:udp_fail_queue_rcv_skb: @sk had no room for a datagram (-ENOMEM: its
+ * receive buffer is full, -ENOBUFS: UDP's memory limit); softirq.
+ */
+static void nsight_udp_fail(void *data, NSIGHT_UDP_FAIL_ARGS)
+{
+	const struct sk_buff *dropped = NSIGHT_UDP_FAIL_DROPPED;
+	struct nsight_rec_sock_drop *r;
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_flow flow __uninitialized;
+	struct nsight_wr w;
+
+	if (sk->sk_family != AF_INET && sk->sk_family != AF_INET6)
+		return;
+	nsight_prof_enter(&pf, NSIGHT_HOOK_UDP_FAIL);
+	nsight_sock_flow(sk, &flow);
+	if (!nsight_filter_ok_flow(&flow))
+		goto out;
+	r = nsight_reserve(&w, NSIGHT_REC_SOCK_DROP, sizeof(*r));
+	if (!r)
+		goto out;
+	r->sock_id = nsight_sock_id(sk);
+	r->pkt_id = nsight_skb_id(dropped);
+	r->flow = flow;
+	r->rcvq_bytes = sk_rmem_alloc_get(sk);
+	r->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	r->rc = rc;
+	r->pad = 0;
+	nsight_commit(&w);
+out:
+	nsight_prof_exit(&pf);
+}
+
 /* skb_tstamp_tx(orig_skb, hwtstamps): the driver's transmit timestamp. */
 static void nsight_tstamp_tx(unsigned long ip, unsigned long parent_ip,
 			     struct ftrace_ops *op, struct ftrace_regs *fregs)
@@ -417,6 +454,7 @@ enum {
 	NSIGHT_TP_DEV_QUEUE,
 	NSIGHT_TP_DEV_START_XMIT,
 	NSIGHT_TP_SK_DATA_READY,
+	NSIGHT_TP_UDP_FAIL,
 	NSIGHT_NET_NR_TP
 };
 
@@ -440,6 +478,10 @@ static struct nsight_tp nsight_net_tps[NSIGHT_NET_NR_TP] = {
 		.name = "sk_data_ready", .probe = nsight_sk_data_ready,
 		.optional = true,
 	},
+	[NSIGHT_TP_UDP_FAIL] = {
+		.name = "udp_fail_queue_rcv_skb", .probe = nsight_udp_fail,
+		.optional = true,
+	},
 };
 
 static const u32 nsight_net_tp_source[NSIGHT_NET_NR_TP] = {
@@ -449,6 +491,7 @@ static const u32 nsight_net_tp_source[NSIGHT_NET_NR_TP] = {
 	[NSIGHT_TP_DEV_QUEUE] = NSIGHT_SRC_NET_TX,
 	[NSIGHT_TP_DEV_START_XMIT] = NSIGHT_SRC_NET_TX,
 	[NSIGHT_TP_SK_DATA_READY] = NSIGHT_SRC_HANDOFF,
+	[NSIGHT_TP_UDP_FAIL] = NSIGHT_SRC_HANDOFF,
 };
 
 enum {

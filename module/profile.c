@@ -85,6 +85,8 @@ static const struct nsight_hook_desc nsight_hooks[__NSIGHT_HOOK_COUNT] = {
 	[NSIGHT_HOOK_HANDOFF] = { "sock_def_readable", "ftrace", "handoff" },
 	[NSIGHT_HOOK_UDP_ENQUEUE] = { "__udp_enqueue_schedule_skb", "ftrace",
 				      "handoff" },
+	[NSIGHT_HOOK_UDP_FAIL] = { "udp_fail_queue_rcv_skb", "tracepoint",
+				   "handoff" },
 	[NSIGHT_HOOK_SKB_COPY] = { "skb_copy_datagram_iovec", "tracepoint",
 				   "app" },
 	[NSIGHT_HOOK_UDP_CONSUME] = { "skb_consume_udp", "ftrace", "app" },

@@ -49,6 +49,7 @@ static void nsight_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_sched_switch), 80);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_flow), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_handoff), 88);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_sock_drop), 88);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_pkt), 104);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_app_copy), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_app), 112);

@@ -4,6 +4,7 @@
  *
  *   msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH]
  *                  [-t TOUCH_KB [-R]] [-s SEED] [-L HOLD_US [-I EVERY_US] [-C CPU]]
+ *                  [-B RCVBUF]
  *       Echo every request. -w spins WORK_US per request; -b waits until
  *       BATCH requests arrived and then handles them one by one (requests
  *       queue behind each other: head-of-line blocking); -t writes TOUCH_KB
@@ -12,7 +13,8 @@
  *       under a mutex that a background thread named "lockholder"
  *       (SCHED_IDLE, on CPU CPU, default 0) takes every EVERY_US (default
  *       1000) and holds for HOLD_US, spinning in hold_lock_slowly(): the
- *       server waits for it (the lock-holder example of seeds/004). Prints "listening PORT pid PID",
+ *       server waits for it (the lock-holder example of seeds/004). -B
+ *       sets SO_RCVBUF (the kernel doubles it) before the bind. Prints "listening PORT pid PID",
  *       exits after COUNT requests (default: never) and prints "served N".
  *
  *   msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE]
@@ -72,6 +74,7 @@ struct opts {
 	unsigned long hold_every_us;	/* -I */
 	unsigned long hold_cpu;		/* -C */
 	int split;			/* -W */
+	unsigned long rcvbuf;		/* -B */
 };
 
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -266,9 +269,12 @@ static int run_server(const struct opts *o)
 				   .sin_port = htons(o->port) };
 	int fd, one = 1;
 
+	int rcvbuf = (int)o->rcvbuf;
+
 	fd = socket(AF_INET, o->tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
 				 sizeof(one)) ||
+	    (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
 		perror("msgload: server socket");
 		return 1;
@@ -501,7 +507,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH] [-t TOUCH_KB [-R]] [-s SEED]\n"
-		"                      [-L HOLD_US [-I EVERY_US] [-C CPU]]\n"
+		"                      [-L HOLD_US [-I EVERY_US] [-C CPU]] [-B RCVBUF]\n"
 		"       msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US] [-W]\n");
 	return 2;
 }
@@ -530,7 +536,7 @@ int main(int argc, char **argv)
 	else
 		return usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:Rr:s:S:T:g:L:I:C:W")) != -1) {
+	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:Rr:s:S:T:g:L:I:C:WB:")) != -1) {
 		switch (c) {
 		case 'p':
 			if (!strcmp(optarg, "udp"))
@@ -564,6 +570,10 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			if (num(optarg, 4096, &o.batch))
+				return usage();
+			break;
+		case 'B':
+			if (num(optarg, 1 << 30, &o.rcvbuf))
 				return usage();
 			break;
 		case 't':

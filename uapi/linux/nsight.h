@@ -364,6 +364,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_MARK,
 	NSIGHT_REC_APP_RECV_START,
 	NSIGHT_REC_PKT_STAGE,
+	NSIGHT_REC_SOCK_DROP,
 	__NSIGHT_REC_MAX
 };
 
@@ -466,6 +467,26 @@ struct nsight_rec_handoff {
 	__u64 pkt_id;		/* 0 if the queue is empty */
 	__u32 tcp_rcv_nxt;
 	__u32 tcp_copied_seq;
+};
+
+/*
+ * sock_drop: a datagram for an AF_INET/AF_INET6 UDP socket was dropped
+ * because the socket had no room for it (the kernel's
+ * udp_fail_queue_rcv_skb tracepoint). @rc is the kernel's error: -ENOMEM
+ * when the receive buffer was full (@rcvq_bytes of @rcvbuf in use),
+ * -ENOBUFS when UDP's memory limit (udp_mem) was reached. @pkt_id is the
+ * datagram's identity where the kernel gives the datagram (6.10 and
+ * later), else 0.
+ */
+struct nsight_rec_sock_drop {
+	struct nsight_rec_hdr hdr;
+	__u64 sock_id;
+	__u64 pkt_id;
+	struct nsight_flow flow;	/* the socket's */
+	__u32 rcvq_bytes;		/* sk_rmem_alloc */
+	__u32 rcvbuf;			/* sk_rcvbuf */
+	__s32 rc;
+	__u32 pad;
 };
 
 /* Where a packet record was taken. */

@@ -257,6 +257,11 @@ static void warn_text(FILE *f, const struct nsight_qv_sock *s)
 
 	if (!s->not_queued)
 		return;
+	if (s->rcvbuf_drops) {
+		fprintf(f, "warning: %" PRIu64 " datagrams to %s were never made readable: the kernel dropped %" PRIu64 " of them for a full receive buffer (see resource loops in the diagnosis)\n",
+			s->not_queued, nsight_flow_format(&s->flow, fl, sizeof(fl)), s->rcvbuf_drops);
+		return;
+	}
 	fprintf(f, "warning: %" PRIu64 " datagrams to %s were never made readable: lost before the socket's queue (a full receive buffer, a socket filter or a bad checksum; kernel queue max %" PRIu32 " bytes)\n",
 		s->not_queued, nsight_flow_format(&s->flow, fl, sizeof(fl)), s->kq_bytes_max);
 }
@@ -488,6 +493,7 @@ int nsight_chains_report_json(struct json_object *o, const struct nsight_dx *dx,
 		jo_add_u64(x, "rcvq_bytes_p99", s->kq_bytes_p99, &err);
 		jo_add_u64(x, "rcvq_bytes_max", s->kq_bytes_max, &err);
 		jo_add_u64(x, "not_queued", s->not_queued, &err);
+		jo_add_u64(x, "rcvbuf_drops", s->rcvbuf_drops, &err);
 		jo_push(queues, x, &err);
 	}
 	nsight_queueview_fini(&qv);

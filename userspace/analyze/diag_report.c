@@ -5,6 +5,7 @@
 #include "diag_report.h"
 #include "flow.h"
 #include "nextstep.h"
+#include "loops.h"
 #include "rxwork.h"
 #include "json_out.h"
 
@@ -325,6 +326,49 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 	}
 }
 
+/*
+ * The resource loops (loops.h), after the groups: each with its resource,
+ * socket or flow, application, events and the waits of its messages, and
+ * a next step.
+ */
+static void loops_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
+{
+	struct nsight_diag d = { 0 };
+	struct nsight_loops l;
+	char where[160], comm[17], b1[32], b2[32], b3[32];
+	size_t i;
+
+	if (nsight_loops_find(&l, &a->cap, &a->lt, &d) || !l.n) {
+		nsight_loops_fini(&l);
+		return;
+	}
+	fputs("resource loops:\n", f);
+	for (i = 0; i < l.n; i++) {
+		const struct nsight_loop *lp = &l.v[i];
+
+		if (lp->dir == NSIGHT_MSG_RX)
+			nsight_endpoint_format(lp->flow.saddr, lp->flow.sport, where, sizeof(where));
+		else
+			nsight_flow_format(&lp->flow, where, sizeof(where));
+		fprintf(f, "  %s: %s %s[%" PRIu32 "] %s: %" PRIu64 " %s", nsight_loop_resource(lp->kind),
+			where, nsight_comm_format(lp->comm, comm, sizeof(comm)), lp->pid,
+			nsight_msg_dir_name(lp->dir), lp->events,
+			lp->dir == NSIGHT_MSG_RX ? "datagrams dropped" : "sends held");
+		if (lp->limit_bytes)
+			fprintf(f, " (%" PRIu32 " of %" PRIu32 " bytes in use)", lp->used_max_bytes,
+				lp->limit_bytes);
+		if (lp->messages)
+			fprintf(f, "; %" PRIu64 " messages waited in it: %s in all, median %s, max %s",
+				lp->messages, dur(t, (int64_t)lp->wait_total_ns, b1, sizeof(b1)),
+				dur(t, (int64_t)lp->wait_median_ns, b2, sizeof(b2)),
+				dur(t, (int64_t)lp->wait_max_ns, b3, sizeof(b3)));
+		fputs("\n    next step: ", f);
+		fputs(nsight_loop_advice(lp->kind), f);
+		fputc('\n', f);
+	}
+	nsight_loops_fini(&l);
+}
+
 /* What the function-level phase 3 rests on, and at what resolution. */
 static void evidence_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
 {
@@ -384,6 +428,8 @@ void nsight_diag_report_tty(FILE *f, const struct nsight_dx *dx, const struct ns
 		evidence_text(f, a, t);
 	for (i = 0; i < dx->n; i++)
 		group_text(f, dx, &dx->groups[i], a, t);
+	if (a && a->have_lifetimes)
+		loops_text(f, a, t);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -703,6 +749,43 @@ static struct json_object *evidence_json(const struct nsight_analysis *a, int *e
 	return j;
 }
 
+static struct json_object *loops_json(const struct nsight_analysis *a, int *err)
+{
+	struct json_object *arr = json_object_new_array();
+	struct nsight_diag d = { 0 };
+	struct nsight_loops l;
+	char buf[160];
+	size_t i;
+
+	if (!a->have_lifetimes)
+		return arr;
+	if (nsight_loops_find(&l, &a->cap, &a->lt, &d))
+		*err = 1;
+	for (i = 0; i < l.n; i++) {
+		const struct nsight_loop *lp = &l.v[i];
+		struct json_object *o = json_object_new_object();
+
+		jo_add_str(o, "kind", nsight_loop_kind_name(lp->kind), err);
+		jo_add_str(o, "resource", nsight_loop_resource(lp->kind), err);
+		jo_add_str(o, "dir", nsight_msg_dir_name(lp->dir), err);
+		jo_add_u64(o, "sock_id", lp->sock_id, err);
+		jo_add_str(o, "flow", nsight_flow_format(&lp->flow, buf, sizeof(buf)), err);
+		jo_add_str(o, "comm", nsight_comm_format(lp->comm, buf, sizeof(buf)), err);
+		jo_add_u64(o, "pid", lp->pid, err);
+		jo_add_u64(o, "events", lp->events, err);
+		jo_add_u64(o, "limit_bytes", lp->limit_bytes, err);
+		jo_add_u64(o, "used_max_bytes", lp->used_max_bytes, err);
+		jo_add_u64(o, "messages", lp->messages, err);
+		jo_add_u64(o, "wait_total_ns", lp->wait_total_ns, err);
+		jo_add_u64(o, "wait_median_ns", lp->wait_median_ns, err);
+		jo_add_u64(o, "wait_max_ns", lp->wait_max_ns, err);
+		jo_add_str(o, "advice", nsight_loop_advice(lp->kind), err);
+		jo_push(arr, o, err);
+	}
+	nsight_loops_fini(&l);
+	return arr;
+}
+
 int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
 			    const struct nsight_analysis *a)
 {
@@ -719,6 +802,7 @@ int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
 	for (i = 0; i < dx->n; i++)
 		jo_push(groups, group_json(dx, &dx->groups[i], a, &err), &err);
 	jo_add(j, "groups", groups, &err);
+	jo_add(j, "loops", loops_json(a, &err), &err);
 	jo_add(o, "diagnosis", j, &err);
 	return err;
 }

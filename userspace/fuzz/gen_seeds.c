@@ -152,8 +152,8 @@ static void pt(void)
 
 /*
  * As tests/test_lifetime.c: UDP and TCP sends (two of them handed to the
- * driver in pkt_stage records), TCP receives (the last two with their
- * starts in app_recv_start records).
+ * driver in pkt_stage records, one segment sent again), TCP receives (the last two with their
+ * starts in app_recv_start records), a sock_drop record.
  */
 static void tx_tcp(struct synth *s)
 {
@@ -178,6 +178,9 @@ static void tx_tcp(struct synth *s)
 	synth_pkt(s, 0, 100400, NSIGHT_PKT_TX_QUEUE, 0xd3, t, 7896, 104, 0);
 	synth_pkt(s, 0, 100450, NSIGHT_PKT_TX_XMIT, 0xd3, t, 7896, 104, 0);
 	synth_pkt(s, 1, 101000, NSIGHT_PKT_TX_TSTAMP, 0xd3, t, 7896, 104, 0);
+	/* The last segment again: a retransmission. */
+	synth_pkt(s, 0, 105000, NSIGHT_PKT_TX_QUEUE, 0xd3, t, 7896, 104, 0);
+	synth_pkt(s, 0, 105050, NSIGHT_PKT_TX_XMIT, 0xd3, t, 7896, 104, 0);
 	synth_app(s, NSIGHT_REC_APP_SEND, 0, 110000, 0x81, t, 10, 8000, 211, 210, "tls");
 	/* A small send held by Nagle until the peer's ACK (on CPU 1). */
 	synth_send_tcp(s, 0, 120000, 0x81, t, 10, 8010, 211, 210, "tls",
@@ -200,6 +203,8 @@ static void tx_tcp(struct synth *s)
 	synth_pkt(s, 1, 160000, NSIGHT_PKT_RX_GRO, 0xb5, pkt, 1300, 50, 0);
 	synth_pkt(s, 1, 160050, NSIGHT_PKT_RX_RECEIVE, 0xb5, pkt, 1300, 50, 0);
 	synth_handoff(s, 1, 160100, 0x61, sock, 0xb5, 1350);
+	/* A datagram the receive buffer had no room for. */
+	synth_sock_drop(s, 1, 160200, 0x61, sock, 0xb6, -ENOMEM, 4608, 4608);
 	/* Receives whose starts are app_recv_start records (6.3 and later). */
 	synth_recv_start(s, 0, 160500, 201);
 	synth_recv_end(s, 0, 161000, 0x61, sock, 20, 201, 200, "web");

@@ -42,6 +42,7 @@ void nsight_capture_fini(struct nsight_capture *cap)
 	free(cap->pkts);
 	free(cap->handoffs);
 	free(cap->copies);
+	free(cap->sock_drops);
 	free(cap->recvs);
 	free(cap->sends);
 	free(cap->starts);
@@ -139,6 +140,12 @@ int nsight_capture_add(struct nsight_capture *cap, const struct nsight_rec *rec,
 		memcpy(&h.r, rec->data, sizeof(h.r));
 		return PUSH(cap, handoffs, &h, d);
 	}
+	case NSIGHT_REC_SOCK_DROP: {
+		struct nsight_cap_sock_drop sd = { .m = m };
+
+		memcpy(&sd.r, rec->data, sizeof(sd.r));
+		return PUSH(cap, sock_drops, &sd, d);
+	}
 	case NSIGHT_REC_APP_COPY: {
 		struct nsight_cap_copy cp = { .m = m };
 
@@ -228,6 +235,7 @@ static int name(const void *a, const void *b)					\
 DEFINE_CMP(cmp_pkt, struct nsight_cap_pkt)
 DEFINE_CMP(cmp_handoff, struct nsight_cap_handoff)
 DEFINE_CMP(cmp_copy, struct nsight_cap_copy)
+DEFINE_CMP(cmp_sock_drop, struct nsight_cap_sock_drop)
 DEFINE_CMP(cmp_app, struct nsight_cap_app)
 
 static int cmp_drop(const void *a, const void *b)
@@ -326,6 +334,7 @@ int nsight_capture_finish(struct nsight_capture *cap, const uint64_t *tail_drops
 	sort(cap->pkts, cap->n_pkts, sizeof(*cap->pkts), cmp_pkt);
 	sort(cap->handoffs, cap->n_handoffs, sizeof(*cap->handoffs), cmp_handoff);
 	sort(cap->copies, cap->n_copies, sizeof(*cap->copies), cmp_copy);
+	sort(cap->sock_drops, cap->n_sock_drops, sizeof(*cap->sock_drops), cmp_sock_drop);
 	sort(cap->recvs, cap->n_recvs, sizeof(*cap->recvs), cmp_app);
 	sort(cap->sends, cap->n_sends, sizeof(*cap->sends), cmp_app);
 	sort(cap->drops, cap->n_drops, sizeof(*cap->drops), cmp_drop);

@@ -34,6 +34,11 @@ struct nsight_cap_handoff {
 	struct nsight_cap_meta m;
 };
 
+struct nsight_cap_sock_drop {
+	struct nsight_rec_sock_drop r;
+	struct nsight_cap_meta m;
+};
+
 struct nsight_cap_copy {
 	struct nsight_rec_app_copy r;
 	struct nsight_cap_meta m;
@@ -81,6 +86,8 @@ struct nsight_capture {
 	size_t n_handoffs, cap_handoffs;
 	struct nsight_cap_copy *copies;
 	size_t n_copies, cap_copies;
+	struct nsight_cap_sock_drop *sock_drops;	/* datagrams a socket had no room for */
+	size_t n_sock_drops, cap_sock_drops;
 	struct nsight_cap_app *recvs;
 	size_t n_recvs, cap_recvs;
 	struct nsight_cap_app *sends;

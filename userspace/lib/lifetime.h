@@ -26,7 +26,8 @@
  *   flow before the thread's next send on the socket, from the send's CPU
  *   if any; a TCP send covers [tcp_seq, tcp_seq + ret) (cut at the socket's
  *   next send), from the first queued packet holding its bytes to the xmit
- *   (and completion) of the one holding its last byte. A TX_TSTAMP taken
+ *   (and completion) of the one holding its last byte, or of the last copy
+ *   of its bytes queued again (a retransmission). A TX_TSTAMP taken
  *   before the xmit record (a software stamp) is no completion.
  *
  * Nothing is invented: a message that lacks a stage, holds a record that

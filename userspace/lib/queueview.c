@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,9 @@ int nsight_queueview_build(struct nsight_queueview *qv, const struct nsight_life
 				so->not_queued++;
 			}
 		}
+		for (k = 0; so->not_queued && k < cap->n_sock_drops; k++)
+			so->rcvbuf_drops += cap->sock_drops[k].r.sock_id == so->sock_id &&
+					    cap->sock_drops[k].r.rc == -ENOMEM;
 		/* idx[s, s + nc) are the complete ones, still in hand-off order. */
 		so->messages = nc;
 		if (sock_depths(qv, lt->msgs, idx + s, nc, v))

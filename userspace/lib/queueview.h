@@ -12,8 +12,8 @@
  * A finite resource that loops back: a UDP socket whose datagrams were
  * seen on the way in but never made readable (no hand-off) lost them
  * before its queue: a full receive buffer, a socket filter or a bad
- * checksum (the records say neither which nor the buffer's size). A TCP
- * zero receive window cannot be seen in the records.
+ * checksum. The sock_drop records (the kernel's udp_fail_queue_rcv_skb)
+ * say how many the full buffer took; loops.h names the loop.
  */
 #ifndef NSIGHT_QUEUEVIEW_H
 #define NSIGHT_QUEUEVIEW_H
@@ -45,6 +45,7 @@ struct nsight_qv_sock {
 	size_t handoffs;		/* hand-off records of the socket */
 	uint32_t kq_len_p99, kq_len_max, kq_bytes_p99, kq_bytes_max;
 	uint64_t not_queued;		/* UDP: datagrams never made readable */
+	uint64_t rcvbuf_drops;		/* UDP: sock_drop records, receive buffer full */
 };
 
 struct nsight_queueview {

@@ -82,6 +82,10 @@ struct scen {
 				 * (10.0.0.3:4000 > 10.0.0.2:9999, 100 bytes)
 				 * the softirq on Y receives
 				 */
+	size_t rx_drops;	/* scen_batch: that many more datagrams
+				 * after the batch, dropped by the full
+				 * receive buffer (sock_drop, no hand-off)
+				 */
 	uint64_t marks[16];	/* SC_NETRX_PT: when the softirq began */
 	size_t n_marks;
 };
@@ -100,6 +104,7 @@ static inline void scen_init(struct scen *sc, const char *comm)
 	sc->hog_softirq = false;
 	sc->app_irq = false;
 	sc->flood = 0;
+	sc->rx_drops = 0;
 	sc->sock = flow4(NULL, 9000, NULL, 0, IPPROTO_UDP);
 	sc->flow = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, IPPROTO_UDP);
 	/* X idles; Y too, after the server went to sleep in recv at 90. */
@@ -124,7 +129,11 @@ static inline void scen_rx(struct scen *sc, uint64_t n, size_t n_pkts, uint64_t 
 		ids[i] = ++sc->pkt;
 		synth_pkt(&sc->s, SC_X, t, NSIGHT_PKT_RX_GRO, ids[i], sc->flow, 0, 64, 0);
 		synth_pkt(&sc->s, SC_X, t + 200, NSIGHT_PKT_RX_RECEIVE, ids[i], sc->flow, 0, 64, 0);
-		synth_handoff(&sc->s, SC_X, t + 700, 0x51, sc->sock, ids[i], 0);
+		if (i + sc->rx_drops >= n_pkts)
+			synth_sock_drop(&sc->s, SC_X, t + 700, 0x51, sc->sock, ids[i], -ENOMEM,
+					4608, 4608);
+		else
+			synth_handoff(&sc->s, SC_X, t + 700, 0x51, sc->sock, ids[i], 0);
 		h[i] = t + 700;
 	}
 	synth_softirq(&sc->s, SC_X, h[n_pkts - 1] + 300, SYN_NET_RX, false);
@@ -248,9 +257,9 @@ static inline void scen_batch(struct scen *sc, size_t k)
 	uint64_t h[8], ids[8], a;
 	size_t i;
 
-	if (k > 8)
+	if (k + sc->rx_drops > 8)
 		abort();
-	scen_rx(sc, sc->t, k, h, ids);
+	scen_rx(sc, sc->t, k + sc->rx_drops, h, ids);
 	synth_idle(&sc->s, SC_Y, h[0] + 900, false);
 	synth_switch(&sc->s, SC_Y, h[0] + 1000, sc_swapper1, me);
 	a = h[0] + 2000;

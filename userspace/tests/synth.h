@@ -13,6 +13,7 @@
 #define NSIGHT_TEST_SYNTH_H
 
 #include <zlib.h>
+#include <errno.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -272,6 +273,22 @@ static inline void synth_handoff(struct synth *s, uint32_t cpu, uint64_t tsc, ui
 	h.rcvq_len = 1;
 	h.tcp_rcv_nxt = rcv_nxt;
 	synth_put(s, cpu, &h, sizeof(h));
+}
+
+static inline void synth_sock_drop(struct synth *s, uint32_t cpu, uint64_t tsc, uint64_t sock_id,
+				   struct nsight_flow sock, uint64_t pkt_id, int32_t rc,
+				   uint32_t used, uint32_t rcvbuf)
+{
+	struct nsight_rec_sock_drop r;
+
+	rec_hdr(&r, NSIGHT_REC_SOCK_DROP, sizeof(r), cpu, tsc);
+	r.sock_id = sock_id;
+	r.pkt_id = pkt_id;
+	r.flow = sock;
+	r.rcvq_bytes = used;
+	r.rcvbuf = rcvbuf;
+	r.rc = rc;
+	synth_put(s, cpu, &r, sizeof(r));
 }
 
 static inline void synth_copy(struct synth *s, uint32_t cpu, uint64_t tsc, uint64_t pkt_id,

@@ -15,7 +15,7 @@ static struct cli c;
 static const char *const files[] = {
 	"hog", "netrx", "netrx_app", "kworker", "fault", "idleirq", "small", "hol", "clean",
 	"allhog", "drop", "client", "tx", "nocontext", "cats.csv", "bad.csv", "harm", "nest_softirq",
-	"nest_irq", "nagle", "cwnd", "rwnd", "sndbuf", "noack", "flood", "hole", "rto", "fastre", NULL,
+	"nest_irq", "nagle", "cwnd", "rwnd", "sndbuf", "noack", "flood", "hole", "rto", "fastre", "rcvbuf", NULL,
 };
 
 static const char *path(const char *name)
@@ -312,6 +312,13 @@ static void setup(void)
 	scen_batch(&sc, 5);
 	scen_batch(&sc, 5);
 	CHECK(scen_save(&sc, path("hol")) == 0);
+	/* The same, and two more datagrams of each batch find the buffer full. */
+	scen_init(&sc, "server");
+	scen_run(&sc, 30, SC_NORMAL, 0, 0);
+	sc.rx_drops = 2;
+	scen_batch(&sc, 5);
+	scen_batch(&sc, 5);
+	CHECK(scen_save(&sc, path("rcvbuf")) == 0);
 	/* The hog capture and one more hogged message that loses records. */
 	scen_init(&sc, "server");
 	scen_run(&sc, 40, SC_HOG, 8, 7);
@@ -1031,6 +1038,52 @@ static void test_nested_coverage(void)
 	json_object_put(o);
 }
 
+/*
+ * A full receive buffer is a resource loop: named with its socket, the
+ * datagrams it dropped and the messages that waited in it, text and JSON.
+ */
+static void test_resource_loop(void)
+{
+	struct json_object *o, *lp;
+	struct cli_result r;
+
+	run(&r, (const char *[]){ path("rcvbuf"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "resource loops:\n  UDP receive buffer full: 0.0.0.0:9000 server[100] rx: 4 datagrams dropped (4608 of 4608 bytes in use); 8 messages waited in it:");
+	CHECK_STR_HAS(r.out, "    next step: the reader falls behind its arrivals");
+	cli_result_free(&r);
+	/* Without drops, no section. */
+	run(&r, (const char *[]){ path("hol"), NULL });
+	CHECK(r.out && !strstr(r.out, "resource loops:"));
+	cli_result_free(&r);
+
+	o = diag_json("rcvbuf", NULL);
+	REQUIRE(o);
+	lp = jget(o, "diagnosis.loops.0");
+	REQUIRE(lp);
+	CHECK(!strcmp(js(lp, "kind"), "udp_rcvbuf"));
+	CHECK(!strcmp(js(lp, "comm"), "server"));
+	CHECK_U64(ji(lp, "events"), 4);
+	CHECK_U64(ji(lp, "messages"), 8);
+	CHECK_U64(ji(lp, "limit_bytes"), 4608);
+	/* The i-th of a batch waits 2 us and 20 us for each one before it. */
+	CHECK_U64(ji(lp, "wait_max_ns"), 2000 + 4 * 20000);
+	CHECK_U64(ji(lp, "wait_total_ns"), 2 * (22000 + 42000 + 62000 + 82000));
+	CHECK(!jget(o, "diagnosis.loops.1"));
+	json_object_put(o);
+
+	/* The TCP send buffer and the peer's window are loops too. */
+	o = diag_json("sndbuf", NULL);
+	REQUIRE(o);
+	CHECK(!strcmp(js(o, "diagnosis.loops.0.kind"), "tcp_sndbuf"));
+	CHECK_U64(ji(o, "diagnosis.loops.0.events"), 5);
+	json_object_put(o);
+	o = diag_json("rwnd", NULL);
+	REQUIRE(o);
+	CHECK(!strcmp(js(o, "diagnosis.loops.0.kind"), "tcp_rwnd"));
+	json_object_put(o);
+}
+
 static void test_tcp_held(void)
 {
 	struct json_object *o = diag_json("nagle", NULL), *g, *an;
@@ -1243,6 +1296,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_nested_coverage),
 	KTAP_TEST(test_tcp_held),
 	KTAP_TEST(test_receive_work),
+	KTAP_TEST(test_resource_loop),
 	KTAP_TEST(test_tx_and_groups),
 	KTAP_TEST(test_json),
 	KTAP_TEST(test_help),
