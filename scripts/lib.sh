@@ -27,7 +27,7 @@ kdir_of() {
 # guests' initramfs (the module, the test modules beside TEST_KO, the tools,
 # the test programs, the real servers and load generators from Debian
 # (memcached, sockperf, redis-server and redis-benchmark, nginx, wrk), tc
-# with sch_netem for loss,
+# with sch_netem and sch_tbf for loss and shaping,
 # selftests/nsight and whatever the further arguments add) for kernel KVER,
 # written to OUT.
 guest_initramfs() {
@@ -35,7 +35,7 @@ guest_initramfs() {
 	_gi_out=$1 _gi_kver=$2 _gi_ko=$3 _gi_testko=$4
 	shift 4
 	"$top/selftests/harness/mkinitramfs.sh" --out "$_gi_out" --kver "$_gi_kver" \
-		--kmods "veth e1000e sch_netem" --file "$_gi_ko:/lib/nsight/nsight.ko" \
+		--kmods "veth e1000e sch_netem sch_tbf" --file "$_gi_ko:/lib/nsight/nsight.ko" \
 		--file "$_gi_testko:/lib/nsight/nsight_busywork.ko" \
 		--file "${_gi_testko%/*}/nsight_slowpath.ko:/lib/nsight/nsight_slowpath.ko" \
 		--file "${_gi_testko%/*}/nsight_wpbench.ko:/lib/nsight/nsight_wpbench.ko" \

@@ -163,15 +163,15 @@ windows_same() {
 	return 1
 }
 
-# tcp_echo_run NAME PORT N [CLIENT_ARGS]: N closed-loop requests (1 ms
-# apart) from msgload's TCP client on CPU 0 in nsa to its echo server on
-# CPU 1 in nsb, captured into /tmp/NAME.nsight and analysed into
-# /tmp/NAME.txt; the client's output is /tmp/NAME.client. Sets DIAG_SPID
-# (the server's pid).
+# tcp_echo_run NAME PORT N [CLIENT_ARGS [SERVER_ARGS]]: N closed-loop
+# requests (1 ms apart) from msgload's TCP client on CPU 0 in nsa to its
+# echo server on CPU 1 in nsb, captured into /tmp/NAME.nsight and analysed
+# into /tmp/NAME.txt; the client's output is /tmp/NAME.client. Sets
+# DIAG_SPID (the server's pid).
 tcp_echo_run() {
 	rm -f /tmp/$1.server
 	nsightctl start
-	ip netns exec nsb taskset -c 1 msgload server -p tcp -P $2 -n $3 \
+	ip netns exec nsb taskset -c 1 msgload server -p tcp -P $2 -n $3 ${5:-} \
 		>/tmp/$1.server 2>&1 &
 	_s=$!
 	wait_until 100 0.1 grep -qs listening /tmp/$1.server

@@ -19,6 +19,7 @@
  *
  *   msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE]
  *                  [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US] [-W]
+ *                  [-B RCVBUF] [-D SLOW_US]
  *       Send COUNT requests of SIZE bytes (default 64) carrying their
  *       sequence number. Closed loop by default (next request GAP_US after
  *       the reply, default 0); with -r, open loop: Poisson arrivals at RATE per second
@@ -27,7 +28,10 @@
  *       microseconds as measured by the client. memcache speaks memcached's
  *       text protocol over TCP ("get" requests, answered in order). -W
  *       (tcp) writes each request in two halves with Nagle on: the second
- *       waits in the send queue for the ACK of the first.
+ *       waits in the send queue for the ACK of the first. -B sets SO_RCVBUF
+ *       before connecting; -D (closed loop) reads every tenth reply
+ *       SLOW_US late: with a small receive buffer, the server's reply waits
+ *       for the window meanwhile.
  *
  * Exit 0 on success, 1 on a runtime error, 2 on a usage error.
  */
@@ -75,6 +79,7 @@ struct opts {
 	unsigned long hold_cpu;		/* -C */
 	int split;			/* -W */
 	unsigned long rcvbuf;		/* -B */
+	unsigned long slow_us;		/* -D */
 };
 
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -435,8 +440,12 @@ static int run_client(const struct opts *o)
 		fprintf(stderr, "msgload: bad address %s\n", o->addr);
 		return 2;
 	}
+	int rcvbuf = (int)o->rcvbuf;
+
 	c.fd = socket(AF_INET, o->tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
-	if (c.fd < 0 || connect(c.fd, (struct sockaddr *)&sin, sizeof(sin))) {
+	if (c.fd < 0 ||
+	    (rcvbuf && setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
+	    connect(c.fd, (struct sockaddr *)&sin, sizeof(sin))) {
 		perror("msgload: connect");
 		return 1;
 	}
@@ -469,6 +478,9 @@ static int run_client(const struct opts *o)
 				perror("msgload: send");
 				break;
 			}
+			/* A slow reader now and then. */
+			if (o->slow_us && i % 10 == 9)
+				usleep(o->slow_us);
 			/* Closed loop: until this reply (or a timeout). */
 			do
 				r = recv_reply(&c);
@@ -508,7 +520,8 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: msgload server -p udp|tcp -P PORT [-n COUNT] [-w WORK_US] [-b BATCH] [-t TOUCH_KB [-R]] [-s SEED]\n"
 		"                      [-L HOLD_US [-I EVERY_US] [-C CPU]] [-B RCVBUF]\n"
-		"       msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US] [-W]\n");
+		"       msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE] [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US] [-W]\n"
+		"                      [-B RCVBUF] [-D SLOW_US]\n");
 	return 2;
 }
 
@@ -536,7 +549,7 @@ int main(int argc, char **argv)
 	else
 		return usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:Rr:s:S:T:g:L:I:C:WB:")) != -1) {
+	while ((c = getopt(argc, argv, "p:a:P:n:w:b:t:Rr:s:S:T:g:L:I:C:WB:D:")) != -1) {
 		switch (c) {
 		case 'p':
 			if (!strcmp(optarg, "udp"))
@@ -574,6 +587,10 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			if (num(optarg, 1 << 30, &o.rcvbuf))
+				return usage();
+			break;
+		case 'D':
+			if (num(optarg, 10000000, &o.slow_us))
 				return usage();
 			break;
 		case 't':

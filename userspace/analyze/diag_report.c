@@ -338,7 +338,7 @@ static void loops_text(FILE *f, const struct nsight_analysis *a, const struct ns
 	char where[160], comm[17], b1[32], b2[32], b3[32];
 	size_t i;
 
-	if (nsight_loops_find(&l, &a->cap, &a->lt, &d) || !l.n) {
+	if (nsight_loops_find(&l, &a->cap, &a->lt, a->tc.tsc_hz, &d) || !l.n) {
 		nsight_loops_fini(&l);
 		return;
 	}
@@ -346,6 +346,17 @@ static void loops_text(FILE *f, const struct nsight_analysis *a, const struct ns
 	for (i = 0; i < l.n; i++) {
 		const struct nsight_loop *lp = &l.v[i];
 
+		if (lp->kind == NSIGHT_LOOP_TX_QUEUE) {
+			fprintf(f, "  %s: device %" PRIu32 ": %" PRIu64 " packets waited %s or more",
+				nsight_loop_resource(lp->kind), lp->ifindex, lp->events,
+				dur(t, (int64_t)NSIGHT_LOOP_QDISC_NS, b1, sizeof(b1)));
+			fprintf(f, ": %s in all, median %s, max %s\n",
+				dur(t, (int64_t)lp->wait_total_ns, b1, sizeof(b1)),
+				dur(t, (int64_t)lp->wait_median_ns, b2, sizeof(b2)),
+				dur(t, (int64_t)lp->wait_max_ns, b3, sizeof(b3)));
+			fprintf(f, "    next step: %s\n", nsight_loop_advice(lp->kind));
+			continue;
+		}
 		if (lp->dir == NSIGHT_MSG_RX)
 			nsight_endpoint_format(lp->flow.saddr, lp->flow.sport, where, sizeof(where));
 		else
@@ -759,7 +770,7 @@ static struct json_object *loops_json(const struct nsight_analysis *a, int *err)
 
 	if (!a->have_lifetimes)
 		return arr;
-	if (nsight_loops_find(&l, &a->cap, &a->lt, &d))
+	if (nsight_loops_find(&l, &a->cap, &a->lt, a->tc.tsc_hz, &d))
 		*err = 1;
 	for (i = 0; i < l.n; i++) {
 		const struct nsight_loop *lp = &l.v[i];
@@ -769,6 +780,7 @@ static struct json_object *loops_json(const struct nsight_analysis *a, int *err)
 		jo_add_str(o, "resource", nsight_loop_resource(lp->kind), err);
 		jo_add_str(o, "dir", nsight_msg_dir_name(lp->dir), err);
 		jo_add_u64(o, "sock_id", lp->sock_id, err);
+		jo_add_u64(o, "ifindex", lp->ifindex, err);
 		jo_add_str(o, "flow", nsight_flow_format(&lp->flow, buf, sizeof(buf)), err);
 		jo_add_str(o, "comm", nsight_comm_format(lp->comm, buf, sizeof(buf)), err);
 		jo_add_u64(o, "pid", lp->pid, err);

@@ -91,9 +91,10 @@ struct nsight_msg_time {
 
 /*
  * Why a TCP message's bytes waited in the send queue: the segment carrying
- * them was queued to the device only when an ACK of the peer came (on the
- * CPU that received it, after the send began), or the send buffer was full
- * when the send began. The sender's state at the send (struct
+ * them (the first, or the one with the last byte: the rest of a write) was
+ * queued to the device only when an ACK of the peer came (on the CPU that
+ * received it, after the send began or the first segment was queued), or
+ * the send buffer was full when the send began. The sender's state at the send (struct
  * nsight_tcp_send_state) names the limit, in this order of precedence.
  * Or they were sent and then sent again: a retransmission, which ends the
  * message (its xmit is the last copy's) when it waited longer than any

@@ -264,6 +264,46 @@ static void tx_tcp_hold(struct lt_build *b, struct nsight_msg *m, const struct n
 }
 
 /*
+ * The bytes after the first segment: when the one with the last byte (@l)
+ * was queued on the CPU that had just received a packet of the peer (after
+ * the first, @f, was queued), they waited for it: the peer's window, the
+ * congestion window, or Nagle holding the small rest of a write (with the
+ * peer's delayed ACK when the ACK came 20 ms or more after a round trip).
+ */
+static void tx_tcp_tail_hold(struct lt_build *b, struct nsight_msg *m,
+			     const struct nsight_cap_app *snd, uint32_t len, uint32_t f, uint32_t l)
+{
+	const struct nsight_capture *cap = b->cap;
+	const struct nsight_tcp_send_state *ts = &snd->tcp;
+	const struct nsight_rec_pkt *fp = &cap->pkts[f].r, *lp = &cap->pkts[l].r;
+	uint32_t ack, end = snd->r.tcp_seq + len;
+
+	if (m->hold || f == l)
+		return;
+	ack = releasing_ack(b, fp->hdr.tsc, lp, false);
+	if (ack == NONE)
+		return;
+	if (!snd->has_tcp) {
+		m->hold = NSIGHT_HOLD_ACK;
+	} else if (seq_after(end, ts->snd_una + ts->snd_wnd)) {
+		m->hold = NSIGHT_HOLD_RWND;
+	} else if (ts->snd_cwnd && ts->mss &&
+		   ts->packets_out + (len + ts->mss - 1) / ts->mss > ts->snd_cwnd) {
+		m->hold = NSIGHT_HOLD_CWND;
+	} else if (!(ts->nonagle & NSIGHT_TCP_NAGLE_OFF) && lp->payload_len < ts->mss) {
+		uint64_t wait = nsight_lt_ticks_ns(b, cap->pkts[ack].r.hdr.tsc - fp->hdr.tsc);
+
+		m->hold = wait >= (uint64_t)ts->srtt_us * 1000 + NSIGHT_DELACK_NS ?
+			  NSIGHT_HOLD_NAGLE_DELACK : NSIGHT_HOLD_NAGLE;
+	} else {
+		m->hold = NSIGHT_HOLD_ACK;
+	}
+	m->hold_from = fp->hdr.tsc;
+	m->hold_to = lp->hdr.tsc;
+	m->hold_ns = nsight_lt_ticks_ns(b, m->hold_to - m->hold_from);
+}
+
+/*
  * The last time bytes of [@start, @start + @len), first queued at @q, were
  * queued again, NONE if they were not. Retransmissions resend the lowest
  * bytes missing first, so one of later bytes ends the search: a second
@@ -384,6 +424,7 @@ static void tx_tcp(struct lt_build *b, struct nsight_msg *m, const struct nsight
 		tx_tcp_hold(b, m, snd, g, len, first);
 	if (last == NONE)
 		return;
+	tx_tcp_tail_hold(b, m, snd, len, first, last);
 	/* Segments of one skb serve several sends: nothing is claimed. */
 	re = tx_retrans(b, snd, &cap->pkts[first].r, start, len);
 	if (re != NONE && tx_resent(b, m, first, re))

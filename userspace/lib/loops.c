@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "loops.h"
+#include "satmath.h"
 #include "u64map.h"
 #include "vec.h"
 
@@ -179,6 +180,63 @@ static int tcp_hold(struct finder *f, const struct nsight_msg *m)
 	return push_val(&f->waits, &f->n_waits, &f->cap_waits, idx, m->hold_ns);
 }
 
+/* A device's loop is keyed apart from the sockets' cookies. */
+#define DEV_KEY(ifindex)	(1ULL << 62 | (ifindex))
+
+/*
+ * Each device's packets from the qdisc (TX_QUEUE) to the driver (the next
+ * TX_XMIT of the same id on the device that the driver took): those that
+ * waited NSIGHT_LOOP_QDISC_NS or more. Packets the qdisc dropped have no
+ * driver record and are not counted.
+ */
+static int tx_queue(struct finder *f, const struct nsight_capture *cap, uint64_t hz)
+{
+	struct nsight_u64map queued;	/* (pkt_id, ifindex) -> its TX_QUEUE */
+	uint64_t min = nsight_mul_div_u64(NSIGHT_LOOP_QDISC_NS, hz, 1000000000ULL);
+	size_t i;
+	int err = 0;
+
+	nsight_u64map_init(&queued);
+	for (i = 0; i < cap->n_pkts && !err; i++) {
+		const struct nsight_rec_pkt *p = &cap->pkts[i].r;
+		uint64_t key = p->pkt_id * 0x9e3779b97f4a7c15ULL + p->ifindex;
+		const struct nsight_rec_pkt *q;
+		struct nsight_loop *lp;
+		uint32_t *v, idx;
+		bool added;
+
+		if (p->stage == NSIGHT_PKT_TX_QUEUE) {
+			v = nsight_u64map_put(&queued, key, (uint32_t)i, &added);
+			if (!v)
+				err = -1;
+			else
+				*v = (uint32_t)i;
+			continue;
+		}
+		if (p->stage != NSIGHT_PKT_TX_XMIT || p->rc)
+			continue;
+		v = nsight_u64map_get(&queued, key);
+		if (!v || *v == UINT32_MAX)
+			continue;
+		q = &cap->pkts[*v].r;
+		*v = UINT32_MAX;
+		if (p->hdr.tsc < q->hdr.tsc || p->hdr.tsc - q->hdr.tsc < min)
+			continue;
+		lp = loop_of(f, DEV_KEY(p->ifindex), NSIGHT_LOOP_TX_QUEUE, &idx);
+		if (!lp || push_val(&f->waits, &f->n_waits, &f->cap_waits, idx,
+				    nsight_mul_div_u64(p->hdr.tsc - q->hdr.tsc, 1000000000ULL, hz))) {
+			err = -1;
+			break;
+		}
+		lp->dir = NSIGHT_MSG_TX;
+		lp->ifindex = p->ifindex;
+		lp->sock_id = 0;
+		count_event(lp, q->hdr.tsc);
+	}
+	nsight_u64map_fini(&queued);
+	return err;
+}
+
 /* Total, median and max of each loop's waits (sorted by loop, then value). */
 static void wait_figures(struct finder *f)
 {
@@ -199,7 +257,7 @@ static void wait_figures(struct finder *f)
 }
 
 static int find(struct finder *f, const struct nsight_capture *cap,
-		const struct nsight_lifetimes *lt)
+		const struct nsight_lifetimes *lt, uint64_t hz)
 {
 	size_t *first = NULL, *count = NULL, i;
 	int err = -1;
@@ -224,6 +282,8 @@ static int find(struct finder *f, const struct nsight_capture *cap,
 					      tcp_hold(f, m))
 			goto out;
 	}
+	if (tx_queue(f, cap, hz))
+		goto out;
 	if (f->n_waits > 1)
 		qsort(f->waits, f->n_waits, sizeof(*f->waits), cmp_val);
 	wait_figures(f);
@@ -237,14 +297,14 @@ out:
 }
 
 int nsight_loops_find(struct nsight_loops *l, const struct nsight_capture *cap,
-		      const struct nsight_lifetimes *lt, struct nsight_diag *d)
+		      const struct nsight_lifetimes *lt, uint64_t tick_hz, struct nsight_diag *d)
 {
 	struct finder f = { .l = l };
 	int err;
 
 	memset(l, 0, sizeof(*l));
 	nsight_u64map_init(&f.by_key);
-	err = find(&f, cap, lt);
+	err = find(&f, cap, lt, tick_hz ? tick_hz : 1000000000ULL);
 	nsight_u64map_fini(&f.by_key);
 	free(f.drops);
 	free(f.waits);
@@ -279,6 +339,11 @@ static const struct {
 		"tcp_rwnd", "peer's TCP receive window full",
 		"the peer reads too slowly or its receive buffer is small (SO_RCVBUF, "
 		"tcp_rmem on the peer)",
+	},
+	[NSIGHT_LOOP_TX_QUEUE] = {
+		"tx_queue", "transmit queue held packets",
+		"packets waited for the device: look at the qdisc (tc -s qdisc: a shaper, "
+		"its backlog) and at the TX ring (ethtool -g, -S)",
 	},
 };
 

@@ -14,6 +14,9 @@
  *   for the peer's ACKs to free it.
  * - The peer's TCP receive window (TX messages held "rwnd"): sends waited
  *   for the peer's reader to make room.
+ * - A device's transmit queue: packets that waited NSIGHT_LOOP_QDISC_NS or
+ *   more between net_dev_queue and net_dev_start_xmit (a full TX ring
+ *   stopped the queue, or the qdisc shapes or holds a backlog).
  */
 #ifndef NSIGHT_LOOPS_H
 #define NSIGHT_LOOPS_H
@@ -30,22 +33,31 @@ enum nsight_loop_kind {
 	NSIGHT_LOOP_UDP_MEM,
 	NSIGHT_LOOP_TCP_SNDBUF,
 	NSIGHT_LOOP_TCP_RWND,
+	NSIGHT_LOOP_TX_QUEUE,
 	__NSIGHT_LOOP_KINDS
 };
+
+/* A packet this long between the qdisc and the driver waited for the device. */
+#define NSIGHT_LOOP_QDISC_NS	1000000ULL
 
 struct nsight_loop {
 	uint8_t kind;			/* enum nsight_loop_kind */
 	uint8_t dir;			/* enum nsight_msg_dir of its messages */
-	uint64_t sock_id;
+	uint64_t sock_id;		/* 0 for a device's */
+	uint32_t ifindex;		/* TX_QUEUE: the device */
 	struct nsight_flow flow;	/* UDP: the socket's; TCP: sender > peer */
 	char comm[16];			/* its application, "" if unknown */
 	uint32_t pid;
-	uint64_t events;		/* datagrams dropped, or sends held */
+	uint64_t events;		/* datagrams dropped, sends held, packets
+					 * that waited (TX_QUEUE)
+					 */
 	uint64_t first_tsc, last_tsc;	/* of those events */
 	uint32_t limit_bytes;		/* UDP: the receive buffer's size */
 	uint32_t used_max_bytes;	/* UDP: the most in use at a drop */
 	uint64_t messages;		/* complete messages that waited in it */
-	uint64_t wait_total_ns, wait_median_ns, wait_max_ns;	/* theirs */
+	uint64_t wait_total_ns, wait_median_ns, wait_max_ns;	/* theirs; TX_QUEUE:
+								 * the packets'
+								 */
 };
 
 struct nsight_loops {
@@ -54,14 +66,15 @@ struct nsight_loops {
 };
 
 /*
- * Find the loops of @cap with its lifetimes @lt. Returns 0 or
+ * Find the loops of @cap with its lifetimes @lt (@tick_hz: the TSC's rate,
+ * for the packets' waits). Returns 0 or
  * -NSIGHT_E_NOMEM; nsight_loops_fini() either way.
  */
 int nsight_loops_find(struct nsight_loops *l, const struct nsight_capture *cap,
-		      const struct nsight_lifetimes *lt, struct nsight_diag *d);
+		      const struct nsight_lifetimes *lt, uint64_t tick_hz, struct nsight_diag *d);
 void nsight_loops_fini(struct nsight_loops *l);
 
-/* "udp_rcvbuf", "udp_mem", "tcp_sndbuf", "tcp_rwnd". */
+/* "udp_rcvbuf", "udp_mem", "tcp_sndbuf", "tcp_rwnd", "tx_queue". */
 const char *nsight_loop_kind_name(enum nsight_loop_kind k);
 /* "UDP receive buffer full", ... */
 const char *nsight_loop_resource(enum nsight_loop_kind k);

@@ -15,7 +15,8 @@ static struct cli c;
 static const char *const files[] = {
 	"hog", "netrx", "netrx_app", "kworker", "fault", "idleirq", "small", "hol", "clean",
 	"allhog", "drop", "client", "tx", "nocontext", "cats.csv", "bad.csv", "harm", "nest_softirq",
-	"nest_irq", "nagle", "cwnd", "rwnd", "sndbuf", "noack", "flood", "hole", "rto", "fastre", "rcvbuf", NULL,
+	"nest_irq", "nagle", "cwnd", "rwnd", "sndbuf", "noack", "flood", "hole", "rto", "fastre", "rcvbuf", "tail_rwnd", "tail_cwnd",
+	"tail_nagle", "txq", NULL,
 };
 
 static const char *path(const char *name)
@@ -68,6 +69,36 @@ static void save_tx(void)
 	}
 	synth_flush(&s);
 	CHECK(synth_save(&s, path("tx")) == 0);
+	synth_free(&s);
+}
+
+/*
+ * A held transmit queue: "client" sends a datagram on CPU 1 every 10 ms;
+ * every 4th leaves the qdisc for the driver 5 ms later, on CPU 0.
+ */
+static void save_txq(void)
+{
+	struct syn_task client = { 201, 200, "client" };
+	struct nsight_flow f = flow4("10.0.0.2", 6000, "10.0.0.9", 7000, IPPROTO_UDP);
+	struct synth s;
+	uint64_t t = 100000;
+	int i;
+
+	synth_init(&s, 2);
+	synth_queue(&s);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_switch(&s, 1, 100, sc_swapper1, client);
+	for (i = 0; i < 40; i++, t += 10000000) {
+		bool held = i % 4 == 3;
+
+		synth_app(&s, NSIGHT_REC_APP_SEND, 1, t, 0x81, f, 64, 0, client.tid, client.pid,
+			  "client");
+		synth_pkt(&s, 1, t + 400, NSIGHT_PKT_TX_QUEUE, 0x9000 + i, f, 0, 64, 0);
+		synth_pkt(&s, held ? 0 : 1, held ? t + 5000400 : t + 900, NSIGHT_PKT_TX_XMIT,
+			  0x9000 + i, f, 0, 64, 0);
+	}
+	synth_flush(&s);
+	CHECK(synth_save(&s, path("txq")) == 0);
 	synth_free(&s);
 }
 
@@ -197,6 +228,60 @@ static void save_tcp_resent(const char *name, bool fast)
 		synth_pkt(&s, 1, ack, NSIGHT_PKT_RX_RECEIVE, 0xe000 + i, back, 5000, 0, 0);
 		synth_softirq(&s, 1, ack + 300, SYN_NET_RX, false);
 		synth_idle(&s, 1, ack + 400, true);
+	}
+	synth_flush(&s);
+	CHECK(synth_save(&s, path(name)) == 0);
+	synth_free(&s);
+}
+
+/*
+ * The rest of a write held: "srv" (pid 800) on CPU 1 answers every 100 ms
+ * with 2,000 bytes, two segments (1,448 and 552). Normally the second
+ * follows the first at once; in every 8th it is queued only when a packet
+ * of the peer comes 40 ms later (on CPU 1), the sender's state at the
+ * write (@st) saying why.
+ */
+static void save_tcp_tail(const char *name, const struct nsight_tcp_send_state *st0)
+{
+	struct syn_task srv = { 801, 800, "srv" };
+	struct nsight_flow f = flow4("10.0.0.2", 80, "10.0.0.1", 40000, IPPROTO_TCP);
+	struct nsight_flow back = flow4("10.0.0.1", 40000, "10.0.0.2", 80, IPPROTO_TCP);
+	struct synth s;
+	uint64_t t = 1000000, id = 0xb000;
+	uint32_t seq = 7000;
+	int i;
+
+	synth_init(&s, 2);
+	synth_queue(&s);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	synth_idle(&s, 1, 200, true);
+	for (i = 0; i < 40; i++, t += 100000000, seq += 2000) {
+		struct nsight_tcp_send_state st = *st0;
+		/* The peer's packet: the window update or ACK (after the rest normally). */
+		uint64_t rest = i % 8 == 7 ? t + 40000000 : t + 1400;
+		uint64_t peer = i % 8 == 7 ? rest - 300 : t + 3500;
+
+		st.snd_una = st.snd_nxt = seq;
+		synth_idle(&s, 1, t - 1000, false);
+		synth_switch(&s, 1, t - 900, sc_swapper1, srv);
+		synth_send_tcp(&s, 1, t, 0x73, f, 2000, seq, srv.tid, srv.pid, "srv", &st);
+		synth_pkt(&s, 1, t + 400, NSIGHT_PKT_TX_QUEUE, ++id, f, seq, 1448, 0);
+		synth_pkt(&s, 1, t + 900, NSIGHT_PKT_TX_XMIT, id, f, seq, 1448, 0);
+		if (i % 8 != 7) {
+			synth_pkt(&s, 1, rest, NSIGHT_PKT_TX_QUEUE, ++id, f, seq + 1448, 552, 0);
+			synth_pkt(&s, 1, rest + 500, NSIGHT_PKT_TX_XMIT, id, f, seq + 1448, 552, 0);
+		}
+		synth_switch(&s, 1, t + 2000, srv, sc_swapper1);
+		synth_idle(&s, 1, t + 2100, true);
+		synth_idle(&s, 1, peer - 700, false);
+		synth_softirq(&s, 1, peer - 600, SYN_NET_RX, true);
+		synth_pkt(&s, 1, peer, NSIGHT_PKT_RX_RECEIVE, 0xf000 + i, back, 5000, 0, 0);
+		if (i % 8 == 7) {
+			synth_pkt(&s, 1, rest, NSIGHT_PKT_TX_QUEUE, ++id, f, seq + 1448, 552, 0);
+			synth_pkt(&s, 1, rest + 500, NSIGHT_PKT_TX_XMIT, id, f, seq + 1448, 552, 0);
+		}
+		synth_softirq(&s, 1, peer + 900, SYN_NET_RX, false);
+		synth_idle(&s, 1, peer + 1000, true);
 	}
 	synth_flush(&s);
 	CHECK(synth_save(&s, path(name)) == 0);
@@ -354,9 +439,21 @@ static void setup(void)
 	scen_run(&sc, 40, SC_SMALL, 8, 7);
 	CHECK(scen_save(&sc, path("nest_irq")) == 0);
 	save_tx();
+	save_txq();
 	save_nocontext();
 	save_tcp_hole();
 	save_tcp_resent("rto", false);
+	/* The peer's window takes the first segment only. */
+	save_tcp_tail("tail_rwnd", &(struct nsight_tcp_send_state){
+		.snd_wnd = 1448, .snd_cwnd = 10, .mss = 1448, .sndbuf = 87040, .srtt_us = 100,
+		.nonagle = NSIGHT_TCP_NAGLE_OFF });
+	/* The congestion window takes one segment. */
+	save_tcp_tail("tail_cwnd", &(struct nsight_tcp_send_state){
+		.snd_wnd = 65535, .snd_cwnd = 1, .mss = 1448, .sndbuf = 87040, .srtt_us = 100,
+		.nonagle = NSIGHT_TCP_NAGLE_OFF });
+	/* Room everywhere, Nagle on: the small rest waits for the first's ACK. */
+	save_tcp_tail("tail_nagle", &(struct nsight_tcp_send_state){
+		.snd_wnd = 65535, .snd_cwnd = 10, .mss = 1448, .sndbuf = 87040, .srtt_us = 100 });
 	save_tcp_resent("fastre", true);
 	/* One 32-byte segment in flight, the window and the buffer open. */
 	save_tcp_held("nagle", &(struct nsight_tcp_send_state){
@@ -1082,6 +1179,24 @@ static void test_resource_loop(void)
 	REQUIRE(o);
 	CHECK(!strcmp(js(o, "diagnosis.loops.0.kind"), "tcp_rwnd"));
 	json_object_put(o);
+
+	/* Packets that waited 1 ms or more for the device. */
+	o = diag_json("txq", NULL);
+	REQUIRE(o);
+	lp = jget(o, "diagnosis.loops.0");
+	REQUIRE(lp);
+	CHECK(!strcmp(js(lp, "kind"), "tx_queue"));
+	CHECK_U64(ji(lp, "events"), 10);
+	CHECK_U64(ji(lp, "wait_total_ns"), 50000000);
+	CHECK_U64(ji(lp, "wait_max_ns"), 5000000);
+	json_object_put(o);
+	run(&r, (const char *[]){ path("txq"), NULL });
+	CHECK_STR_HAS(r.out, "  transmit queue held packets: device 2: 10 packets waited 1000000 ns or more: 50000000 ns in all, median 5000000 ns, max 5000000 ns\n    next step: packets waited for the device");
+	cli_result_free(&r);
+	/* 30 us in the qdisc is no loop. */
+	run(&r, (const char *[]){ path("tx"), NULL });
+	CHECK(r.out && !strstr(r.out, "resource loops:"));
+	cli_result_free(&r);
 }
 
 static void test_tcp_held(void)
@@ -1175,6 +1290,46 @@ static void test_tcp_held(void)
 				/* First queueing at +400 ns, the copy at 30 or 210 ms. */
 				CHECK_U64(ji(m, "tcp_hold_ns"), (fast ? 30000000 : 210000000) - 400);
 				CHECK_U64(ji(m, "total_ns"), (fast ? 30000000 : 210000000) + 500);
+			}
+			CHECK_U64(held, 5);
+			json_object_put(o);
+		}
+	}
+
+	/*
+	 * The rest of a write held: the first segment left, the second only
+	 * when the peer's packet came, 40 ms later.
+	 */
+	{
+		static const char *const want[][3] = {
+			{ "tail_rwnd", "TCP send held by the peer's full receive window", "rwnd" },
+			{ "tail_cwnd", "TCP send held by a full congestion window", "cwnd" },
+			{ "tail_nagle", "TCP send held by Nagle for the peer's delayed ACK",
+			  "nagle_delayed_ack" },
+		};
+
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			size_t j, held = 0;
+
+			o = diag_json(want[i][0], NULL);
+			REQUIRE(o);
+			if (strcmp(js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]))
+				KTAP_FAIL("%s: first cause \"%s\", expected \"%s\"", want[i][0],
+					  js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]);
+			json_object_put(o);
+			o = diag_json(want[i][0], "--messages");
+			REQUIRE(o);
+			an = jget(o, "messages");
+			REQUIRE(an);
+			for (j = 0; j < json_object_array_length(an); j++) {
+				struct json_object *m = json_object_array_get_idx(an, j);
+
+				if (!jget(m, "tcp_hold"))
+					continue;
+				held++;
+				CHECK(!strcmp(js(m, "tcp_hold"), want[i][2]));
+				/* From the first segment's queueing (+400 ns) to the second's. */
+				CHECK_U64(ji(m, "tcp_hold_ns"), 40000000 - 400);
 			}
 			CHECK_U64(held, 5);
 			json_object_put(o);
