@@ -39,10 +39,12 @@ static void save_run(const char *name, const char *comm, size_t n, enum scen_kin
 }
 
 /*
- * TX: "client" (pid 200) sends a datagram on CPU 1 every 100 us; in every
- * 8th, "stress" preempts it for 30 us between the send and the xmit.
+ * TX: "client" (pid 200) sends a datagram on CPU 1 every @period ns. With
+ * @stress, every 8th is preempted by "stress" for 30 us between the send
+ * and the xmit ("tx"); without, every 4th leaves the qdisc for the driver
+ * 5 ms later, on CPU 0 ("txq": the transmit queue held it).
  */
-static void save_tx(void)
+static void save_tx(const char *name, uint64_t period, bool stress)
 {
 	struct syn_task client = { 201, 200, "client" };
 	struct nsight_flow f = flow4("10.0.0.2", 6000, "10.0.0.9", 7000, IPPROTO_UDP);
@@ -54,51 +56,25 @@ static void save_tx(void)
 	synth_queue(&s);
 	synth_tk(&s, 0, SYN_TK_TSC);
 	synth_switch(&s, 1, 100, sc_swapper1, client);
-	for (i = 0; i < 40; i++, t += 100000) {
+	for (i = 0; i < 40; i++, t += period) {
 		uint64_t xmit = t + 900;
+		uint32_t cpu = 1;
 
 		synth_app(&s, NSIGHT_REC_APP_SEND, 1, t, 0x81, f, 64, 0, client.tid, client.pid,
 			  "client");
 		synth_pkt(&s, 1, t + 400, NSIGHT_PKT_TX_QUEUE, 0x9000 + i, f, 0, 64, 0);
-		if (i % 8 == 7) {
+		if (stress && i % 8 == 7) {
 			synth_switch(&s, 1, t + 500, client, sc_stress);
 			synth_switch(&s, 1, t + 30500, sc_stress, client);
 			xmit = t + 30900;
+		} else if (!stress && i % 4 == 3) {
+			xmit = t + 5000400;
+			cpu = 0;
 		}
-		synth_pkt(&s, 1, xmit, NSIGHT_PKT_TX_XMIT, 0x9000 + i, f, 0, 64, 0);
+		synth_pkt(&s, cpu, xmit, NSIGHT_PKT_TX_XMIT, 0x9000 + i, f, 0, 64, 0);
 	}
 	synth_flush(&s);
-	CHECK(synth_save(&s, path("tx")) == 0);
-	synth_free(&s);
-}
-
-/*
- * A held transmit queue: "client" sends a datagram on CPU 1 every 10 ms;
- * every 4th leaves the qdisc for the driver 5 ms later, on CPU 0.
- */
-static void save_txq(void)
-{
-	struct syn_task client = { 201, 200, "client" };
-	struct nsight_flow f = flow4("10.0.0.2", 6000, "10.0.0.9", 7000, IPPROTO_UDP);
-	struct synth s;
-	uint64_t t = 100000;
-	int i;
-
-	synth_init(&s, 2);
-	synth_queue(&s);
-	synth_tk(&s, 0, SYN_TK_TSC);
-	synth_switch(&s, 1, 100, sc_swapper1, client);
-	for (i = 0; i < 40; i++, t += 10000000) {
-		bool held = i % 4 == 3;
-
-		synth_app(&s, NSIGHT_REC_APP_SEND, 1, t, 0x81, f, 64, 0, client.tid, client.pid,
-			  "client");
-		synth_pkt(&s, 1, t + 400, NSIGHT_PKT_TX_QUEUE, 0x9000 + i, f, 0, 64, 0);
-		synth_pkt(&s, held ? 0 : 1, held ? t + 5000400 : t + 900, NSIGHT_PKT_TX_XMIT,
-			  0x9000 + i, f, 0, 64, 0);
-	}
-	synth_flush(&s);
-	CHECK(synth_save(&s, path("txq")) == 0);
+	CHECK(synth_save(&s, path(name)) == 0);
 	synth_free(&s);
 }
 
@@ -438,8 +414,8 @@ static void setup(void)
 	sc.app_irq = true;
 	scen_run(&sc, 40, SC_SMALL, 8, 7);
 	CHECK(scen_save(&sc, path("nest_irq")) == 0);
-	save_tx();
-	save_txq();
+	save_tx("tx", 100000, true);
+	save_tx("txq", 10000000, false);
 	save_nocontext();
 	save_tcp_hole();
 	save_tcp_resent("rto", false);
