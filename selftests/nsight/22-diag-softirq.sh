@@ -22,15 +22,14 @@ ip netns exec nsb sh -c 'echo 2 > /sys/class/net/veth0/queues/rx-0/rps_cpus'
 echo 1048576 > /proc/sys/net/core/optmem_max
 ip netns exec nsb sh -c 'echo 1048576 > /proc/sys/net/core/optmem_max' 2>/dev/null
 ip netns exec nsb taskset -c 0 udp_pair recv 9301 1000000000 20000 4000 >/tmp/sink.out 2>&1 &
-sink=$!
 sleep 0.5
 check "costly receive filter attached" grep -q listening /tmp/sink.out
 ip netns exec nsa taskset -c 1 udp_pair flood 10.16.0.2 9301 600 >/dev/null 2>&1 &
-flood=$!
-at_exit "kill $sink $flood 2>/dev/null"
+# "ip netns exec" forks: the flood and the sink are killed by name.
+at_exit "killall udp_pair 2>/dev/null"
 DIAG_CLIENT_CPU=1
 diag_run softirq "-w 100" ""
-kill $flood $sink
+killall udp_pair 2>/dev/null
 check "server's messages diagnosed" test -n "$DIAG_TOP"
 check "first cause: Receive processing (A)" test "$DIAG_TOP" = "Receive processing (A)"
 # The traffic behind it: the flood to the sink's port among the flows shown.

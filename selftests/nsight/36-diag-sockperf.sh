@@ -6,8 +6,11 @@
 # of every 7 ms, at nice -5: the server waits for its bursts) on the
 # server's core: "hog interference (A)" must come first. Then Debian's
 # stress-ng as the competitor (one CPU stressor at 43% load on that core):
-# "stress-ng-cpu interference (A)". The clean run (no competitor) must not
-# name an injected kind first.
+# "stress-ng-cpu interference (A)". Then a softirq flood (as 22-diag-softirq:
+# packets through a costly socket filter, received on the server's core,
+# the ping-pong client on that core too, since veth receives on the
+# sender's CPU): "Receive processing (A)" with the flood's flow behind it.
+# The clean run (no competitor) must not name an injected kind first.
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
@@ -22,8 +25,8 @@ sockperf_run() {
 	at_exit "killall sockperf 2>/dev/null"
 	wait_until 50 0.1 pidof sockperf
 	_pid=$(pidof sockperf)
-	ip netns exec nsa taskset -c 0 sockperf ping-pong -i 10.16.0.2 -p 11111 -t 3 \
-		--mps 200 >/tmp/$1.client 2>&1
+	ip netns exec nsa taskset -c "${SOCKPERF_CLIENT_CPU:-0}" sockperf ping-pong \
+		-i 10.16.0.2 -p 11111 -t 3 --mps 200 >/tmp/$1.client 2>&1
 	_crc=$?
 	nsightctl stop
 	killall sockperf 2>/dev/null
@@ -31,7 +34,7 @@ sockperf_run() {
 	ktap_diag "$1: sockperf exit $_crc: $(grep -a 'percentile 99.000\|Summary: Latency' /tmp/$1.client | tr -s ' ' | tr '\n' ' ')"
 }
 
-ktap_plan 7
+ktap_plan 11
 diag_setup
 ip netns exec nsb taskset -c 1 hog -5 0 3000 7000 >/dev/null 2>&1 &
 hpid=$!
@@ -50,6 +53,27 @@ killall stress-ng stress-ng-cpu 2>/dev/null
 wait_until 50 0.1 sh -c '! pidof stress-ng stress-ng-cpu'
 check "sockperf ran (stress-ng)" grep -q "Summary: Latency" /tmp/sockperf_stressng.client
 check "first cause: stress-ng-cpu interference (A)" test "$DIAG_TOP" = "stress-ng-cpu interference (A)"
+ip netns exec nsb sh -c 'echo 2 > /sys/class/net/veth0/queues/rx-0/rps_cpus'
+echo 1048576 > /proc/sys/net/core/optmem_max
+ip netns exec nsb sh -c 'echo 1048576 > /proc/sys/net/core/optmem_max' 2>/dev/null
+ip netns exec nsb taskset -c 0 udp_pair recv 9301 1000000000 20000 4000 >/tmp/sink.out 2>&1 &
+sleep 0.5
+check "costly receive filter attached" grep -q listening /tmp/sink.out
+ip netns exec nsa taskset -c 1 udp_pair flood 10.16.0.2 9301 600 >/dev/null 2>&1 &
+# "ip netns exec" forks: the flood and the sink are killed by name.
+at_exit "killall udp_pair 2>/dev/null"
+SOCKPERF_CLIENT_CPU=1
+sockperf_run sockperf_flood
+SOCKPERF_CLIENT_CPU=
+killall udp_pair 2>/dev/null
+wait_until 50 0.1 sh -c '! pidof udp_pair'
+ip netns exec nsb sh -c 'echo 0 > /sys/class/net/veth0/queues/rx-0/rps_cpus'
+check "sockperf ran (flood)" grep -q "Summary: Latency" /tmp/sockperf_flood.client
+check "first cause: Receive processing (A)" test "$DIAG_TOP" = "Receive processing (A)"
+sed -n "/^diagnosis: [^ ]*\[$_pid\] rx:/,/^  coverage:/p" /tmp/sockperf_flood.txt \
+	>/tmp/sockperf_flood.server
+check "flood: receive work names the flood's flow" \
+	grep -q '^      udp [0-9.:]* > 10.16.0.2:9301: ' /tmp/sockperf_flood.server
 sockperf_run sockperf_clean
 check "sockperf ran (clean)" grep -q "Summary: Latency" /tmp/sockperf_clean.client
 check "clean: first cause is not an injected kind" sh -c "! echo '$DIAG_TOP' | grep -qE '$INJECTED'"
