@@ -10,8 +10,8 @@
 ktap_plan 5
 diag_setup
 ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
-hpid=$!
-at_exit "kill $hpid 2>/dev/null"
+# "ip netns exec" forks: the hog is its child, killed by name.
+at_exit "killall hog 2>/dev/null"
 nsightctl start
 memcached_start
 check "memcached answers" test $? -eq 0
@@ -19,7 +19,8 @@ mpid=$(pidof memcached)
 ip netns exec nsa taskset -c 0 msgload client -p memcache -a 10.16.0.2 -P 11211 \
 	-n "$DIAG_N" -r "$DIAG_RATE" -s 7 -T 10000 >/tmp/mc.client 2>&1
 nsightctl stop
-kill $hpid $mpid 2>/dev/null
+killall hog 2>/dev/null
+kill $mpid 2>/dev/null
 diag_analyze mc "$mpid"
 grep '^diagnosis:\|^latency:' -A4 /tmp/mc.txt | head -n 30 | while IFS= read -r l; do ktap_diag "  $l"; done
 check "client got every reply" grep -q "received $DIAG_N" /tmp/mc.client
