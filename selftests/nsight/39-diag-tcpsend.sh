@@ -5,8 +5,12 @@
 #   namespace sends (its replies, one segment each), closed loop, so
 #   nothing follows a lost reply and the retransmission timer (a tail loss
 #   probe or the RTO, about 200 ms) sends it again. The server's sends must
-#   be diagnosed "TCP send lost and retransmitted ..." first. The same run
-#   without netem must not name a retransmission first.
+#   be diagnosed "TCP send lost and retransmitted ..." first. Open loop
+#   (500 requests/s), later replies follow a lost one: the peer's SACKs
+#   prompt the copy ("... after duplicate ACKs") or the replies after it
+#   fill the congestion window ("TCP send held by a full congestion
+#   window"), as the random losses fall: one of these must come first.
+#   The same run without netem must not name a retransmission first.
 # - a slow reader: the client's receive buffer is 1 KiB (a window smaller
 #   than the 1,400-byte replies) and it reads every tenth reply 20 ms late,
 #   so the rest of that reply waits for the window: "TCP send held by the
@@ -28,7 +32,7 @@ loss_run() {
 	diag_report_group "$1" "$DIAG_SPID" tx "the server's sends"
 }
 
-ktap_plan 11
+ktap_plan 12
 diag_setup
 modprobe sch_netem 2>/dev/null
 check "netem on the server's veth" ip netns exec nsb /sbin/tc qdisc add dev veth0 root netem loss 10%
@@ -37,6 +41,13 @@ ktap_diag "loss: $(ip netns exec nsb /sbin/tc -s qdisc show dev veth0 | tr -s ' 
 check "client got every reply (loss)" grep -q "received $N" /tmp/loss.client
 check "server's sends diagnosed" test -n "$DIAG_TOP"
 check "first cause: a retransmission" sh -c "echo '$DIAG_TOP' | grep -q '^TCP send lost and retransmitted'"
+# Open loop (500 requests/s): later replies follow a lost one; the peer's
+# SACKs prompt its copy (fast retransmit), or the replies after it fill
+# the congestion window and wait, as netem's random losses fall.
+tcp_echo_run loss_open $PORT $N "-r 500 -s 7"
+diag_report_group loss_open "$DIAG_SPID" tx "the server's sends"
+check "open loop: first cause a retransmission or the congestion window" \
+	sh -c "echo '$DIAG_TOP' | grep -qE '^TCP send (held by a full congestion window|lost and retransmitted)'"
 ip netns exec nsb /sbin/tc qdisc del dev veth0 root
 loss_run noloss
 check "client got every reply (no loss)" grep -q "received $N" /tmp/noloss.client
