@@ -331,11 +331,21 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
  * socket or flow, application, events and the waits of its messages, and
  * a next step.
  */
+/* " T in all, median M, max X": the waits of @lp's messages or packets. */
+static void loop_waits_text(FILE *f, const struct nsight_loop *lp, const struct nsight_tty *t)
+{
+	char b1[32], b2[32], b3[32];
+
+	fprintf(f, " %s in all, median %s, max %s", dur(t, (int64_t)lp->wait_total_ns, b1, sizeof(b1)),
+		dur(t, (int64_t)lp->wait_median_ns, b2, sizeof(b2)),
+		dur(t, (int64_t)lp->wait_max_ns, b3, sizeof(b3)));
+}
+
 static void loops_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
 {
 	struct nsight_diag d = { 0 };
 	struct nsight_loops l;
-	char where[160], comm[17], b1[32], b2[32], b3[32];
+	char where[160], comm[17], b1[32];
 	size_t i;
 
 	if (nsight_loops_find(&l, &a->cap, &a->lt, a->tc.tsc_hz, &d) || !l.n) {
@@ -347,35 +357,30 @@ static void loops_text(FILE *f, const struct nsight_analysis *a, const struct ns
 		const struct nsight_loop *lp = &l.v[i];
 
 		if (lp->kind == NSIGHT_LOOP_TX_QUEUE) {
-			fprintf(f, "  %s: device %" PRIu32 ": %" PRIu64 " packets waited %s or more",
+			fprintf(f, "  %s: device %" PRIu32 ": %" PRIu64 " packets waited %s or more:",
 				nsight_loop_resource(lp->kind), lp->ifindex, lp->events,
 				dur(t, (int64_t)NSIGHT_LOOP_QDISC_NS, b1, sizeof(b1)));
-			fprintf(f, ": %s in all, median %s, max %s\n",
-				dur(t, (int64_t)lp->wait_total_ns, b1, sizeof(b1)),
-				dur(t, (int64_t)lp->wait_median_ns, b2, sizeof(b2)),
-				dur(t, (int64_t)lp->wait_max_ns, b3, sizeof(b3)));
-			fprintf(f, "    next step: %s\n", nsight_loop_advice(lp->kind));
-			continue;
+			loop_waits_text(f, lp, t);
+		} else {
+			if (lp->dir == NSIGHT_MSG_RX)
+				nsight_endpoint_format(lp->flow.saddr, lp->flow.sport, where,
+						       sizeof(where));
+			else
+				nsight_flow_format(&lp->flow, where, sizeof(where));
+			fprintf(f, "  %s: %s %s[%" PRIu32 "] %s: %" PRIu64 " %s",
+				nsight_loop_resource(lp->kind), where,
+				nsight_comm_format(lp->comm, comm, sizeof(comm)), lp->pid,
+				nsight_msg_dir_name(lp->dir), lp->events,
+				lp->dir == NSIGHT_MSG_RX ? "datagrams dropped" : "sends held");
+			if (lp->limit_bytes)
+				fprintf(f, " (%" PRIu32 " of %" PRIu32 " bytes in use)",
+					lp->used_max_bytes, lp->limit_bytes);
+			if (lp->messages) {
+				fprintf(f, "; %" PRIu64 " messages waited in it:", lp->messages);
+				loop_waits_text(f, lp, t);
+			}
 		}
-		if (lp->dir == NSIGHT_MSG_RX)
-			nsight_endpoint_format(lp->flow.saddr, lp->flow.sport, where, sizeof(where));
-		else
-			nsight_flow_format(&lp->flow, where, sizeof(where));
-		fprintf(f, "  %s: %s %s[%" PRIu32 "] %s: %" PRIu64 " %s", nsight_loop_resource(lp->kind),
-			where, nsight_comm_format(lp->comm, comm, sizeof(comm)), lp->pid,
-			nsight_msg_dir_name(lp->dir), lp->events,
-			lp->dir == NSIGHT_MSG_RX ? "datagrams dropped" : "sends held");
-		if (lp->limit_bytes)
-			fprintf(f, " (%" PRIu32 " of %" PRIu32 " bytes in use)", lp->used_max_bytes,
-				lp->limit_bytes);
-		if (lp->messages)
-			fprintf(f, "; %" PRIu64 " messages waited in it: %s in all, median %s, max %s",
-				lp->messages, dur(t, (int64_t)lp->wait_total_ns, b1, sizeof(b1)),
-				dur(t, (int64_t)lp->wait_median_ns, b2, sizeof(b2)),
-				dur(t, (int64_t)lp->wait_max_ns, b3, sizeof(b3)));
-		fputs("\n    next step: ", f);
-		fputs(nsight_loop_advice(lp->kind), f);
-		fputc('\n', f);
+		fprintf(f, "\n    next step: %s\n", nsight_loop_advice(lp->kind));
 	}
 	nsight_loops_fini(&l);
 }

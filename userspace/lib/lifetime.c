@@ -64,6 +64,15 @@ void nsight_lt_stage(struct nsight_msg *m, unsigned int stage, uint64_t tsc, uin
 	nsight_lt_touch(m, tsc, cpu, ooo);
 }
 
+void nsight_lt_hold(struct lt_build *b, struct nsight_msg *m, uint8_t why, uint64_t from,
+		    uint64_t to)
+{
+	m->hold = why;
+	m->hold_from = from;
+	m->hold_to = to;
+	m->hold_ns = nsight_lt_ticks_ns(b, to - from);
+}
+
 void nsight_lt_app(struct nsight_msg *m, const struct nsight_rec_app *a)
 {
 	memcpy(m->comm, a->comm, sizeof(m->comm));

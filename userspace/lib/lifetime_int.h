@@ -111,6 +111,9 @@ void nsight_lt_touch(struct nsight_msg *m, uint64_t tsc, uint32_t cpu, bool ooo)
 /* Set @stage from a record (and count it). */
 void nsight_lt_stage(struct nsight_msg *m, unsigned int stage, uint64_t tsc, uint32_t cpu,
 		     bool ooo);
+/* @m's bytes waited from @from to @to (TSC) for @why (enum nsight_tcp_hold). */
+void nsight_lt_hold(struct lt_build *b, struct nsight_msg *m, uint8_t why, uint64_t from,
+		    uint64_t to);
 /* Application and socket of an app_recv / app_send. */
 void nsight_lt_app(struct nsight_msg *m, const struct nsight_rec_app *a);
 

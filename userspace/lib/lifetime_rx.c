@@ -517,11 +517,8 @@ static bool inside_aggregate(const struct lt_build *b, const struct nsight_idx_v
 /* A wait of @from to @to ticks for a missing segment: ooo or ooo_rto. */
 static void rx_tcp_hold(struct lt_build *b, struct nsight_msg *m, uint64_t from, uint64_t to)
 {
-	m->hold = nsight_lt_ticks_ns(b, to - from) >= NSIGHT_RTO_NS ? NSIGHT_HOLD_OOO_RTO :
-									     NSIGHT_HOLD_OOO;
-	m->hold_from = from;
-	m->hold_to = to;
-	m->hold_ns = nsight_lt_ticks_ns(b, to - from);
+	nsight_lt_hold(b, m, nsight_lt_ticks_ns(b, to - from) >= NSIGHT_RTO_NS ?
+			     NSIGHT_HOLD_OOO_RTO : NSIGHT_HOLD_OOO, from, to);
 }
 
 /*

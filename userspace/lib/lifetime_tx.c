@@ -222,6 +222,23 @@ static uint32_t releasing_ack(struct lt_build *b, uint64_t from, const struct ns
 	return found;
 }
 
+/*
+ * Nagle held the bytes: for the peer's delayed ACK when the ACK @ack came
+ * 20 ms or more after a round trip from the segment in flight, queued at
+ * @inflight (NONE: not known).
+ */
+static uint8_t nagle_hold(struct lt_build *b, const struct nsight_tcp_send_state *ts,
+			  uint32_t inflight, uint32_t ack)
+{
+	uint64_t wait = 0;
+
+	if (inflight != NONE && ack != NONE)
+		wait = nsight_lt_ticks_ns(b, b->cap->pkts[ack].r.hdr.tsc -
+					     b->cap->pkts[inflight].r.hdr.tsc);
+	return wait >= (uint64_t)ts->srtt_us * 1000 + NSIGHT_DELACK_NS ? NSIGHT_HOLD_NAGLE_DELACK :
+									  NSIGHT_HOLD_NAGLE;
+}
+
 /* Why the TCP send @snd of @len bytes waited (the first segment queued at @q). */
 static void tx_tcp_hold(struct lt_build *b, struct nsight_msg *m, const struct nsight_cap_app *snd,
 			uint32_t g, uint32_t len, uint32_t q)
@@ -232,35 +249,26 @@ static void tx_tcp_hold(struct lt_build *b, struct nsight_msg *m, const struct n
 	uint32_t ack = releasing_ack(b, snd->r.hdr.tsc, qp, true), end = snd->r.tcp_seq + len;
 	/* No room at all: the send sleeps before its first byte is queued. */
 	bool sndbuf = snd->has_tcp && ts->sndbuf && ts->wmem_queued >= ts->sndbuf;
+	uint8_t why;
 
 	if (ack == NONE && !sndbuf)
 		return;
-	m->hold_from = snd->r.hdr.tsc;
-	m->hold_to = qp->hdr.tsc;
-	m->hold_ns = nsight_lt_ticks_ns(b, m->hold_to - m->hold_from);
-	if (!snd->has_tcp) {
-		m->hold = NSIGHT_HOLD_ACK;
-	} else if (sndbuf) {
-		m->hold = NSIGHT_HOLD_SNDBUF;
-	} else if (seq_after(end, ts->snd_una + ts->snd_wnd)) {
-		m->hold = NSIGHT_HOLD_RWND;
-	} else if (ts->snd_cwnd && ts->packets_out >= ts->snd_cwnd) {
-		m->hold = NSIGHT_HOLD_CWND;
-	} else if (ts->nonagle & NSIGHT_TCP_NAGLE_CORK) {
-		m->hold = NSIGHT_HOLD_CORK;
-	} else if (!(ts->nonagle & NSIGHT_TCP_NAGLE_OFF) && ts->packets_out && len < ts->mss) {
-		uint32_t last = b->txq_last[g];
-		uint64_t wait = 0;
-
-		/* The ACK's delay: from the last segment before the send to it. */
-		if (last != NONE && ack != NONE)
-			wait = nsight_lt_ticks_ns(b, cap->pkts[ack].r.hdr.tsc -
-						     cap->pkts[last].r.hdr.tsc);
-		m->hold = wait >= (uint64_t)ts->srtt_us * 1000 + NSIGHT_DELACK_NS ?
-			  NSIGHT_HOLD_NAGLE_DELACK : NSIGHT_HOLD_NAGLE;
-	} else {
-		m->hold = NSIGHT_HOLD_ACK;
-	}
+	if (!snd->has_tcp)
+		why = NSIGHT_HOLD_ACK;
+	else if (sndbuf)
+		why = NSIGHT_HOLD_SNDBUF;
+	else if (seq_after(end, ts->snd_una + ts->snd_wnd))
+		why = NSIGHT_HOLD_RWND;
+	else if (ts->snd_cwnd && ts->packets_out >= ts->snd_cwnd)
+		why = NSIGHT_HOLD_CWND;
+	else if (ts->nonagle & NSIGHT_TCP_NAGLE_CORK)
+		why = NSIGHT_HOLD_CORK;
+	else if (!(ts->nonagle & NSIGHT_TCP_NAGLE_OFF) && ts->packets_out && len < ts->mss)
+		/* In flight: the last segment before the send. */
+		why = nagle_hold(b, ts, b->txq_last[g], ack);
+	else
+		why = NSIGHT_HOLD_ACK;
+	nsight_lt_hold(b, m, why, snd->r.hdr.tsc, qp->hdr.tsc);
 }
 
 /*
@@ -277,30 +285,26 @@ static void tx_tcp_tail_hold(struct lt_build *b, struct nsight_msg *m,
 	const struct nsight_tcp_send_state *ts = &snd->tcp;
 	const struct nsight_rec_pkt *fp = &cap->pkts[f].r, *lp = &cap->pkts[l].r;
 	uint32_t ack, end = snd->r.tcp_seq + len;
+	uint8_t why;
 
 	if (m->hold || f == l)
 		return;
 	ack = releasing_ack(b, fp->hdr.tsc, lp, false);
 	if (ack == NONE)
 		return;
-	if (!snd->has_tcp) {
-		m->hold = NSIGHT_HOLD_ACK;
-	} else if (seq_after(end, ts->snd_una + ts->snd_wnd)) {
-		m->hold = NSIGHT_HOLD_RWND;
-	} else if (ts->snd_cwnd && ts->mss &&
-		   ts->packets_out + (len + ts->mss - 1) / ts->mss > ts->snd_cwnd) {
-		m->hold = NSIGHT_HOLD_CWND;
-	} else if (!(ts->nonagle & NSIGHT_TCP_NAGLE_OFF) && lp->payload_len < ts->mss) {
-		uint64_t wait = nsight_lt_ticks_ns(b, cap->pkts[ack].r.hdr.tsc - fp->hdr.tsc);
-
-		m->hold = wait >= (uint64_t)ts->srtt_us * 1000 + NSIGHT_DELACK_NS ?
-			  NSIGHT_HOLD_NAGLE_DELACK : NSIGHT_HOLD_NAGLE;
-	} else {
-		m->hold = NSIGHT_HOLD_ACK;
-	}
-	m->hold_from = fp->hdr.tsc;
-	m->hold_to = lp->hdr.tsc;
-	m->hold_ns = nsight_lt_ticks_ns(b, m->hold_to - m->hold_from);
+	if (!snd->has_tcp)
+		why = NSIGHT_HOLD_ACK;
+	else if (seq_after(end, ts->snd_una + ts->snd_wnd))
+		why = NSIGHT_HOLD_RWND;
+	else if (ts->snd_cwnd && ts->mss &&
+		 ts->packets_out + (len + ts->mss - 1) / ts->mss > ts->snd_cwnd)
+		why = NSIGHT_HOLD_CWND;
+	else if (!(ts->nonagle & NSIGHT_TCP_NAGLE_OFF) && lp->payload_len < ts->mss)
+		/* In flight: the first segment. */
+		why = nagle_hold(b, ts, f, ack);
+	else
+		why = NSIGHT_HOLD_ACK;
+	nsight_lt_hold(b, m, why, fp->hdr.tsc, lp->hdr.tsc);
 }
 
 /*
@@ -346,11 +350,9 @@ static bool tx_resent(struct lt_build *b, struct nsight_msg *m, uint32_t q, uint
 
 	if (m->hold && m->hold_to - m->hold_from >= rp->hdr.tsc - qp->hdr.tsc)
 		return false;
-	m->hold = releasing_ack(b, qp->hdr.tsc, rp, false) != NONE ? NSIGHT_HOLD_RETRANS_FAST :
-								     NSIGHT_HOLD_RETRANS_TIMEOUT;
-	m->hold_from = qp->hdr.tsc;
-	m->hold_to = rp->hdr.tsc;
-	m->hold_ns = nsight_lt_ticks_ns(b, m->hold_to - m->hold_from);
+	nsight_lt_hold(b, m, releasing_ack(b, qp->hdr.tsc, rp, false) != NONE ?
+			     NSIGHT_HOLD_RETRANS_FAST : NSIGHT_HOLD_RETRANS_TIMEOUT,
+		       qp->hdr.tsc, rp->hdr.tsc);
 	return true;
 }
 

@@ -160,12 +160,17 @@ static int cmp_sock(const void *a, const void *b)
 	return x->sock_id < y->sock_id ? -1 : x->sock_id > y->sock_id;
 }
 
-const struct nsight_qv_sock *nsight_queueview_sock(const struct nsight_queueview *qv,
-						   uint64_t sock_id)
+static struct nsight_qv_sock *sock_of(const struct nsight_queueview *qv, uint64_t sock_id)
 {
 	struct nsight_qv_sock key = { .sock_id = sock_id };
 
 	return qv->n_socks ? bsearch(&key, qv->socks, qv->n_socks, sizeof(key), cmp_sock) : NULL;
+}
+
+const struct nsight_qv_sock *nsight_queueview_sock(const struct nsight_queueview *qv,
+						   uint64_t sock_id)
+{
+	return sock_of(qv, sock_id);
 }
 
 int nsight_queueview_build(struct nsight_queueview *qv, const struct nsight_lifetimes *lt,
@@ -227,9 +232,6 @@ int nsight_queueview_build(struct nsight_queueview *qv, const struct nsight_life
 				so->not_queued++;
 			}
 		}
-		for (k = 0; so->not_queued && k < cap->n_sock_drops; k++)
-			so->rcvbuf_drops += cap->sock_drops[k].r.sock_id == so->sock_id &&
-					    cap->sock_drops[k].r.rc == -ENOMEM;
 		/* idx[s, s + nc) are the complete ones, still in hand-off order. */
 		so->messages = nc;
 		if (sock_depths(qv, lt->msgs, idx + s, nc, v))
@@ -257,6 +259,13 @@ int nsight_queueview_build(struct nsight_queueview *qv, const struct nsight_life
 	}
 	if (qv->n_socks > 1)
 		qsort(qv->socks, qv->n_socks, sizeof(*qv->socks), cmp_sock);
+	/* What the full receive buffer took of the datagrams a socket lost. */
+	for (i = 0; i < cap->n_sock_drops; i++) {
+		struct nsight_qv_sock *so = sock_of(qv, cap->sock_drops[i].r.sock_id);
+
+		if (so && so->not_queued && cap->sock_drops[i].r.rc == -ENOMEM)
+			so->rcvbuf_drops++;
+	}
 	goto out;
 nomem:
 	err = nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");

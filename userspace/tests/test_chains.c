@@ -17,7 +17,7 @@
 
 static struct cli c;
 
-static const char *const files[] = { "lock", "preempt", "lost", NULL };
+static const char *const files[] = { "lock", "preempt", "lost", "lost_rcvbuf", NULL };
 
 /* 40 requests, every 8th (from the 7th) a lock pair: 5 slow of 45. */
 static void save_lock(void)
@@ -266,6 +266,22 @@ static void test_rcvbuf_warning(void)
 	cli_run_verbose(&c, &r, NULL, (const char *[]){ cli_file(&c, "lost"), NULL });
 	CHECK_STR_HAS(r.out, "queue: udp 10.0.0.1:5000 > 10.0.0.2:9000 server[100]: 10 messages, ahead at hand-off p50 0, p99 0, max 0; kernel queue at 10 hand-offs p99 1 skbs 0 bytes, max 1 skbs 0 bytes\n");
 	CHECK_STR_HAS(r.out, "warning: 3 datagrams");
+	cli_result_free(&r);
+	/* The kernel's sock_drop records say the full buffer took two of them. */
+	scen_init(&sc, "server");
+	for (i = 0; i < 10; i++)
+		scen_woken(&sc);
+	for (i = 0, t = sc.t; i < 3; i++, t += 1000) {
+		synth_pkt(&sc.s, SC_X, t, NSIGHT_PKT_RX_GRO, 0x9000 + i, sc.flow, 0, 64, 0);
+		synth_pkt(&sc.s, SC_X, t + 200, NSIGHT_PKT_RX_RECEIVE, 0x9000 + i, sc.flow, 0, 64, 0);
+		if (i)
+			synth_sock_drop(&sc.s, SC_X, t + 300, 0x51, sc.sock, 0x9000 + i, -ENOMEM,
+					4608, 4608);
+	}
+	REQUIRE(scen_save(&sc, cli_file(&c, "lost_rcvbuf")) == 0);
+	cli_run(&c, &r, NULL, (const char *[]){ cli_file(&c, "lost_rcvbuf"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "warning: 3 datagrams to 10.0.0.1:5000 > 10.0.0.2:9000 were never made readable: the kernel dropped 2 of them for a full receive buffer (see resource loops in the diagnosis)\n");
 	cli_result_free(&r);
 	/* Without losses, no warning. */
 	cli_run(&c, &r, NULL, (const char *[]){ cli_file(&c, "lock"), NULL });
