@@ -268,18 +268,23 @@ static int serve_tcp(const struct opts *o, int lfd)
 	return 0;
 }
 
+/* -B: SO_RCVBUF (the kernel doubles it), before bind or connect; 0 if unset. */
+static int set_rcvbuf(int fd, unsigned long bytes)
+{
+	int v = (int)bytes;
+
+	return bytes ? setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)) : 0;
+}
+
 static int run_server(const struct opts *o)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(o->port) };
 	int fd, one = 1;
 
-	int rcvbuf = (int)o->rcvbuf;
-
 	fd = socket(AF_INET, o->tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
-				 sizeof(one)) ||
-	    (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
+				 sizeof(one)) || set_rcvbuf(fd, o->rcvbuf) ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
 		perror("msgload: server socket");
 		return 1;
@@ -440,11 +445,8 @@ static int run_client(const struct opts *o)
 		fprintf(stderr, "msgload: bad address %s\n", o->addr);
 		return 2;
 	}
-	int rcvbuf = (int)o->rcvbuf;
-
 	c.fd = socket(AF_INET, o->tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
-	if (c.fd < 0 ||
-	    (rcvbuf && setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
+	if (c.fd < 0 || set_rcvbuf(c.fd, o->rcvbuf) ||
 	    connect(c.fd, (struct sockaddr *)&sin, sizeof(sin))) {
 		perror("msgload: connect");
 		return 1;

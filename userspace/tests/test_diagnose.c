@@ -1175,6 +1175,53 @@ static void test_resource_loop(void)
 	cli_result_free(&r);
 }
 
+/* diag_json() of @capture, whose first group's first cause must be @want. */
+static struct json_object *diag_first(const char *capture, const char *want)
+{
+	struct json_object *o = diag_json(capture, NULL);
+
+	if (!o) {
+		KTAP_FAIL("%s: no JSON", capture);
+		return NULL;
+	}
+	if (strcmp(js(o, "diagnosis.groups.0.causes.0.category"), want))
+		KTAP_FAIL("%s: first cause \"%s\", expected \"%s\"", capture,
+			  js(o, "diagnosis.groups.0.causes.0.category"), want);
+	return o;
+}
+
+/*
+ * The messages of @capture (40, all complete) held @hold, each for
+ * @hold_ns and, unless @total_ns is 0, that long in all: how many.
+ */
+static size_t held_messages(const char *capture, const char *hold, uint64_t hold_ns,
+			    uint64_t total_ns)
+{
+	struct json_object *o = diag_json(capture, "--messages"), *an = jget(o, "messages");
+	size_t j, held = 0;
+
+	if (!an) {
+		KTAP_FAIL("%s: no messages", capture);
+		json_object_put(o);
+		return 0;
+	}
+	CHECK_U64(json_object_array_length(an), 40);
+	for (j = 0; j < json_object_array_length(an); j++) {
+		struct json_object *m = json_object_array_get_idx(an, j);
+
+		CHECK(!strcmp(js(m, "reason"), "complete"));
+		if (!jget(m, "tcp_hold"))
+			continue;
+		held++;
+		CHECK(!strcmp(js(m, "tcp_hold"), hold));
+		CHECK_U64(ji(m, "tcp_hold_ns"), hold_ns);
+		if (total_ns)
+			CHECK_U64(ji(m, "total_ns"), total_ns);
+	}
+	json_object_put(o);
+	return held;
+}
+
 static void test_tcp_held(void)
 {
 	struct json_object *o = diag_json("nagle", NULL), *g, *an;
@@ -1215,19 +1262,13 @@ static void test_tcp_held(void)
 			{ "noack", "TCP send held until an ACK" },
 		};
 
-		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-			o = diag_json(want[i][0], NULL);
-			REQUIRE(o);
-			if (strcmp(js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]))
-				KTAP_FAIL("%s: first cause \"%s\", expected \"%s\"", want[i][0],
-					  js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]);
-			json_object_put(o);
-		}
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			json_object_put(diag_first(want[i][0], want[i][1]));
 	}
 
 	/*
 	 * Retransmissions: the 5 lost replies end with the copy's xmit, held
-	 * from the first queueing to the copy's.
+	 * from the first queueing (+400 ns) to the copy's (30 or 210 ms).
 	 */
 	{
 		static const char *const want[][3] = {
@@ -1237,44 +1278,22 @@ static void test_tcp_held(void)
 		};
 
 		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-			size_t j, held = 0;
-			bool fast = i == 1;
+			uint64_t copy = i ? 30000000 : 210000000;
 
-			o = diag_json(want[i][0], NULL);
+			o = diag_first(want[i][0], want[i][1]);
 			REQUIRE(o);
-			if (strcmp(js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]))
-				KTAP_FAIL("%s: first cause \"%s\", expected \"%s\"", want[i][0],
-					  js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]);
 			CHECK(jd(o, "diagnosis.groups.0.causes.0.share") > 0.99);
 			CHECK_U64(ji(o, "diagnosis.groups.0.causes.0.messages"), 5);
 			CHECK_STR_HAS(js(o, "diagnosis.groups.0.causes.0.next_step.advice"),
 				      "drops");
 			json_object_put(o);
-			o = diag_json(want[i][0], "--messages");
-			REQUIRE(o);
-			an = jget(o, "messages");
-			REQUIRE(an);
-			CHECK_U64(json_object_array_length(an), 40);
-			for (j = 0; j < json_object_array_length(an); j++) {
-				struct json_object *m = json_object_array_get_idx(an, j);
-
-				CHECK(!strcmp(js(m, "reason"), "complete"));
-				if (!jget(m, "tcp_hold"))
-					continue;
-				held++;
-				CHECK(!strcmp(js(m, "tcp_hold"), want[i][2]));
-				/* First queueing at +400 ns, the copy at 30 or 210 ms. */
-				CHECK_U64(ji(m, "tcp_hold_ns"), (fast ? 30000000 : 210000000) - 400);
-				CHECK_U64(ji(m, "total_ns"), (fast ? 30000000 : 210000000) + 500);
-			}
-			CHECK_U64(held, 5);
-			json_object_put(o);
+			CHECK_U64(held_messages(want[i][0], want[i][2], copy - 400, copy + 500), 5);
 		}
 	}
 
 	/*
-	 * The rest of a write held: the first segment left, the second only
-	 * when the peer's packet came, 40 ms later.
+	 * The rest of a write held: the first segment left (+400 ns), the
+	 * second only when the peer's packet came, 40 ms later.
 	 */
 	{
 		static const char *const want[][3] = {
@@ -1285,30 +1304,8 @@ static void test_tcp_held(void)
 		};
 
 		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-			size_t j, held = 0;
-
-			o = diag_json(want[i][0], NULL);
-			REQUIRE(o);
-			if (strcmp(js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]))
-				KTAP_FAIL("%s: first cause \"%s\", expected \"%s\"", want[i][0],
-					  js(o, "diagnosis.groups.0.causes.0.category"), want[i][1]);
-			json_object_put(o);
-			o = diag_json(want[i][0], "--messages");
-			REQUIRE(o);
-			an = jget(o, "messages");
-			REQUIRE(an);
-			for (j = 0; j < json_object_array_length(an); j++) {
-				struct json_object *m = json_object_array_get_idx(an, j);
-
-				if (!jget(m, "tcp_hold"))
-					continue;
-				held++;
-				CHECK(!strcmp(js(m, "tcp_hold"), want[i][2]));
-				/* From the first segment's queueing (+400 ns) to the second's. */
-				CHECK_U64(ji(m, "tcp_hold_ns"), 40000000 - 400);
-			}
-			CHECK_U64(held, 5);
-			json_object_put(o);
+			json_object_put(diag_first(want[i][0], want[i][1]));
+			CHECK_U64(held_messages(want[i][0], want[i][2], 40000000 - 400, 0), 5);
 		}
 	}
 
