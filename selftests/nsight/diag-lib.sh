@@ -14,6 +14,40 @@ diag_setup() {
 	netns_pair nsa nsb 10.16.0.1 10.16.0.2
 }
 
+# softirq_flood_start: costly receive processing on the application core
+# (CPU 1): RPS of nsb's veth to CPU 1, a sink on CPU 0 whose
+# 4,000-instruction socket filter runs on every datagram where it is
+# received, and a flood to it (10.16.0.2:9301) from CPU 1 in nsa, since
+# veth receives on the sender's CPU. The sink has written "listening" to
+# /tmp/sink.out once its filter is attached. softirq_flood_stop ends both
+# and the RPS.
+softirq_flood_start() {
+	ip netns exec nsb sh -c 'echo 2 > /sys/class/net/veth0/queues/rx-0/rps_cpus'
+	# A 4000-instruction filter needs more than the default socket option
+	# memory.
+	echo 1048576 > /proc/sys/net/core/optmem_max
+	ip netns exec nsb sh -c 'echo 1048576 > /proc/sys/net/core/optmem_max' 2>/dev/null
+	ip netns exec nsb taskset -c 0 udp_pair recv 9301 1000000000 20000 4000 \
+		>/tmp/sink.out 2>&1 &
+	sleep 0.5
+	ip netns exec nsa taskset -c 1 udp_pair flood 10.16.0.2 9301 600 >/dev/null 2>&1 &
+	# Started through the ip wrapper in the background: killed by name.
+	at_exit "killall udp_pair 2>/dev/null"
+}
+
+softirq_flood_stop() {
+	killall udp_pair 2>/dev/null
+	wait_until 50 0.1 sh -c '! pidof udp_pair'
+	ip netns exec nsb sh -c 'echo 0 > /sys/class/net/veth0/queues/rx-0/rps_cpus'
+}
+
+# flood_in_rxwork FILE PID: the receive work behind PID's RX causes in the
+# analysis FILE lists the flood's flow (to 10.16.0.2:9301).
+flood_in_rxwork() {
+	sed -n "/^diagnosis: [^ ]*\[$2\] rx:/,/^  coverage:/p" "$1" |
+		grep -q '^      udp [0-9.:]* > 10.16.0.2:9301: '
+}
+
 # memcached_start: memcached (one worker thread) in nsb on CPU 1, port
 # 11211, killed at exit; returns 1 if it does not answer within 10 s.
 memcached_start() {
