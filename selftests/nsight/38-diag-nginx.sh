@@ -55,6 +55,9 @@ nginx_run() {
 
 ktap_plan 5
 diag_setup
+# No khugepaged: it collapses earlier scenarios' memory (redis) on any core,
+# and a millisecond of it in the clean run is a competitor no one injected.
+echo never > /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
 ip netns exec nsb taskset -c 1 hog 0 0 1000 4000 >/dev/null 2>&1 &
 hpid=$!
 # "ip netns exec" forks: the hog is its child, killed by name.
