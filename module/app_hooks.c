@@ -94,6 +94,37 @@ static void nsight_tcp_send_state(const struct sock *sk,
 	ts->srtt_us = READ_ONCE(tp->srtt_us) >> 3;
 }
 
+/* The app_recv or app_send record of an IPv4 flow, compact. */
+static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
+					      const struct nsight_flow *flow,
+					      u64 sock_id, u64 start, s64 ret,
+					      u32 tcp_seq, u32 flags,
+					      bool tcp_state)
+{
+	u32 size = sizeof(struct nsight_crec_app4) +
+		   (tcp_state ? sizeof(struct nsight_tcp_send_state) : 0);
+	struct nsight_crec_app4 *r;
+	struct nsight_wr w;
+
+	r = (void *)nsight_reserve_tasks(&w, type == NSIGHT_REC_APP_SEND ?
+					 NSIGHT_CREC_APP_SEND4 :
+					 NSIGHT_CREC_APP_RECV4, size,
+					 current, NULL);
+	if (!r)
+		return;
+	if (tcp_state)
+		nsight_tcp_send_state(sk, (struct nsight_tcp_send_state *)(r + 1));
+	r->sock_id = sock_id;
+	r->start_tsc = start == NSIGHT_APP_START_NOW ? w.tsc : start;
+	r->ret = ret;
+	nsight_cflow4_fill(&r->flow, flow);
+	r->tcp_seq = tcp_seq;
+	r->tid = current->pid;
+	r->flags = flags;
+	r->pad = 0;
+	nsight_commit(&w);
+}
+
 /*
  * An app_recv or app_send record of @sk (@msg: the send's message, for
  * its destination; @start: when the call began, NSIGHT_APP_START_NOW, or
@@ -119,6 +150,11 @@ static void nsight_app_write(u16 type, struct sock *sk,
 	    !nsight_filter_ok_pid(current->tgid))
 		return;
 	sock_id = nsight_sock_id(sk);
+	if (nsight_flow_v4(&flow)) {
+		nsight_app4_write(type, sk, &flow, sock_id, start, ret, tcp_seq,
+				  flags, tcp_state);
+		return;
+	}
 	r = nsight_reserve(&w, type, sizeof(*r) + (tcp_state ?
 			   sizeof(struct nsight_tcp_send_state) : 0));
 	if (!r)
@@ -127,7 +163,7 @@ static void nsight_app_write(u16 type, struct sock *sk,
 		nsight_tcp_send_state(sk, (struct nsight_tcp_send_state *)(r + 1));
 	r->sock_id = sock_id;
 	r->flow = flow;
-	r->start_tsc = start == NSIGHT_APP_START_NOW ? r->hdr.tsc : start;
+	r->start_tsc = start == NSIGHT_APP_START_NOW ? w.tsc : start;
 	r->ret = ret;
 	r->tcp_seq = tcp_seq;
 	r->tid = current->pid;

@@ -36,15 +36,13 @@
 
 struct nsight_buffer nsight_buf;
 
-void nsight_subbuf_record_fill(struct nsight_rec_subbuf *r, unsigned int cpu,
-			       u64 tsc, u64 seq, u64 dropped)
+void nsight_subbuf_record_fill(struct nsight_crec_subbuf *r, u64 tsc,
+			       u64 seq, u64 dropped)
 {
-	r->hdr.type = NSIGHT_REC_SUBBUF;
-	r->hdr.size = sizeof(*r);
-	r->hdr.cpu = cpu;
-	r->hdr.tsc = tsc;
+	r->hdr = NSIGHT_CREC_HDR(NSIGHT_REC_SUBBUF, sizeof(*r), tsc);
 	r->seq = seq;
 	r->dropped = dropped;
+	r->tsc = tsc;
 }
 
 /*
@@ -72,10 +70,10 @@ static int nsight_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	if (relay_buf_full(buf))
 		return 0;
 
-	nsight_subbuf_record_fill(subbuf, buf->cpu, nsight_clock(),
-				  st->next_seq++, st->unreported_drops);
+	nsight_subbuf_record_fill(subbuf, nsight_clock(), st->next_seq++,
+				  st->unreported_drops);
 	st->unreported_drops = 0;
-	subbuf_start_reserve(buf, sizeof(struct nsight_rec_subbuf));
+	subbuf_start_reserve(buf, sizeof(struct nsight_crec_subbuf));
 	return 1;
 }
 
@@ -206,6 +204,8 @@ static void nsight_stats_clear(struct nsight_buffer *b)
 		st->unreported_drops = 0;
 		st->next_seq = 0;
 		st->full_reported = false;
+		/* Relay counts sub-buffers from 0 again. */
+		memset(st->threads, 0, sizeof(st->threads));
 	}
 }
 
@@ -287,18 +287,28 @@ void nsight_buffer_drop(struct nsight_buffer *b, struct nsight_cpu_stats *st,
 	}
 }
 
-/* Returns true if @rec was written, false if it was dropped. */
+/*
+ * Write @rec in its compact form (its body after the header word). Returns
+ * true if it was written, false if it was dropped.
+ */
 bool nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec)
 {
-	struct nsight_rec_hdr *dst;
 	struct nsight_wr w;
+	u64 *dst;
 
-	dst = __nsight_reserve(b, &w, rec->type, rec->size);
+	if (unlikely(rec->size - 8 > NSIGHT_CREC_MAX_SIZE)) {
+		/* No compact form: dropped, and counted as every drop is. */
+		local_irq_save(w.flags);
+		nsight_buffer_drop(b, this_cpu_ptr(b->stats), rec->size);
+		local_irq_restore(w.flags);
+		return false;
+	}
+	dst = __nsight_creserve(b, &w, rec->type, rec->size - 8);
 	if (!dst)
 		return false;
 	memcpy(dst + 1, rec + 1, rec->size - sizeof(*rec));
-	rec->cpu = dst->cpu;
-	rec->tsc = dst->tsc;
+	rec->cpu = smp_processor_id();
+	rec->tsc = w.tsc;
 	nsight_commit(&w);
 	return true;
 }

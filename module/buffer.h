@@ -11,6 +11,9 @@
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/smp.h>
+#include <linux/sched.h>
+#include <linux/hash.h>
+#include <linux/string.h>
 #include <linux/nsight.h>
 #include "profile.h"
 #include "compat.h"
@@ -26,12 +29,29 @@ struct dentry;
  * touched only with interrupts off on that CPU, or while no capture runs
  * (reset, channel creation).
  */
+/*
+ * What this CPU's current sub-buffer said of a task (a NSIGHT_CREC_THREAD
+ * record): a direct-mapped memo, so that records naming the task leave
+ * its identity out until the sub-buffer changes or the identity does.
+ */
+struct nsight_thread_memo {
+	u32 tid;
+	u32 tgid;
+	s32 prio;
+	u32 pad;
+	u64 seq;		/* relay's subbufs_produced when written */
+	u64 comm[2];
+};
+
+#define NSIGHT_THREAD_MEMO_BITS	6
+
 struct nsight_cpu_stats {
 	u64 written;
 	u64 dropped;
 	u64 unreported_drops;
 	u64 next_seq;
 	bool full_reported;
+	struct nsight_thread_memo threads[1 << NSIGHT_THREAD_MEMO_BITS];
 };
 
 /**
@@ -74,8 +94,8 @@ void nsight_buffer_set_live(struct nsight_buffer *b, bool live);
 bool nsight_buffer_write(struct nsight_buffer *b, struct nsight_rec_hdr *rec);
 void nsight_buffer_snapshot(struct nsight_buffer *b, unsigned int cpu,
 			    struct nsight_cpu_snapshot *s);
-void nsight_subbuf_record_fill(struct nsight_rec_subbuf *r, unsigned int cpu,
-			       u64 tsc, u64 seq, u64 dropped);
+void nsight_subbuf_record_fill(struct nsight_crec_subbuf *r, u64 tsc,
+			       u64 seq, u64 dropped);
 void nsight_buffer_drop(struct nsight_buffer *b, struct nsight_cpu_stats *st,
 			u16 size);
 
@@ -85,60 +105,189 @@ extern struct nsight_buffer nsight_buf;
 /* A reservation between nsight_reserve() and nsight_commit(). */
 struct nsight_wr {
 	unsigned long flags;
+	u64 tsc;		/* the record's TSC */
 };
 
+/*
+ * Interrupts off: room for @size bytes in this CPU's sub-buffer, starting
+ * the next one if needed. NULL (and the drop counted) when the buffer is
+ * full or in NMI context (relay's sub-buffer switch is not NMI-safe).
+ * relay_reserve() without its preemption toggle, which interrupts being
+ * off make redundant.
+ */
+static __always_inline struct rchan_buf *nsight_room(struct nsight_buffer *b,
+						     u32 size)
+{
+	struct rchan_buf *rb;
+
+	if (unlikely(in_nmi()))
+		return NULL;
+	rb = *this_cpu_ptr(b->chan->buf);
+	if (unlikely(rb->offset + size > b->subbuf_size) &&
+	    !relay_switch_subbuf(rb, size))
+		return NULL;
+	return rb;
+}
+
+/* Take @size bytes of the room nsight_room() made and stamp the header. */
+static __always_inline u64 *nsight_take(struct nsight_buffer *b,
+					struct rchan_buf *rb,
+					struct nsight_wr *w, u8 type,
+					u32 size, u32 total)
+{
+	u64 *h = rb->data + rb->offset;
+
+	rb->offset += total;
+	w->tsc = nsight_clock();
+	h = (void *)h + total - size;
+	*h = NSIGHT_CREC_HDR(type, size, w->tsc);
+	this_cpu_inc(b->stats->written);
+	nsight_prof_record(total, true);
+	return h;
+}
+
 /**
- * __nsight_reserve - reserve a record in @b on this CPU.
+ * __nsight_creserve - reserve a compact record in @b on this CPU.
  * @b:    the buffer
- * @w:    kept for nsight_commit()
- * @type: enum nsight_rec_type
- * @size: bytes of the whole record, a multiple of NSIGHT_REC_ALIGN
+ * @w:    kept for nsight_commit(); @w->tsc is the record's TSC
+ * @type: enum nsight_rec_type or enum nsight_crec_type
+ * @size: bytes of the whole compact record, a multiple of 8
  *
- * Returns the record with its header written (type, size, this CPU, the
- * TSC now) and interrupts off until nsight_commit(): the caller fills in
- * every other byte in between, in place. Returns NULL when the record is
- * dropped (the buffer is full, or NMI context: relay_reserve() is not
- * NMI-safe), counted, interrupts as they were. Reserving and stamping
- * with interrupts off keep every CPU's records in TSC order; the
- * reservation may start a sub-buffer, whose header is stamped first.
+ * Returns the record with its header word written (type, size, the TSC
+ * now) and interrupts off until nsight_commit(): the caller fills in every
+ * other byte in between, in place. Returns NULL when the record is dropped
+ * (the buffer is full, or NMI context), counted, interrupts as they were.
+ * Reserving and stamping with interrupts off keep every CPU's records in
+ * TSC order; the reservation may start a sub-buffer, whose header is
+ * stamped first.
+ */
+static __always_inline u64 *__nsight_creserve(struct nsight_buffer *b,
+					      struct nsight_wr *w, u8 type,
+					      u32 size)
+{
+	struct rchan_buf *rb;
+
+	local_irq_save(w->flags);
+	rb = nsight_room(b, size);
+	if (likely(rb))
+		return nsight_take(b, rb, w, type, size, size);
+	nsight_buffer_drop(b, this_cpu_ptr(b->stats), size);
+	local_irq_restore(w->flags);
+	return NULL;
+}
+
+/*
+ * __nsight_reserve - a record of a type of enum nsight_rec_type, written
+ * in its compact form: @size is sizeof() its struct nsight_rec_*, and the
+ * struct returned lies over the compact record so that its fields after
+ * hdr are the compact record's body. The struct's hdr overlaps the bytes
+ * before the record and must not be touched (nor read: the TSC is
+ * @w->tsc).
  */
 static __always_inline void *__nsight_reserve(struct nsight_buffer *b,
 					      struct nsight_wr *w, u16 type,
 					      u16 size)
 {
-	struct nsight_rec_hdr *h;
-	struct rchan_buf *rb;
+	u64 *h = __nsight_creserve(b, w, type, size - 8);
 
-	local_irq_save(w->flags);
-	if (unlikely(in_nmi()))
-		goto drop;
-	/*
-	 * relay_reserve() without its preemption toggle, which interrupts
-	 * being off make redundant.
-	 */
-	rb = *this_cpu_ptr(b->chan->buf);
-	if (unlikely(rb->offset + size > b->subbuf_size) &&
-	    !relay_switch_subbuf(rb, size))
-		goto drop;
-	h = rb->data + rb->offset;
-	rb->offset += size;
-	h->type = type;
-	h->size = size;
-	h->cpu = smp_processor_id();
-	h->tsc = nsight_clock();
-	this_cpu_inc(b->stats->written);
-	nsight_prof_record(size, true);
-	return h;
-drop:
-	nsight_buffer_drop(b, this_cpu_ptr(b->stats), size);
-	local_irq_restore(w->flags);
-	return NULL;
+	return h ? (void *)h - 8 : NULL;
 }
 
 static __always_inline void *nsight_reserve(struct nsight_wr *w, u16 type,
 					    u16 size)
 {
 	return __nsight_reserve(&nsight_buf, w, type, size);
+}
+
+/* Whether this CPU's sub-buffer @seq has said who @t is. */
+static __always_inline bool nsight_thread_known(const struct nsight_thread_memo *m,
+						const struct task_struct *t,
+						u64 seq)
+{
+	u64 c[2];
+
+	memcpy(c, t->comm, sizeof(c));
+	return m->seq == seq && m->tid == t->pid && m->tgid == t->tgid &&
+	       m->prio == t->prio && m->comm[0] == c[0] && m->comm[1] == c[1];
+}
+
+/* Write @t's NSIGHT_CREC_THREAD at @h and remember it in @m. */
+static __always_inline void nsight_thread_write(struct nsight_thread_memo *m,
+						struct nsight_crec_thread *r,
+						const struct task_struct *t,
+						u64 seq, u64 tsc)
+{
+	r->hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_THREAD, sizeof(*r), tsc);
+	r->tid = t->pid;
+	r->pid = t->tgid;
+	r->prio = t->prio;
+	r->pad = 0;
+	memcpy(r->comm, t->comm, sizeof(r->comm));
+	m->seq = seq;
+	m->tid = t->pid;
+	m->tgid = t->tgid;
+	m->prio = t->prio;
+	memcpy(m->comm, r->comm, sizeof(m->comm));
+}
+
+static __always_inline struct nsight_thread_memo *
+nsight_thread_slot(struct nsight_cpu_stats *st, const struct task_struct *t)
+{
+	return &st->threads[hash_32(t->pid, NSIGHT_THREAD_MEMO_BITS)];
+}
+
+/**
+ * __nsight_reserve_tasks - reserve a compact record in @b that names @t0
+ * and, if not NULL, @t1 (another task), with the NSIGHT_CREC_THREAD records
+ * the current sub-buffer still lacks in front of it, in the same
+ * reservation (one record written, or dropped, with them).
+ */
+static __always_inline u64 *__nsight_reserve_tasks(struct nsight_buffer *b,
+						   struct nsight_wr *w, u8 type,
+						   u32 size,
+						   const struct task_struct *t0,
+						   const struct task_struct *t1)
+{
+	const u32 ts = sizeof(struct nsight_crec_thread);
+	struct nsight_thread_memo *m0, *m1 = NULL;
+	struct nsight_cpu_stats *st;
+	struct rchan_buf *rb;
+	bool a0, a1 = false;
+	u32 total = size;
+	u64 *h, seq;
+
+	local_irq_save(w->flags);
+	/* Room for both thread records: the check below needs the sub-buffer. */
+	rb = nsight_room(b, size + (t1 ? 2 : 1) * ts);
+	st = this_cpu_ptr(b->stats);
+	if (unlikely(!rb)) {
+		nsight_buffer_drop(b, st, size);
+		local_irq_restore(w->flags);
+		return NULL;
+	}
+	seq = rb->subbufs_produced;
+	m0 = nsight_thread_slot(st, t0);
+	a0 = !nsight_thread_known(m0, t0, seq);
+	total += a0 ? ts : 0;
+	if (t1) {
+		m1 = nsight_thread_slot(st, t1);
+		a1 = !nsight_thread_known(m1, t1, seq);
+		total += a1 ? ts : 0;
+	}
+	h = nsight_take(b, rb, w, type, size, total);
+	if (a0)
+		nsight_thread_write(m0, (void *)h - total + size, t0, seq, w->tsc);
+	if (a1)
+		nsight_thread_write(m1, (void *)h - ts, t1, seq, w->tsc);
+	return h;
+}
+
+static __always_inline u64 *nsight_reserve_tasks(struct nsight_wr *w, u8 type,
+						 u32 size,
+						 const struct task_struct *t0,
+						 const struct task_struct *t1)
+{
+	return __nsight_reserve_tasks(&nsight_buf, w, type, size, t0, t1);
 }
 
 /* The record reserved with @w is complete. */

@@ -29,24 +29,20 @@ static void nsight_sched_switch(void *data, bool preempt,
 				struct task_struct *next,
 				unsigned int prev_state)
 {
-	struct nsight_rec_sched_switch *r;
 	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_crec_switch *r;
 	struct nsight_wr w;
 
 	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_SWITCH);
-	r = nsight_reserve(&w, NSIGHT_REC_SCHED_SWITCH, sizeof(*r));
+	/* Their names, ids and priorities: thread records, once each. */
+	r = (void *)nsight_reserve_tasks(&w, NSIGHT_CREC_SWITCH, sizeof(*r),
+					 prev, next);
 	if (r) {
-		r->prev_tid = prev->pid;
-		r->prev_pid = prev->tgid;
+		r->prev_tid_flags = prev->pid |
+				    (preempt ? NSIGHT_CSWITCH_PREEMPT : 0);
 		r->next_tid = next->pid;
-		r->next_pid = next->tgid;
-		r->prev_prio = prev->prio;
-		r->next_prio = next->prio;
 		r->prev_state = prev_state;
-		r->flags = preempt ? NSIGHT_SWITCH_PREEMPT : 0;
-		/* As the sched_switch trace event does: comm may change. */
-		memcpy(r->prev_comm, prev->comm, sizeof(r->prev_comm));
-		memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
+		r->pad = 0;
 		nsight_commit(&w);
 	}
 	nsight_prof_exit(&pf);
@@ -54,20 +50,18 @@ static void nsight_sched_switch(void *data, bool preempt,
 
 static void nsight_sched_waking(void *data, struct task_struct *p)
 {
-	struct nsight_rec_waking *r;
 	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_crec_waking *r;
 	struct nsight_wr w;
 
 	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_WAKING);
-	r = nsight_reserve(&w, NSIGHT_REC_WAKING, sizeof(*r));
+	r = (void *)nsight_reserve_tasks(&w, NSIGHT_CREC_WAKING, sizeof(*r),
+					 p, NULL);
 	if (r) {
 		r->tid = p->pid;
-		r->pid = p->tgid;
-		r->prio = p->prio;
 		r->target_cpu = task_cpu(p);
 		r->waker_tid = in_task() ? current->pid : 0;
-		r->pad = 0;
-		memcpy(r->comm, p->comm, sizeof(r->comm));
+		r->prio = p->prio;
 		nsight_commit(&w);
 	}
 	nsight_prof_exit(&pf);

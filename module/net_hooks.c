@@ -182,6 +182,35 @@ static __always_inline void nsight_pkt_stage_write(const struct sk_buff *skb,
 	nsight_commit(&w);
 }
 
+/* The pkt record of an IPv4 packet without timestamps, compact. */
+static __always_inline void nsight_pkt4_write(const struct sk_buff *skb,
+					      const struct nsight_pkt_info *pi,
+					      u32 ifindex, u8 stage)
+{
+	struct nsight_crec_pkt4 *r;
+	struct nsight_wr w;
+	u8 flags = NSIGHT_PKT_F_WIRE_HASH;
+	u16 queue, gso_segs;
+
+	queue = nsight_pkt_shape(skb, stage, &flags, &gso_segs);
+	r = (void *)__nsight_creserve(&nsight_buf, &w, NSIGHT_CREC_PKT4,
+				      sizeof(*r));
+	if (!r)
+		return;
+	r->pkt_id = pi->id;
+	nsight_cflow4_fill(&r->flow, &pi->flow);
+	r->seq = pi->seq;
+	r->payload_len = pi->payload_len;
+	r->ifindex = ifindex;
+	r->queue = queue;
+	r->stage = stage;
+	r->flags = flags;
+	r->gso_segs = gso_segs;
+	r->rc = 0;
+	r->wire_hash = pi->wire_hash;
+	nsight_commit(&w);
+}
+
 /* A packet record of @skb at @stage; @hw, if set, is its hardware stamp. */
 static __always_inline void nsight_pkt_write(const struct sk_buff *skb,
 					     int nh_off, u8 stage,
@@ -197,6 +226,14 @@ static __always_inline void nsight_pkt_write(const struct sk_buff *skb,
 		return;
 	if (again && !hw && !skb_hwtstamps((struct sk_buff *)skb)->hwtstamp) {
 		nsight_pkt_stage_write(skb, pi.id, ifindex, stage);
+		return;
+	}
+	if (!hw && !skb->tstamp && nsight_flow_v4(&pi.flow) &&
+	    (stage > NSIGHT_PKT_RX_RECEIVE ||
+	     !skb_hwtstamps((struct sk_buff *)skb)->hwtstamp)) {
+		nsight_pkt4_write(skb, &pi, ifindex, stage);
+		if (!nsight_later_stage(stage))
+			nsight_pkt_recorded(skb, nh_off);
 		return;
 	}
 	r = nsight_reserve(&w, NSIGHT_REC_PKT, sizeof(*r));
@@ -343,6 +380,29 @@ static u64 nsight_udp_enqueued_id(const struct sock *sk)
 	return q->pkt_id;
 }
 
+/* The handoff record of a socket with an IPv4 flow, compact. */
+static __always_inline void nsight_handoff4_write(const struct sock *sk,
+						  const struct nsight_flow *flow,
+						  u64 pkt_id, u32 rcv_nxt,
+						  u32 copied)
+{
+	struct nsight_crec_handoff4 *r;
+	struct nsight_wr w;
+
+	r = (void *)__nsight_creserve(&nsight_buf, &w, NSIGHT_CREC_HANDOFF4,
+				      sizeof(*r));
+	if (!r)
+		return;
+	r->sock_id = nsight_sock_id((struct sock *)sk);
+	r->pkt_id = pkt_id;
+	nsight_cflow4_fill(&r->flow, flow);
+	r->rcvq_bytes = sk_rmem_alloc_get(sk);
+	r->rcvq_len = skb_queue_len_lockless(&sk->sk_receive_queue);
+	r->tcp_rcv_nxt = rcv_nxt;
+	r->tcp_copied_seq = copied;
+	nsight_commit(&w);
+}
+
 /* Data became readable on @sk and its readers are being woken. */
 static void nsight_handoff(const struct sock *sk, enum nsight_hook hook)
 {
@@ -368,6 +428,10 @@ static void nsight_handoff(const struct sock *sk, enum nsight_hook hook)
 	if (sk->sk_protocol == IPPROTO_TCP) {
 		rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
 		copied = READ_ONCE(tcp_sk(sk)->copied_seq);
+	}
+	if (nsight_flow_v4(&flow)) {
+		nsight_handoff4_write(sk, &flow, pkt_id, rcv_nxt, copied);
+		goto out;
 	}
 	r = nsight_reserve(&w, NSIGHT_REC_HANDOFF, sizeof(*r));
 	if (!r)

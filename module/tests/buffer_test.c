@@ -56,6 +56,15 @@ static void nsight_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_tcp_send_state), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_timekeeper), 168);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync), 72);
+	/* Compact records (their 8-byte header word included). */
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_subbuf), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_thread), 40);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_cflow4), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_switch), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_waking), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_pkt4), 56);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_handoff4), 56);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app4), 64);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_phc_sample), 56);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync) %
 			NSIGHT_REC_ALIGN, 0);
@@ -66,14 +75,15 @@ static void nsight_test_record_layout(struct kunit *test)
 
 static void nsight_test_subbuf_encoding(struct kunit *test)
 {
-	struct nsight_rec_subbuf r;
+	struct nsight_crec_subbuf r;
 
 	memset(&r, 0xa5, sizeof(r));
-	nsight_subbuf_record_fill(&r, 3, 0x1122334455667788ULL, 42, 7);
-	KUNIT_EXPECT_EQ(test, r.hdr.type, NSIGHT_REC_SUBBUF);
-	KUNIT_EXPECT_EQ(test, r.hdr.size, sizeof(r));
-	KUNIT_EXPECT_EQ(test, r.hdr.cpu, 3);
-	KUNIT_EXPECT_EQ(test, r.hdr.tsc, 0x1122334455667788ULL);
+	nsight_subbuf_record_fill(&r, 0x1122334455667788ULL, 42, 7);
+	KUNIT_EXPECT_EQ(test, NSIGHT_CREC_TYPE(r.hdr), NSIGHT_REC_SUBBUF);
+	KUNIT_EXPECT_EQ(test, NSIGHT_CREC_SIZE(r.hdr), sizeof(r));
+	/* The header keeps the low 48 bits, the body the whole TSC. */
+	KUNIT_EXPECT_EQ(test, NSIGHT_CREC_TSC(r.hdr), 0x334455667788ULL);
+	KUNIT_EXPECT_EQ(test, r.tsc, 0x1122334455667788ULL);
 	KUNIT_EXPECT_EQ(test, r.seq, 42);
 	KUNIT_EXPECT_EQ(test, r.dropped, 7);
 }
@@ -117,9 +127,9 @@ static void nsight_test_fill(struct nsight_rec_sched_switch *r)
 	nsight_rec_init(&r->hdr, NSIGHT_REC_SCHED_SWITCH, sizeof(*r));
 }
 
-static struct nsight_rec_subbuf *nsight_test_subbuf(struct rchan_buf *rb,
-						    size_t subbuf_size,
-						    size_t i)
+static struct nsight_crec_subbuf *nsight_test_subbuf(struct rchan_buf *rb,
+						     size_t subbuf_size,
+						     size_t i)
 {
 	return rb->start + (i % rb->chan->n_subbufs) * subbuf_size;
 }
@@ -135,7 +145,7 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	struct nsight_buffer *b;
 	struct nsight_rec_sched_switch r;
 	struct nsight_cpu_snapshot s;
-	struct nsight_rec_subbuf *hdr;
+	struct nsight_crec_subbuf *hdr;
 	const unsigned int attempts = 2000;
 	size_t per_subbuf, i, off, ok;
 	u64 prev = 0;
@@ -143,8 +153,9 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	unsigned int cpu;
 
 	b = nsight_test_open(test);
-	per_subbuf = (b->subbuf_size - sizeof(struct nsight_rec_subbuf)) /
-		     sizeof(r);
+	/* Compact: 8 bytes shorter than the struct. */
+	per_subbuf = (b->subbuf_size - sizeof(struct nsight_crec_subbuf)) /
+		     (sizeof(r) - 8);
 
 	/* Every write of this test goes to one CPU's buffer. */
 	migrate_disable();
@@ -166,22 +177,29 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	/* Stamped at write time: the sub-buffer's records are in TSC order. */
 	hdr = nsight_test_subbuf(rb, b->subbuf_size, 0);
 	for (i = 0, off = 0; i <= per_subbuf; i++) {
-		struct nsight_rec_hdr *rec = (void *)hdr + off;
+		u64 *rec = (void *)hdr + off;
 
-		KUNIT_ASSERT_LE(test, off + rec->size, b->subbuf_size);
-		KUNIT_EXPECT_GE(test, rec->tsc, prev);
-		prev = rec->tsc;
-		off += rec->size;
+		KUNIT_ASSERT_LE(test, off + NSIGHT_CREC_SIZE(*rec),
+				b->subbuf_size);
+		KUNIT_EXPECT_GE(test, NSIGHT_CREC_TSC(*rec), prev);
+		prev = NSIGHT_CREC_TSC(*rec);
+		off += NSIGHT_CREC_SIZE(*rec);
 	}
 	for (i = 0; i < b->n_subbufs; i++) {
+		u64 *first;
+
 		hdr = nsight_test_subbuf(rb, b->subbuf_size, i);
-		KUNIT_EXPECT_EQ(test, hdr->hdr.type, NSIGHT_REC_SUBBUF);
-		KUNIT_EXPECT_EQ(test, hdr->hdr.cpu, cpu);
+		KUNIT_EXPECT_EQ(test, NSIGHT_CREC_TYPE(hdr->hdr),
+				NSIGHT_REC_SUBBUF);
+		KUNIT_EXPECT_EQ(test, NSIGHT_CREC_TSC(hdr->hdr),
+				hdr->tsc & GENMASK_ULL(47, 0));
 		KUNIT_EXPECT_EQ(test, hdr->seq, i);
 		KUNIT_EXPECT_EQ(test, hdr->dropped, 0);
-		/* The first record follows the header, stamped with the CPU. */
-		KUNIT_EXPECT_EQ(test, ((struct nsight_rec_hdr *)(hdr + 1))->cpu,
-				cpu);
+		/* The first record follows the header, in compact form. */
+		first = (u64 *)(hdr + 1);
+		KUNIT_EXPECT_EQ(test, NSIGHT_CREC_TYPE(*first),
+				NSIGHT_REC_SCHED_SWITCH);
+		KUNIT_EXPECT_EQ(test, NSIGHT_CREC_SIZE(*first), sizeof(r) - 8);
 	}
 
 	/* A reader frees two sub-buffers; the next one reports the loss. */
@@ -190,7 +208,7 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	nsight_buffer_write(b, &r.hdr);
 
 	hdr = nsight_test_subbuf(rb, b->subbuf_size, b->n_subbufs);
-	KUNIT_EXPECT_EQ(test, hdr->hdr.type, NSIGHT_REC_SUBBUF);
+	KUNIT_EXPECT_EQ(test, NSIGHT_CREC_TYPE(hdr->hdr), NSIGHT_REC_SUBBUF);
 	KUNIT_EXPECT_EQ(test, hdr->seq, b->n_subbufs);
 	KUNIT_EXPECT_EQ(test, hdr->dropped, s.dropped);
 	nsight_buffer_snapshot(b, cpu, &s);
@@ -212,7 +230,10 @@ static void nsight_test_relay_accounting(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, b->chan);
 }
 
-/* A record larger than a sub-buffer is dropped and counted, not written. */
+/*
+ * A record larger than a compact record can be (and than a sub-buffer) is
+ * dropped and counted, not written.
+ */
 static void nsight_test_relay_too_big(struct kunit *test)
 {
 	struct nsight_buffer *b;
@@ -238,12 +259,72 @@ static void nsight_test_relay_too_big(struct kunit *test)
 	nsight_buffer_close(b);
 }
 
+/*
+ * Reserve a sched_switch naming the current task in @b on this CPU: how
+ * many thread records the reservation carried in front of it (the bytes it
+ * took beyond the record's own), U32_MAX if it was dropped.
+ */
+static u32 nsight_test_threads(struct nsight_buffer *b)
+{
+	struct rchan_buf *rb = *this_cpu_ptr(b->chan->buf);
+	size_t before = rb->offset, produced = rb->subbufs_produced, took;
+	struct nsight_crec_switch *r;
+	struct nsight_wr w;
+
+	r = (void *)__nsight_reserve_tasks(b, &w, NSIGHT_CREC_SWITCH,
+					   sizeof(*r), current, NULL);
+	if (!r)
+		return U32_MAX;
+	memset(&r->prev_tid_flags, 0, sizeof(*r) - 8);
+	nsight_commit(&w);
+	took = rb->subbufs_produced == produced ? rb->offset - before :
+	       rb->offset - sizeof(struct nsight_crec_subbuf);
+	return (took - sizeof(*r)) / sizeof(struct nsight_crec_thread);
+}
+
+static void nsight_test_thread_records(struct kunit *test)
+{
+	struct nsight_buffer *b;
+	struct nsight_cpu_snapshot s;
+	char comm[TASK_COMM_LEN];
+	unsigned int cpu;
+	u32 i, n;
+
+	b = nsight_test_open(test);
+	migrate_disable();
+	cpu = smp_processor_id();
+	/* The first record of a task in the sub-buffer carries its identity. */
+	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 1);
+	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 0);
+	/* A new name is written again. */
+	/* The test's own kthread: nothing else renames it meanwhile. */
+	memcpy(comm, current->comm, sizeof(comm));
+	strscpy_pad(current->comm, "nsight-kunit-x", sizeof(current->comm));
+	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 1);
+	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 0);
+	memcpy(current->comm, comm, sizeof(comm));
+	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 1);
+	/* So is it in each new sub-buffer. */
+	n = b->subbuf_size / sizeof(struct nsight_crec_switch);
+	for (i = 0; i < n; i++)
+		if (nsight_test_threads(b) != 0)
+			break;
+	KUNIT_EXPECT_LT(test, i, n);
+	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 0);
+	/* One record each: the thread records share the count. */
+	nsight_buffer_snapshot(b, cpu, &s);
+	KUNIT_EXPECT_EQ(test, s.written, 7 + i);
+	migrate_enable();
+	nsight_buffer_close(b);
+}
+
 static struct kunit_case nsight_buffer_cases[] = {
 	KUNIT_CASE(nsight_test_record_layout),
 	KUNIT_CASE(nsight_test_subbuf_encoding),
 	KUNIT_CASE_PARAM(nsight_test_geometry, nsight_geometry_gen_params),
 	KUNIT_CASE(nsight_test_relay_accounting),
 	KUNIT_CASE(nsight_test_relay_too_big),
+	KUNIT_CASE(nsight_test_thread_records),
 	{}
 };
 

@@ -79,14 +79,15 @@
  *
  * One relay channel per CPU in no-overwrite mode: when every sub-buffer is
  * full, new records are dropped (and counted), never overwritten. Reading the
- * file consumes it. The bytes read are a sequence of records, each starting
- * with struct nsight_rec_hdr; every sub-buffer begins with a
- * NSIGHT_REC_SUBBUF record carrying its sequence number and the number of
- * records dropped on that CPU since the previous sub-buffer began. Relay
- * strips the padding at the end of each sub-buffer, so records are simply
- * back to back; a reader walks them by hdr.size and skips types it does not
- * know. While a capture runs, a read returns only the sub-buffers the CPU
- * has finished (whole records), 0 when there is none, and poll() reports
+ * file consumes it. The bytes read are a sequence of compact records (see
+ * Compact records below), each starting with a 64-bit header word; every
+ * sub-buffer begins with a struct nsight_crec_subbuf carrying its sequence
+ * number, the number of records dropped on that CPU since the previous
+ * sub-buffer began, and the whole TSC. Relay strips the padding at the end
+ * of each sub-buffer, so records are simply back to back; a reader walks
+ * them by their size and skips types it does not know. While a capture
+ * runs, a read returns only the sub-buffers the CPU has finished (whole
+ * records), 0 when there is none, and poll() reports
  * POLLIN when there is one; after the stop, a read returns the rest.
  *
  * Generic netlink: family NSIGHT_GENL_NAME, version NSIGHT_GENL_VERSION
@@ -908,6 +909,154 @@ struct nsight_rec_clock_sync {
 };
 
 /* ---------------------------------------------------------------------- */
+/* Compact records                                                          */
+
+/*
+ * The relay buffers hold compact records; the dump stream carries them
+ * verbatim in NSIGHT_CHUNK_CRECORDS chunks, and a reader expands each into
+ * the struct nsight_rec_* above (the form of NSIGHT_CHUNK_RECORDS chunks,
+ * which tools write). Every compact record starts with a __u64 header:
+ *
+ *   bits  0-7   type: enum nsight_rec_type or enum nsight_crec_type
+ *   bits  8-15  size of the whole record in 8-byte units (8 to 2040 bytes)
+ *   bits 16-63  the low 48 bits of the TSC when it was written
+ *
+ * A record's TSC is the smallest one not below the previous record's of
+ * its CPU that ends in these 48 bits: every sub-buffer begins with a
+ * struct nsight_crec_subbuf, which carries the whole TSC.
+ *
+ * A type of enum nsight_rec_type is that struct without its 16-byte
+ * struct nsight_rec_hdr: the header word, then the struct's fields from the
+ * first one after hdr (the compact record is 8 bytes shorter). The types of
+ * enum nsight_crec_type are shorter forms of the records written most:
+ * the name, process id and priority of a task are not repeated in each
+ * record that names it but written once per sub-buffer, in a
+ * NSIGHT_CREC_THREAD record before the first record of that sub-buffer that
+ * names the task (and again if its name changed); a flow whose two
+ * addresses are IPv4 (or IPv4-mapped IPv6) takes 16 bytes, struct
+ * nsight_cflow4. A reader keeps, per CPU, each thread's last
+ * NSIGHT_CREC_THREAD record; a NSIGHT_CREC_THREAD is no record of its
+ * own (it shares the reservation, and the count, of the record that
+ * follows it).
+ */
+enum nsight_crec_type {
+	NSIGHT_CREC_THREAD = 64,	/* struct nsight_crec_thread */
+	NSIGHT_CREC_SWITCH,		/* struct nsight_crec_switch */
+	NSIGHT_CREC_WAKING,		/* struct nsight_crec_waking */
+	NSIGHT_CREC_PKT4,		/* struct nsight_crec_pkt4 */
+	NSIGHT_CREC_HANDOFF4,		/* struct nsight_crec_handoff4 */
+	NSIGHT_CREC_APP_RECV4,		/* struct nsight_crec_app4 */
+	NSIGHT_CREC_APP_SEND4,		/* struct nsight_crec_app4 */
+	__NSIGHT_CREC_MAX
+};
+
+#define NSIGHT_CREC_TSC_BITS	48
+#define NSIGHT_CREC_MAX_SIZE	2040
+#define NSIGHT_CREC_HDR(type, size, tsc) \
+	((__u64)(type) | (__u64)((size) / 8) << 8 | (__u64)(tsc) << 16)
+#define NSIGHT_CREC_TYPE(h)	((unsigned int)((h) & 0xff))
+#define NSIGHT_CREC_SIZE(h)	((unsigned int)(((h) >> 8) & 0xff) * 8)
+#define NSIGHT_CREC_TSC(h)	((h) >> 16)
+
+/* First record of every sub-buffer (struct nsight_rec_subbuf) and the TSC. */
+struct nsight_crec_subbuf {
+	__u64 hdr;		/* type NSIGHT_REC_SUBBUF */
+	__u64 seq;
+	__u64 dropped;
+	__u64 tsc;		/* the whole TSC of this record */
+};
+
+/* A task's identity: the fields the records that name @tid leave out. */
+struct nsight_crec_thread {
+	__u64 hdr;
+	__u32 tid;
+	__u32 pid;		/* thread-group id */
+	__s32 prio;
+	__u32 pad;
+	char comm[16];
+};
+
+/* An IPv4 flow (struct nsight_flow with IPv4-mapped addresses). */
+struct nsight_cflow4 {
+	__be32 saddr;
+	__be32 daddr;
+	__u16 sport;
+	__u16 dport;
+	__u8 family;		/* AF_INET, or AF_INET6 with mapped addresses */
+	__u8 protocol;
+	__u16 pad;
+};
+
+#define NSIGHT_CSWITCH_TID	0x7fffffffU	/* prev_tid of prev_tid_flags */
+#define NSIGHT_CSWITCH_PREEMPT	0x80000000U	/* NSIGHT_SWITCH_PREEMPT */
+
+/*
+ * sched_switch; both tasks' identities and priorities are in thread
+ * records (prev's priority as it was when switched in).
+ */
+struct nsight_crec_switch {
+	__u64 hdr;
+	__u32 prev_tid_flags;
+	__u32 next_tid;
+	__u32 prev_state;
+	__u32 pad;
+};
+
+/* waking; the wakee's identity is in a thread record. */
+struct nsight_crec_waking {
+	__u64 hdr;
+	__u32 tid;
+	__u32 target_cpu;
+	__u32 waker_tid;
+	__s32 prio;
+};
+
+/* pkt of an IPv4 packet without timestamps (hw_tstamp and sw_tstamp 0). */
+struct nsight_crec_pkt4 {
+	__u64 hdr;
+	__u64 pkt_id;
+	struct nsight_cflow4 flow;
+	__u32 seq;
+	__u32 payload_len;
+	__u32 ifindex;
+	__u16 queue;
+	__u8 stage;
+	__u8 flags;
+	__u16 gso_segs;
+	__s16 rc;
+	__u32 wire_hash;
+};
+
+/* handoff of a socket with an IPv4 flow. */
+struct nsight_crec_handoff4 {
+	__u64 hdr;
+	__u64 sock_id;
+	__u64 pkt_id;
+	struct nsight_cflow4 flow;
+	__u32 rcvq_bytes;
+	__u32 rcvq_len;
+	__u32 tcp_rcv_nxt;
+	__u32 tcp_copied_seq;
+};
+
+/*
+ * app_recv / app_send of a socket with an IPv4 flow; the task's identity
+ * is in a thread record. A TCP send's struct nsight_tcp_send_state
+ * follows, as in struct nsight_rec_app.
+ */
+struct nsight_crec_app4 {
+	__u64 hdr;
+	__u64 sock_id;
+	__u64 start_tsc;
+	__s64 ret;
+	struct nsight_cflow4 flow;
+	__u32 tcp_seq;
+	__u32 tid;
+	__u32 flags;
+	__u32 pad;
+};
+
+/* ---------------------------------------------------------------------- */
 /* Dump stream                                                              */
 
 #define NSIGHT_STREAM_MAGIC	"NSIGHT\r\n"	/* 8 bytes, no NUL */
@@ -944,6 +1093,7 @@ enum nsight_chunk_type {
 	NSIGHT_CHUNK_KTEXT,
 	NSIGHT_CHUNK_TRIGGER,
 	NSIGHT_CHUNK_SKIP,
+	NSIGHT_CHUNK_CRECORDS,
 };
 
 /*

@@ -86,7 +86,8 @@ static int walk_records(struct nsight_summary *s, const struct nsight_chunk *ch,
 
 	c->seen = true;
 	c->record_bytes += ch->size;
-	nsight_rec_walker_init(&w, ch->payload, (size_t)ch->size, ch->cpu, ch->payload_offset);
+	nsight_rec_walker_init_chunk(&w, ch->type, ch->payload, (size_t)ch->size, ch->cpu,
+				     ch->payload_offset, &c->dec);
 	while ((ret = nsight_rec_walker_next(&w, &rec, d)) > 0) {
 		uint64_t tsc = rec.hdr.tsc;
 
@@ -210,15 +211,17 @@ int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summar
 	s->type_counts = calloc(N_TYPES, sizeof(*s->type_counts));
 	if (!s->cpus || !s->type_counts)
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
-	for (i = 0; i < s->nr_cpus; i++)
+	for (i = 0; i < s->nr_cpus; i++) {
 		s->cpus[i].cpu = i;
+		nsight_cdec_init(&s->cpus[i].dec);
+	}
 
 	while ((ret = nsight_stream_read_chunk(r, &ch)) > 0) {
-		if (ch.type == NSIGHT_CHUNK_RECORDS && hook && hook->records)
+		if (nsight_chunk_has_records(ch.type) && hook && hook->records)
 			ret = hook->records(hook->ctx, &ch, d);
 		if (ret < 0)
 			return ret;
-		if (ch.type == NSIGHT_CHUNK_RECORDS)
+		if (nsight_chunk_has_records(ch.type))
 			ret = walk_records(s, &ch, hook, d);
 		else if (ch.type == NSIGHT_CHUNK_STATUS)
 			ret = read_status(s, &ch, d);
@@ -250,6 +253,10 @@ int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summar
 
 void nsight_summary_fini(struct nsight_summary *s)
 {
+	uint32_t i;
+
+	for (i = 0; s->cpus && i < s->nr_cpus; i++)
+		nsight_cdec_fini(&s->cpus[i].dec);
 	free(s->cpus);
 	free(s->type_counts);
 	free(s->problems);

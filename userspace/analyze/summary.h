@@ -33,6 +33,7 @@ struct nsight_summary_cpu {
 	uint64_t skipped;		/* records a flight recorder left out (SKIP) */
 	uint64_t skipped_subbufs;
 	uint64_t skipped_bytes;
+	struct nsight_cdec dec;		/* for its CRECORDS chunks */
 };
 
 enum nsight_problem_kind {

@@ -73,6 +73,10 @@ static int idx_records(void *ctx, const struct nsight_chunk *ch, struct nsight_d
 	*c = (struct nsight_win_chunk){ .type = ch->type, .cpu = ch->cpu, .offset = ch->offset,
 					.payload_offset = ch->payload_offset, .size = ch->size,
 					.tsc_min = UINT64_MAX, .tsc_max = 0 };
+	if (ch->cpu < w->sum.nr_cpus) {
+		c->dec_tsc = w->sum.cpus[ch->cpu].dec.tsc;
+		c->dec_have = w->sum.cpus[ch->cpu].dec.have_tsc;
+	}
 	return 0;
 }
 
@@ -348,6 +352,24 @@ static int load(struct nsight_windows *w, const struct nsight_win_chunk *c, stru
 	return 0;
 }
 
+/*
+ * A walker of chunk @c read again: compact records go on from the TSC
+ * their CPU had before the chunk, with the thread records of the whole
+ * first pass (a name seen later stands in for an earlier one).
+ */
+static void walk_again(struct nsight_windows *w, struct nsight_rec_walker *wk,
+		       const struct nsight_win_chunk *c)
+{
+	struct nsight_cdec *dec = NULL;
+
+	if (c->cpu < w->sum.nr_cpus) {
+		dec = &w->sum.cpus[c->cpu].dec;
+		dec->tsc = c->dec_tsc;
+		dec->have_tsc = c->dec_have;
+	}
+	nsight_rec_walker_init_chunk(wk, c->type, w->buf, c->size, c->cpu, c->payload_offset, dec);
+}
+
 static uint64_t subbuf_dropped(const struct nsight_rec *rec)
 {
 	struct nsight_rec_subbuf sb;
@@ -377,7 +399,7 @@ static int read_chunk(struct nsight_windows *w, size_t i, const struct range *r,
 	if (ret)
 		return ret;
 	cs->last = i;
-	nsight_rec_walker_init(&wk, w->buf, c->size, c->cpu, c->payload_offset);
+	walk_again(w, &wk, c);
 	while ((ret = nsight_rec_walker_next(&wk, &rec, d)) > 0) {
 		uint64_t tsc = rec.hdr.tsc;
 
@@ -430,7 +452,7 @@ static int tail_drops(struct nsight_windows *w, uint32_t cpu, struct nsight_diag
 		ret = load(w, &w->recs[i], d);
 		if (ret)
 			return ret;
-		nsight_rec_walker_init(&wk, w->buf, w->recs[i].size, cpu, w->recs[i].payload_offset);
+		walk_again(w, &wk, &w->recs[i]);
 		while (!cs->closed && (ret = nsight_rec_walker_next(&wk, &rec, d)) > 0) {
 			if (rec.hdr.type == NSIGHT_REC_SUBBUF)
 				cs->pending += subbuf_dropped(&rec);

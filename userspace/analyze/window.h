@@ -42,6 +42,8 @@ struct nsight_win_chunk {
 	uint32_t type, cpu;
 	uint64_t offset, payload_offset, size;
 	uint64_t tsc_min, tsc_max;	/* of its records, SUBBUF included */
+	uint64_t dec_tsc;		/* CRECORDS: its CPU's TSC before it */
+	bool dec_have;
 };
 
 /* A record kept aside by the first pass (timekeeper, clock_sync, PT). */

@@ -39,7 +39,7 @@ int nsight_drain_init(struct nsight_drain *dr, int fd, uint32_t cpu, const char 
 	dr->chunk_max = o->chunk_max ? o->chunk_max : NSIGHT_DUMP_CHUNK_MAX;
 	dr->read_size = o->read_size ? o->read_size : dr->chunk_max;
 	/* Room for a full chunk plus one record that does not fit in it. */
-	dr->cap = dr->chunk_max + NSIGHT_REC_MAX_SIZE;
+	dr->cap = dr->chunk_max + NSIGHT_CREC_MAX_SIZE;
 	dr->buf = malloc(dr->cap);
 	if (!dr->buf)
 		return nsight_diag_set(d, ENOMEM, "out of memory");
@@ -60,29 +60,29 @@ static int drain_emit(struct nsight_stream_writer *w, struct nsight_drain *dr, b
 		      struct nsight_diag *d)
 {
 	while (dr->have >= dr->chunk_max || (flush && dr->have)) {
-		size_t n = nsight_records_whole_prefix(dr->buf, dr->have < dr->chunk_max ?
-						       dr->have : dr->chunk_max);
+		size_t n = nsight_crecords_whole_prefix(dr->buf, dr->have < dr->chunk_max ?
+							dr->have : dr->chunk_max);
 
 		if (n == 0) {
-			struct nsight_rec_hdr h;
+			uint64_t h;
 
 			if (dr->have < sizeof(h))
 				break;
 			memcpy(&h, dr->buf, sizeof(h));
-			if (!nsight_rec_size_valid(h.size))
+			if (NSIGHT_CREC_SIZE(h) == 0)
 				return nsight_diag_set(d, EIO,
-						       "cpu %" PRIu32 ": corrupt record at byte %" PRIu64 " of %s: size %u",
-						       dr->cpu, dr->consumed, dr->path, h.size);
-			if (h.size > dr->have)
+						       "cpu %" PRIu32 ": corrupt record at byte %" PRIu64 " of %s: size 0",
+						       dr->cpu, dr->consumed, dr->path);
+			if (NSIGHT_CREC_SIZE(h) > dr->have)
 				break;
-			n = h.size;	/* larger than chunk_max: alone */
+			n = NSIGHT_CREC_SIZE(h);	/* larger than chunk_max: alone */
 		}
 		if (dr->sink) {
 			int err = dr->sink(dr->sink_ctx, dr->cpu, dr->buf, n, d);
 
 			if (err)
 				return err;
-		} else if (nsight_stream_write_records(w, dr->cpu, dr->buf, n)) {
+		} else if (nsight_stream_write_crecords(w, dr->cpu, dr->buf, n)) {
 			return write_err(w, d);
 		}
 		dr->res->bytes += n;

@@ -29,6 +29,7 @@
 #include <linux/nsight.h>
 
 #include "diag.h"
+#include "records.h"
 #include "stream.h"
 
 struct nsight_flight_opts {
@@ -67,6 +68,7 @@ struct nsight_flight_cpu {
 	uint64_t held_bytes;
 	bool skipping;			/* a SKIP run is pending */
 	struct nsight_stream_skip skip;
+	struct nsight_cdec dec;		/* the relay's compact records */
 };
 
 /* A window: the trigger chunk it gets once closed. */

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "records.h"
+#include "vec.h"
 
 static const struct {
 	const char *name;
@@ -60,6 +63,321 @@ void nsight_rec_walker_init(struct nsight_rec_walker *w, const void *buf,
 	w->pos = 0;
 	w->cpu = cpu;
 	w->base_offset = base_offset;
+	w->dec = NULL;
+}
+
+void nsight_rec_walker_init_compact(struct nsight_rec_walker *w, const void *buf,
+				    size_t len, uint32_t cpu, uint64_t base_offset,
+				    struct nsight_cdec *dec)
+{
+	nsight_rec_walker_init(w, buf, len, cpu, base_offset);
+	w->dec = dec;
+}
+
+void nsight_rec_walker_init_chunk(struct nsight_rec_walker *w, uint32_t chunk_type,
+				  const void *buf, size_t len, uint32_t cpu,
+				  uint64_t base_offset, struct nsight_cdec *dec)
+{
+	nsight_rec_walker_init(w, buf, len, cpu, base_offset);
+	if (chunk_type == NSIGHT_CHUNK_CRECORDS)
+		w->dec = dec;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Compact records                                                          */
+
+void nsight_cdec_init(struct nsight_cdec *c)
+{
+	memset(c, 0, sizeof(*c));
+	nsight_u64map_init(&c->tids);
+}
+
+void nsight_cdec_fini(struct nsight_cdec *c)
+{
+	nsight_u64map_fini(&c->tids);
+	free(c->thr);
+	c->thr = NULL;
+	c->n_thr = c->cap_thr = 0;
+}
+
+/* The smallest compact record of @type (8 for a type this build lacks). */
+static size_t crec_min_size(unsigned int type)
+{
+	switch (type) {
+	case NSIGHT_REC_SUBBUF:		return sizeof(struct nsight_crec_subbuf);
+	case NSIGHT_CREC_THREAD:	return sizeof(struct nsight_crec_thread);
+	case NSIGHT_CREC_SWITCH:	return sizeof(struct nsight_crec_switch);
+	case NSIGHT_CREC_WAKING:	return sizeof(struct nsight_crec_waking);
+	case NSIGHT_CREC_PKT4:		return sizeof(struct nsight_crec_pkt4);
+	case NSIGHT_CREC_HANDOFF4:	return sizeof(struct nsight_crec_handoff4);
+	case NSIGHT_CREC_APP_RECV4:
+	case NSIGHT_CREC_APP_SEND4:	return sizeof(struct nsight_crec_app4);
+	}
+	return nsight_rec_type_known(type) ? nsight_rec_min_size(type) - 8 : 8;
+}
+
+static const char *crec_name(unsigned int type)
+{
+	switch (type) {
+	case NSIGHT_CREC_THREAD:	return "thread";
+	case NSIGHT_CREC_SWITCH:	return "sched_switch (compact)";
+	case NSIGHT_CREC_WAKING:	return "waking (compact)";
+	case NSIGHT_CREC_PKT4:		return "pkt (compact)";
+	case NSIGHT_CREC_HANDOFF4:	return "handoff (compact)";
+	case NSIGHT_CREC_APP_RECV4:	return "app_recv (compact)";
+	case NSIGHT_CREC_APP_SEND4:	return "app_send (compact)";
+	}
+	return nsight_rec_type_known(type) ? nsight_rec_type_name(type) : "unknown";
+}
+
+static int take_thread(struct nsight_cdec *c, const uint8_t *p)
+{
+	struct nsight_crec_thread t;
+	uint32_t *slot;
+	bool added;
+
+	memcpy(&t, p, sizeof(t));
+	slot = nsight_u64map_put(&c->tids, t.tid, (uint32_t)c->n_thr, &added);
+	if (!slot)
+		return -1;
+	if (added) {
+		if (NSIGHT_VEC_GROW(c->thr, c->n_thr, c->cap_thr))
+			return -1;
+		c->n_thr++;
+	}
+	c->thr[*slot] = (struct nsight_cthread){ .tid = t.tid, .pid = t.pid, .prio = t.prio };
+	memcpy(c->thr[*slot].comm, t.comm, sizeof(t.comm));
+	return 0;
+}
+
+/* @tid's identity; zeros (and counted) when no thread record named it. */
+static struct nsight_cthread thread_of(struct nsight_cdec *c, uint32_t tid)
+{
+	const uint32_t *i = nsight_u64map_get(&c->tids, tid);
+
+	if (i)
+		return c->thr[*i];
+	c->unnamed++;
+	return (struct nsight_cthread){ .tid = tid };
+}
+
+static void flow_of(struct nsight_flow *f, const struct nsight_cflow4 *c)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	memset(f, 0, sizeof(*f));
+	memcpy(f->saddr, mapped, sizeof(mapped));
+	memcpy(f->saddr + 12, &c->saddr, 4);
+	memcpy(f->daddr, mapped, sizeof(mapped));
+	memcpy(f->daddr + 12, &c->daddr, 4);
+	f->sport = c->sport;
+	f->dport = c->dport;
+	f->family = c->family;
+	f->protocol = c->protocol;
+}
+
+/*
+ * Expand the compact record @p (@size bytes, @type, a known size) into
+ * c->out; returns the expanded size.
+ */
+static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
+		     size_t size, uint32_t cpu, uint64_t tsc)
+{
+	struct nsight_rec_hdr *h = (struct nsight_rec_hdr *)c->out.b;
+	uint8_t *out = c->out.b;
+	size_t n;
+
+	memset(out, 0, sizeof(struct nsight_rec_app) + sizeof(struct nsight_tcp_send_state));
+	switch (type) {
+	case NSIGHT_REC_SUBBUF: {
+		struct nsight_crec_subbuf in;
+		struct nsight_rec_subbuf *r = (void *)out;
+
+		memcpy(&in, p, sizeof(in));
+		r->seq = in.seq;
+		r->dropped = in.dropped;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_SWITCH: {
+		struct nsight_crec_switch in;
+		struct nsight_rec_sched_switch *r = (void *)out;
+		struct nsight_cthread prev, next;
+
+		memcpy(&in, p, sizeof(in));
+		prev = thread_of(c, in.prev_tid_flags & NSIGHT_CSWITCH_TID);
+		next = thread_of(c, in.next_tid);
+		r->prev_tid = prev.tid;
+		r->prev_pid = prev.pid;
+		r->next_tid = next.tid;
+		r->next_pid = next.pid;
+		r->prev_prio = prev.prio;
+		r->next_prio = next.prio;
+		r->prev_state = in.prev_state;
+		r->flags = in.prev_tid_flags & NSIGHT_CSWITCH_PREEMPT ? NSIGHT_SWITCH_PREEMPT : 0;
+		memcpy(r->prev_comm, prev.comm, sizeof(r->prev_comm));
+		memcpy(r->next_comm, next.comm, sizeof(r->next_comm));
+		type = NSIGHT_REC_SCHED_SWITCH;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_WAKING: {
+		struct nsight_crec_waking in;
+		struct nsight_rec_waking *r = (void *)out;
+		struct nsight_cthread t;
+
+		memcpy(&in, p, sizeof(in));
+		t = thread_of(c, in.tid);
+		r->tid = in.tid;
+		r->pid = t.pid;
+		r->prio = in.prio;
+		r->target_cpu = in.target_cpu;
+		r->waker_tid = in.waker_tid;
+		memcpy(r->comm, t.comm, sizeof(r->comm));
+		type = NSIGHT_REC_WAKING;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_PKT4: {
+		struct nsight_crec_pkt4 in;
+		struct nsight_rec_pkt *r = (void *)out;
+
+		memcpy(&in, p, sizeof(in));
+		r->pkt_id = in.pkt_id;
+		flow_of(&r->flow, &in.flow);
+		r->seq = in.seq;
+		r->payload_len = in.payload_len;
+		r->ifindex = in.ifindex;
+		r->queue = in.queue;
+		r->stage = in.stage;
+		r->flags = in.flags;
+		r->gso_segs = in.gso_segs;
+		r->rc = in.rc;
+		r->wire_hash = in.wire_hash;
+		type = NSIGHT_REC_PKT;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_HANDOFF4: {
+		struct nsight_crec_handoff4 in;
+		struct nsight_rec_handoff *r = (void *)out;
+
+		memcpy(&in, p, sizeof(in));
+		r->sock_id = in.sock_id;
+		flow_of(&r->flow, &in.flow);
+		r->rcvq_bytes = in.rcvq_bytes;
+		r->rcvq_len = in.rcvq_len;
+		r->pkt_id = in.pkt_id;
+		r->tcp_rcv_nxt = in.tcp_rcv_nxt;
+		r->tcp_copied_seq = in.tcp_copied_seq;
+		type = NSIGHT_REC_HANDOFF;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_APP_RECV4:
+	case NSIGHT_CREC_APP_SEND4: {
+		struct nsight_crec_app4 in;
+		struct nsight_rec_app *r = (void *)out;
+		struct nsight_cthread t;
+
+		memcpy(&in, p, sizeof(in));
+		t = thread_of(c, in.tid);
+		r->sock_id = in.sock_id;
+		flow_of(&r->flow, &in.flow);
+		r->start_tsc = in.start_tsc;
+		r->ret = in.ret;
+		r->tcp_seq = in.tcp_seq;
+		r->tid = in.tid;
+		r->pid = t.pid;
+		r->flags = in.flags;
+		memcpy(r->comm, t.comm, sizeof(r->comm));
+		/* A TCP send's state follows, as it follows struct nsight_rec_app. */
+		memcpy(r + 1, p + sizeof(in), size - sizeof(in));
+		type = type == NSIGHT_CREC_APP_SEND4 ? NSIGHT_REC_APP_SEND : NSIGHT_REC_APP_RECV;
+		n = sizeof(*r) + size - sizeof(in);
+		break;
+	}
+	default:
+		/* The struct's fields after hdr follow the header word. */
+		memcpy(out + sizeof(*h), p + 8, size - 8);
+		n = size + 8;
+		break;
+	}
+	h->type = (uint16_t)type;
+	h->size = (uint16_t)n;
+	h->cpu = cpu;
+	h->tsc = tsc;
+	return n;
+}
+
+static int compact_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
+			struct nsight_diag *d)
+{
+	struct nsight_cdec *c = w->dec;
+
+	for (;;) {
+		size_t left = w->len - w->pos, need;
+		uint64_t off = w->base_offset + w->pos;
+		const uint8_t *p = w->buf + w->pos;
+		unsigned int type, size;
+		uint64_t h, tsc;
+
+		if (left == 0)
+			return 0;
+		if (left < sizeof(h))
+			return nsight_diag_set(d, NSIGHT_E_RECORD,
+					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): header needs %zu bytes, %zu left",
+					       off, w->cpu, sizeof(h), left);
+		memcpy(&h, p, sizeof(h));
+		type = NSIGHT_CREC_TYPE(h);
+		size = NSIGHT_CREC_SIZE(h);
+		if (type == NSIGHT_REC_INVALID)
+			return nsight_diag_set(d, NSIGHT_E_RECORD,
+					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): invalid record type 0",
+					       off, w->cpu);
+		if (size > left)
+			return nsight_diag_set(d, NSIGHT_E_RECORD,
+					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): size %u runs past the end of its chunk (%zu bytes left)",
+					       off, w->cpu, size, left);
+		need = crec_min_size(type);
+		if (size < need)
+			return nsight_diag_set(d, NSIGHT_E_RECORD,
+					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): %s record of %u bytes, needs at least %zu",
+					       off, w->cpu, crec_name(type), size, need);
+		if (type == NSIGHT_REC_SUBBUF) {
+			struct nsight_crec_subbuf sb;
+
+			memcpy(&sb, p, sizeof(sb));
+			if ((sb.tsc << 16) >> 16 != NSIGHT_CREC_TSC(h))
+				return nsight_diag_set(d, NSIGHT_E_RECORD,
+						       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): sub-buffer header's TSC 0x%" PRIx64 " does not end in its header word's 0x%" PRIx64,
+						       off, w->cpu, (uint64_t)sb.tsc, NSIGHT_CREC_TSC(h));
+			tsc = sb.tsc;
+		} else if (!c->have_tsc) {
+			return nsight_diag_set(d, NSIGHT_E_RECORD,
+					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): %s record before the first sub-buffer header, whose TSC it extends",
+					       off, w->cpu, crec_name(type));
+		} else {
+			const uint64_t span = 1ULL << NSIGHT_CREC_TSC_BITS;
+
+			tsc = (c->tsc & ~(span - 1)) | NSIGHT_CREC_TSC(h);
+			if (tsc < c->tsc)
+				tsc += span;
+		}
+		c->tsc = tsc;
+		c->have_tsc = true;
+		w->pos += size;
+		if (type == NSIGHT_CREC_THREAD) {
+			if (take_thread(c, p))
+				return nsight_diag_set(d, ENOMEM, "out of memory");
+			continue;
+		}
+		expand(c, type, p, size, w->cpu, tsc);
+		memcpy(&rec->hdr, c->out.b, sizeof(rec->hdr));
+		rec->data = c->out.b;
+		rec->offset = off;
+		return 1;
+	}
 }
 
 int nsight_rec_walker_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
@@ -69,6 +387,8 @@ int nsight_rec_walker_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
 	uint64_t off = w->base_offset + w->pos;
 	struct nsight_rec_hdr h;
 
+	if (w->dec)
+		return compact_next(w, rec, d);
 	if (left == 0)
 		return 0;
 	if (left < sizeof(h))
@@ -123,4 +443,234 @@ size_t nsight_records_whole_prefix(const void *buf, size_t len)
 		pos += h.size;
 	}
 	return pos;
+}
+
+size_t nsight_crecords_whole_prefix(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t pos = 0;
+
+	while (len - pos >= sizeof(uint64_t)) {
+		uint64_t h;
+		unsigned int size;
+
+		memcpy(&h, p + pos, sizeof(h));
+		size = NSIGHT_CREC_SIZE(h);
+		if (!size || size > len - pos)
+			break;
+		pos += size;
+	}
+	return pos;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Encoding                                                                 */
+
+struct cenc {
+	uint8_t *buf;
+	size_t len, cap;
+	struct nsight_cdec known;	/* thread records of this sub-buffer */
+	uint64_t tsc;			/* of the record being encoded */
+};
+
+static void *cenc_put(struct cenc *e, const void *p, size_t n)
+{
+	if (nsight_vec_reserve((void **)&e->buf, &e->cap, e->len + n, 1))
+		return NULL;
+	memcpy(e->buf + e->len, p, n);
+	e->len += n;
+	return e->buf + e->len - n;
+}
+
+/*
+ * A thread record for @tid unless this sub-buffer said the same; @prio < 0
+ * with @have_prio false: whatever it said (the record carries none).
+ */
+static int cenc_thread(struct cenc *e, uint32_t tid, uint32_t pid, int32_t prio,
+		       bool have_prio, const char comm[16])
+{
+	const uint32_t *i = nsight_u64map_get(&e->known.tids, tid);
+	struct nsight_crec_thread t = { .tid = tid, .pid = pid, .prio = prio };
+
+	if (i) {
+		const struct nsight_cthread *k = &e->known.thr[*i];
+
+		if (k->pid == pid && !memcmp(k->comm, comm, 16) && (!have_prio || k->prio == prio))
+			return 0;
+		if (!have_prio)
+			t.prio = k->prio;
+	}
+	t.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_THREAD, sizeof(t), e->tsc);
+	memcpy(t.comm, comm, sizeof(t.comm));
+	if (!cenc_put(e, &t, sizeof(t)))
+		return -1;
+	return take_thread(&e->known, (const uint8_t *)&t);
+}
+
+static bool flow_v4(const struct nsight_flow *f)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(f->saddr, mapped, 12) && !memcmp(f->daddr, mapped, 12) && !f->pad;
+}
+
+static struct nsight_cflow4 cflow4(const struct nsight_flow *f)
+{
+	struct nsight_cflow4 c = { .sport = f->sport, .dport = f->dport,
+				   .family = f->family, .protocol = f->protocol };
+
+	memcpy(&c.saddr, f->saddr + 12, 4);
+	memcpy(&c.daddr, f->daddr + 12, 4);
+	return c;
+}
+
+/* The compact form of the expanded record @p; -1 when out of memory. */
+static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uint8_t *p)
+{
+	switch (h->type) {
+	case NSIGHT_REC_SUBBUF: {
+		struct nsight_rec_subbuf in;
+		struct nsight_crec_subbuf r;
+
+		memcpy(&in, p, sizeof(in));
+		r = (struct nsight_crec_subbuf){ .seq = in.seq, .dropped = in.dropped, .tsc = h->tsc };
+		r.hdr = NSIGHT_CREC_HDR(NSIGHT_REC_SUBBUF, sizeof(r), h->tsc);
+		nsight_cdec_fini(&e->known);
+		nsight_cdec_init(&e->known);
+		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+	}
+	case NSIGHT_REC_SCHED_SWITCH: {
+		struct nsight_rec_sched_switch in;
+		struct nsight_crec_switch r = { 0 };
+
+		memcpy(&in, p, sizeof(in));
+		if (in.prev_tid > NSIGHT_CSWITCH_TID || in.flags & ~NSIGHT_SWITCH_PREEMPT ||
+		    h->size != sizeof(in))
+			break;
+		if (cenc_thread(e, in.prev_tid, in.prev_pid, in.prev_prio, true, in.prev_comm) ||
+		    cenc_thread(e, in.next_tid, in.next_pid, in.next_prio, true, in.next_comm))
+			return -1;
+		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_SWITCH, sizeof(r), h->tsc);
+		r.prev_tid_flags = in.prev_tid | (in.flags ? NSIGHT_CSWITCH_PREEMPT : 0);
+		r.next_tid = in.next_tid;
+		r.prev_state = in.prev_state;
+		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+	}
+	case NSIGHT_REC_WAKING: {
+		struct nsight_rec_waking in;
+		struct nsight_crec_waking r = { 0 };
+
+		memcpy(&in, p, sizeof(in));
+		if (in.pad || h->size != sizeof(in))
+			break;
+		if (cenc_thread(e, in.tid, in.pid, in.prio, true, in.comm))
+			return -1;
+		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_WAKING, sizeof(r), h->tsc);
+		r.tid = in.tid;
+		r.target_cpu = in.target_cpu;
+		r.waker_tid = in.waker_tid;
+		r.prio = in.prio;
+		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+	}
+	case NSIGHT_REC_PKT: {
+		struct nsight_rec_pkt in;
+		struct nsight_crec_pkt4 r = { 0 };
+
+		memcpy(&in, p, sizeof(in));
+		if (!flow_v4(&in.flow) || in.hw_tstamp || in.sw_tstamp || h->size != sizeof(in))
+			break;
+		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_PKT4, sizeof(r), h->tsc);
+		r.pkt_id = in.pkt_id;
+		r.flow = cflow4(&in.flow);
+		r.seq = in.seq;
+		r.payload_len = in.payload_len;
+		r.ifindex = in.ifindex;
+		r.queue = in.queue;
+		r.stage = in.stage;
+		r.flags = in.flags;
+		r.gso_segs = in.gso_segs;
+		r.rc = in.rc;
+		r.wire_hash = in.wire_hash;
+		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+	}
+	case NSIGHT_REC_HANDOFF: {
+		struct nsight_rec_handoff in;
+		struct nsight_crec_handoff4 r = { 0 };
+
+		memcpy(&in, p, sizeof(in));
+		if (!flow_v4(&in.flow) || h->size != sizeof(in))
+			break;
+		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_HANDOFF4, sizeof(r), h->tsc);
+		r.sock_id = in.sock_id;
+		r.pkt_id = in.pkt_id;
+		r.flow = cflow4(&in.flow);
+		r.rcvq_bytes = in.rcvq_bytes;
+		r.rcvq_len = in.rcvq_len;
+		r.tcp_rcv_nxt = in.tcp_rcv_nxt;
+		r.tcp_copied_seq = in.tcp_copied_seq;
+		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+	}
+	case NSIGHT_REC_APP_RECV:
+	case NSIGHT_REC_APP_SEND: {
+		struct nsight_rec_app in;
+		struct nsight_crec_app4 r = { 0 };
+		size_t tail = h->size - sizeof(in);
+		uint8_t *q;
+
+		memcpy(&in, p, sizeof(in));
+		if (!flow_v4(&in.flow) || sizeof(r) + tail > NSIGHT_CREC_MAX_SIZE)
+			break;
+		if (cenc_thread(e, in.tid, in.pid, 0, false, in.comm))
+			return -1;
+		r.hdr = NSIGHT_CREC_HDR(h->type == NSIGHT_REC_APP_SEND ? NSIGHT_CREC_APP_SEND4 :
+					NSIGHT_CREC_APP_RECV4, sizeof(r) + tail, h->tsc);
+		r.sock_id = in.sock_id;
+		r.start_tsc = in.start_tsc;
+		r.ret = in.ret;
+		r.flow = cflow4(&in.flow);
+		r.tcp_seq = in.tcp_seq;
+		r.tid = in.tid;
+		r.flags = in.flags;
+		q = cenc_put(e, &r, sizeof(r));
+		return q && (!tail || cenc_put(e, p + sizeof(in), tail)) ? 0 : -1;
+	}
+	}
+	/* The generic form: the header word, then the fields after hdr. */
+	{
+		uint64_t w = NSIGHT_CREC_HDR(h->type, h->size - 8u, h->tsc);
+
+		if (h->type > 0xff || h->size - 8u > NSIGHT_CREC_MAX_SIZE ||
+		    !cenc_put(e, &w, sizeof(w)) || !cenc_put(e, p + sizeof(*h), h->size - sizeof(*h)))
+			return -1;
+	}
+	return 0;
+}
+
+int nsight_crecords_encode(const void *in, size_t len, uint8_t **out, size_t *out_len)
+{
+	struct nsight_rec_walker w;
+	struct nsight_diag d = { 0 };
+	struct nsight_rec rec;
+	struct cenc e = { 0 };
+	uint32_t cpu = 0;
+	int ret;
+
+	/* The walker checks hdr.cpu against its own: take the first one's. */
+	if (len >= sizeof(struct nsight_rec_hdr))
+		memcpy(&cpu, (const uint8_t *)in + offsetof(struct nsight_rec_hdr, cpu), sizeof(cpu));
+	nsight_cdec_init(&e.known);
+	nsight_rec_walker_init(&w, in, len, cpu, 0);
+	while ((ret = nsight_rec_walker_next(&w, &rec, &d)) > 0) {
+		e.tsc = rec.hdr.tsc;
+		if (cenc_record(&e, &rec.hdr, rec.data))
+			break;
+	}
+	nsight_cdec_fini(&e.known);
+	if (ret != 0) {
+		free(e.buf);
+		return -1;
+	}
+	*out = e.buf;
+	*out_len = e.len;
+	return 0;
 }

@@ -12,6 +12,7 @@
 #include <linux/nsight.h>
 
 #include "diag.h"
+#include "u64map.h"
 
 /* hdr.size is a __u16 and a multiple of NSIGHT_REC_ALIGN. */
 #define NSIGHT_REC_MAX_SIZE	(UINT16_MAX & ~(NSIGHT_REC_ALIGN - 1))
@@ -32,12 +33,45 @@ struct nsight_rec {
 	uint64_t offset;		/* of the record, base_offset-relative */
 };
 
+/* A thread's identity as a CPU's NSIGHT_CREC_THREAD records last gave it. */
+struct nsight_cthread {
+	uint32_t tid;
+	uint32_t pid;
+	int32_t prio;
+	char comm[16];
+};
+
+/* The largest record a compact one expands into. */
+#define NSIGHT_CDEC_OUT_MAX	(NSIGHT_CREC_MAX_SIZE + 64)
+
+/*
+ * What one CPU's compact records (NSIGHT_CHUNK_CRECORDS) are expanded
+ * with: the TSC of its previous record and the thread records seen. One
+ * per CPU, fed that CPU's chunks in stream order.
+ */
+struct nsight_cdec {
+	uint64_t tsc;			/* of the previous record */
+	bool have_tsc;			/* a sub-buffer header was seen */
+	struct nsight_u64map tids;	/* tid -> index into thr */
+	struct nsight_cthread *thr;
+	size_t n_thr, cap_thr;
+	uint64_t unnamed;		/* tids named by no thread record */
+	union {
+		uint64_t align;
+		uint8_t b[NSIGHT_CDEC_OUT_MAX];
+	} out;				/* the record being yielded */
+};
+
+void nsight_cdec_init(struct nsight_cdec *c);
+void nsight_cdec_fini(struct nsight_cdec *c);
+
 struct nsight_rec_walker {
 	const uint8_t *buf;
 	size_t len;
 	size_t pos;
 	uint32_t cpu;
 	uint64_t base_offset;
+	struct nsight_cdec *dec;	/* compact records; NULL: expanded */
 };
 
 /*
@@ -47,6 +81,22 @@ struct nsight_rec_walker {
  */
 void nsight_rec_walker_init(struct nsight_rec_walker *w, const void *buf,
 			    size_t len, uint32_t cpu, uint64_t base_offset);
+
+/*
+ * The same for compact records (a CRECORDS chunk), expanded with @dec, the
+ * state of @cpu: each record is yielded as the struct nsight_rec_* it
+ * stands for (nsight_rec.data points into @dec, valid until the next
+ * call), thread records are taken into @dec and not yielded, and
+ * nsight_rec.offset is the compact record's.
+ */
+void nsight_rec_walker_init_compact(struct nsight_rec_walker *w, const void *buf,
+				    size_t len, uint32_t cpu, uint64_t base_offset,
+				    struct nsight_cdec *dec);
+
+/* The walker a RECORDS or CRECORDS chunk of @cpu needs (@dec for CRECORDS). */
+void nsight_rec_walker_init_chunk(struct nsight_rec_walker *w, uint32_t chunk_type,
+				  const void *buf, size_t len, uint32_t cpu,
+				  uint64_t base_offset, struct nsight_cdec *dec);
 
 /*
  * Yield the next record in @rec. Every header is validated: size at least
@@ -67,6 +117,21 @@ int nsight_rec_walker_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
  * record size (below 16 or not a multiple of 8). Only sizes are looked at.
  */
 size_t nsight_records_whole_prefix(const void *buf, size_t len);
+
+/*
+ * Encode @len bytes of one CPU's expanded records (a RECORDS chunk's
+ * payload, starting with a SUBBUF record) as the module writes them into
+ * its relay buffer: the enum nsight_crec_type forms where a record has one,
+ * each task's thread record before the first record of its sub-buffer
+ * that names it, the generic form otherwise. Decoding the result gives
+ * @in back. For tests, seeds and benchmarks. Returns 0 with *@out
+ * (malloc'd, *@out_len bytes), or -1: out of memory, or @in not whole
+ * valid records (or one larger than a compact record can be).
+ */
+int nsight_crecords_encode(const void *in, size_t len, uint8_t **out, size_t *out_len);
+
+/* The same for compact records: sizes from 8 to NSIGHT_CREC_MAX_SIZE. */
+size_t nsight_crecords_whole_prefix(const void *buf, size_t len);
 
 /* Whether @size is a valid hdr.size: >= 16 and a multiple of 8. */
 bool nsight_rec_size_valid(uint32_t size);

@@ -26,6 +26,7 @@ const char *nsight_chunk_type_name(uint32_t type)
 	case NSIGHT_CHUNK_KTEXT:	return "KTEXT";
 	case NSIGHT_CHUNK_TRIGGER:	return "TRIGGER";
 	case NSIGHT_CHUNK_SKIP:		return "SKIP";
+	case NSIGHT_CHUNK_CRECORDS:	return "CRECORDS";
 	default:			return NULL;
 	}
 }
@@ -149,7 +150,7 @@ int nsight_stream_write_chunk(struct nsight_stream_writer *w, uint32_t type,
 	if (err)
 		return err;
 	w->chunks++;
-	if (type == NSIGHT_CHUNK_RECORDS)
+	if (nsight_chunk_has_records(type))
 		w->record_bytes += size;
 	return 0;
 }
@@ -158,6 +159,12 @@ int nsight_stream_write_records(struct nsight_stream_writer *w, uint32_t cpu,
 				const void *records, uint64_t size)
 {
 	return nsight_stream_write_chunk(w, NSIGHT_CHUNK_RECORDS, cpu, records, size);
+}
+
+int nsight_stream_write_crecords(struct nsight_stream_writer *w, uint32_t cpu,
+				 const void *records, uint64_t size)
+{
+	return nsight_stream_write_chunk(w, NSIGHT_CHUNK_CRECORDS, cpu, records, size);
 }
 
 int nsight_stream_write_status(struct nsight_stream_writer *w,
@@ -406,14 +413,15 @@ static int check_chunk_hdr(struct nsight_stream_reader *r, const struct nsight_c
 					       name, c->offset, c->size);
 		break;
 	case NSIGHT_CHUNK_RECORDS:
+	case NSIGHT_CHUNK_CRECORDS:
 		if (c->cpu >= r->hdr.nr_cpus)
 			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
-					       "RECORDS chunk at byte %" PRIu64 ": cpu %" PRIu32 " is not below the stream's %" PRIu32 " cpus",
-					       c->offset, c->cpu, r->hdr.nr_cpus);
+					       "%s chunk at byte %" PRIu64 ": cpu %" PRIu32 " is not below the stream's %" PRIu32 " cpus",
+					       name, c->offset, c->cpu, r->hdr.nr_cpus);
 		if (c->size % NSIGHT_REC_ALIGN)
 			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
-					       "RECORDS chunk at byte %" PRIu64 ": size %" PRIu64 " is not a multiple of %d",
-					       c->offset, c->size, NSIGHT_REC_ALIGN);
+					       "%s chunk at byte %" PRIu64 ": size %" PRIu64 " is not a multiple of %d",
+					       name, c->offset, c->size, NSIGHT_REC_ALIGN);
 		break;
 	case NSIGHT_CHUNK_SKIP:
 		if (c->cpu >= r->hdr.nr_cpus)
@@ -573,7 +581,7 @@ int nsight_stream_read_chunk(struct nsight_stream_reader *r, struct nsight_chunk
 			r->skipped_chunks++;
 			continue;
 		}
-		if (ch.type == NSIGHT_CHUNK_RECORDS)
+		if (nsight_chunk_has_records(ch.type))
 			r->record_bytes += c->size;
 		c->payload = r->buf;
 		return 1;

@@ -28,6 +28,12 @@
 uint32_t nsight_chunk_hdr_crc(const struct nsight_chunk_hdr *ch);
 /* The crc32 a chunk header carries for a payload of @len bytes. */
 uint32_t nsight_payload_crc(const void *buf, uint64_t len);
+/* RECORDS (expanded records) or CRECORDS (compact, see records.h). */
+static inline bool nsight_chunk_has_records(uint32_t type)
+{
+	return type == NSIGHT_CHUNK_RECORDS || type == NSIGHT_CHUNK_CRECORDS;
+}
+
 /* Name of a chunk type ("RECORDS", ...), NULL if unknown. */
 const char *nsight_chunk_type_name(uint32_t type);
 
@@ -60,6 +66,9 @@ int nsight_stream_write_chunk(struct nsight_stream_writer *w, uint32_t type,
 			      uint32_t cpu, const void *payload, uint64_t size);
 int nsight_stream_write_records(struct nsight_stream_writer *w, uint32_t cpu,
 				const void *records, uint64_t size);
+/* Compact records as the module's relay buffers hold them. */
+int nsight_stream_write_crecords(struct nsight_stream_writer *w, uint32_t cpu,
+				 const void *records, uint64_t size);
 int nsight_stream_write_status(struct nsight_stream_writer *w,
 			       const struct nsight_cpu_status *st, size_t n);
 /* A PHC chunk of @n samples (nsightctl writes it only if @n > 0). */
@@ -119,7 +128,8 @@ void nsight_stream_reader_fini(struct nsight_stream_reader *r);
  * Messages name the stream byte offset of the problem.
  *
  * Checked here: chunk type not INVALID, size <= NSIGHT_STREAM_CHUNK_MAX,
- * crc32, zero padding; RECORDS: cpu < nr_cpus, size a multiple of 8;
+ * crc32, zero padding; RECORDS and CRECORDS: cpu < nr_cpus, size a
+ * multiple of 8;
  * STATUS: cpu NSIGHT_CHUNK_NO_CPU, size a multiple of the entry size;
  * PHC: cpu NSIGHT_CHUNK_NO_CPU, size a multiple of the sample size, every
  * sample's ifname NUL-terminated;

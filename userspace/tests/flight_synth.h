@@ -77,8 +77,14 @@ static inline void make_case(struct fr_case *fc)
 	for (t = SC_BASE; fc->tk_every && t < sc.t; t += fc->tk_every)
 		synth_tk(&sc.s, SC_X, t);
 	synth_flush(&sc.s);
-	for (i = 0; i < 2; i++)
-		fc->buf[i] = resplit(&sc.s, i, &fc->len[i], &fc->records[i]);
+	for (i = 0; i < 2; i++) {
+		uint8_t *v1 = resplit(&sc.s, i, &fc->len[i], &fc->records[i]);
+
+		/* As the module's relay buffers hold them. */
+		if (nsight_crecords_encode(v1, fc->len[i], &fc->buf[i], &fc->len[i]))
+			abort();
+		free(v1);
+	}
 	synth_free(&sc.s);
 }
 
@@ -88,18 +94,18 @@ static inline void free_case(struct fr_case *fc)
 	free(fc->buf[1]);
 }
 
-/* Length of the first @k sub-buffers of @buf (all of it past the end). */
+/* Length of the first @k sub-buffers of compact @buf (all of it past the end). */
 static inline size_t subbufs_len(const uint8_t *buf, size_t len, size_t k)
 {
 	size_t pos = 0, seen = 0;
 
 	while (pos < len) {
-		struct nsight_rec_hdr h;
+		uint64_t h;
 
 		memcpy(&h, buf + pos, sizeof(h));
-		if (h.type == NSIGHT_REC_SUBBUF && seen++ == k)
+		if (NSIGHT_CREC_TYPE(h) == NSIGHT_REC_SUBBUF && seen++ == k)
 			return pos;
-		pos += h.size;
+		pos += NSIGHT_CREC_SIZE(h);
 	}
 	return len;
 }

@@ -52,6 +52,7 @@ struct synth {
 	size_t ktext_len;
 	uint64_t ktext_addr;
 	size_t chunk_max;			/* RECORDS chunks up to this size (0: one per CPU) */
+	bool compact;				/* CRECORDS chunks, as nsightctl writes */
 	bool queued;				/* synth_put() queues records */
 	struct synth_qrec *q;
 	size_t qn, qcap;
@@ -390,19 +391,37 @@ static inline void synth_stream(const struct synth *s, struct membuf *m)
 	membuf_open(m, &w);
 	nsight_stream_write_header(&w, &h);
 	for (i = 0; i < s->nr_cpus; i++) {
-		size_t off = 0, n;
+		size_t off = 0, n, len = s->len[i];
+		uint8_t *buf = s->buf[i], *c = NULL;
 
+		if (s->compact) {
+			if (len && nsight_crecords_encode(s->buf[i], s->len[i], &c, &len))
+				abort();
+			buf = c;
+		}
 		if (!s->chunk_max) {
-			nsight_stream_write_records(&w, i, s->buf[i], s->len[i]);
+			if (s->compact)
+				nsight_stream_write_crecords(&w, i, buf, len);
+			else
+				nsight_stream_write_records(&w, i, buf, len);
+			free(c);
 			continue;
 		}
-		for (; off < s->len[i]; off += n) {
-			n = s->len[i] - off < s->chunk_max ? s->len[i] - off : s->chunk_max;
-			n = nsight_records_whole_prefix(s->buf[i] + off, n);
+		for (; off < len; off += n) {
+			n = len - off < s->chunk_max ? len - off : s->chunk_max;
+			if (s->compact) {
+				n = nsight_crecords_whole_prefix(buf + off, n);
+				if (!n)
+					abort();
+				nsight_stream_write_crecords(&w, i, buf + off, n);
+				continue;
+			}
+			n = nsight_records_whole_prefix(buf + off, n);
 			if (!n)
 				abort();
-			nsight_stream_write_records(&w, i, s->buf[i] + off, n);
+			nsight_stream_write_records(&w, i, buf + off, n);
 		}
+		free(c);
 	}
 	if (s->n_phc)
 		nsight_stream_write_phc(&w, s->phc, s->n_phc);

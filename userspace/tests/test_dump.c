@@ -51,6 +51,19 @@ static void make_relay_data(void)
 	put_subbuf(relay[3], n, 3, 50, 0, 0);
 	put_rec(relay[3], n, NSIGHT_REC_SCHED_SWITCH, SS, 3, 51);
 	put_rec(relay[3], n, NSIGHT_REC_SCHED_SWITCH, SS, 3, 52);
+
+	/* In the compact form the module writes. */
+	for (i = 0; i < NR_CPUS; i++) {
+		uint8_t *c;
+		size_t len;
+
+		REQUIRE(nsight_crecords_encode(relay[i], relay_len[i], &c, &len) == 0);
+		REQUIRE(len <= sizeof(relay[i]));
+		if (len)
+			memcpy(relay[i], c, len);
+		relay_len[i] = len;
+		free(c);
+	}
 }
 
 /* The kernel's view matching make_relay_data(): cpu0 dropped 2 more at the end. */
@@ -177,7 +190,7 @@ static int collect(const struct membuf *m, uint8_t cat[][16384], size_t *cat_len
 	ret = nsight_stream_reader_init(&r, f);
 	while (!ret && (ret = nsight_stream_read_chunk(&r, &c)) > 0) {
 		ret = 0;
-		if (c.type != NSIGHT_CHUNK_RECORDS)
+		if (c.type != NSIGHT_CHUNK_CRECORDS)
 			continue;
 		if (cat_len[c.cpu] + c.size > 16384) {
 			ret = -1;
@@ -300,23 +313,23 @@ static void test_dump_small_reads_and_chunks(void)
 {
 	/*
 	 * 7-byte reads: every record is carried across several reads. The
-	 * fullest chunk under 256 bytes: 3 sched_switch = 240 (SUBBUF + 2
-	 * handoff is 208).
+	 * fullest chunk under 256 bytes: 6 compact sched_switch (24 bytes),
+	 * a SUBBUF (32) and a handoff (80, no IPv4 flow: the generic form).
 	 */
-	dump_and_check(256, 7, 3 * SS);
+	dump_and_check(256, 7, 6 * sizeof(struct nsight_crec_switch) + 32 + HO - 8);
 }
 
 static void test_dump_odd_chunk_limit(void)
 {
-	/* 200 bytes: SUBBUF + a timekeeper (168) fills a chunk exactly. */
-	_Static_assert(32 + sizeof(struct nsight_rec_timekeeper) == 200, "layout");
-	dump_and_check(200, 13, 32 + TK);
+	/* 200 bytes: SUBBUF + a compact timekeeper (160) is the fullest chunk. */
+	_Static_assert(32 + sizeof(struct nsight_rec_timekeeper) - 8 == 192, "layout");
+	dump_and_check(200, 13, 32 + TK - 8);
 }
 
 static void test_dump_record_larger_than_chunk(void)
 {
-	/* 100 bytes: a timekeeper record (168 bytes) goes alone. */
-	dump_and_check(100, 0, TK);
+	/* 100 bytes: a compact timekeeper record (160 bytes) goes alone. */
+	dump_and_check(100, 0, TK - 8);
 }
 
 static void test_dump_partial_record_lost(void)
@@ -330,12 +343,12 @@ static void test_dump_partial_record_lost(void)
 	struct nsight_dump_opts o = { .read_size = 11 };
 	struct relay_dir rd;
 	struct membuf m;
-	uint8_t partial[80];
+	uint64_t partial[10] = { NSIGHT_CREC_HDR(NSIGHT_REC_HANDOFF, HO - 8, 60) };
 
 	make_relay_data();
 	make_status(&before, cpus);
-	rec_hdr(partial, NSIGHT_REC_SCHED_SWITCH, SS, 3, 60);
-	REQUIRE(relay_dir_make(&rd, partial, 40) == 0);
+	/* 40 of the 80 bytes of a compact handoff. */
+	REQUIRE(relay_dir_make(&rd, (const uint8_t *)partial, 40) == 0);
 	o.debugfs = rd.path;
 
 	membuf_open(&m, &w);
@@ -432,18 +445,19 @@ static void test_dump_corrupt_record(void)
 	struct nsight_dump_opts o = { .read_size = 5 };
 	struct relay_dir rd;
 	struct membuf m;
-	uint8_t bad[16];
+	uint64_t bad[2] = { NSIGHT_CREC_HDR(NSIGHT_REC_HANDOFF, 0, 0) };	/* size 0 */
+	char want[64];
 
 	make_relay_data();
-	rec_hdr(bad, NSIGHT_REC_HANDOFF, 12, 3, 0);	/* size 12: impossible */
-	REQUIRE(relay_dir_make(&rd, bad, 16) == 0);
+	REQUIRE(relay_dir_make(&rd, (const uint8_t *)bad, 16) == 0);
 	o.debugfs = rd.path;
 	membuf_open(&m, &w);
 	CHECK_U64(nsight_dump_buffers(&w, &o, NR_CPUS, &res, &d), -EIO);
 	membuf_close(&m);
 	relay_dir_remove(&rd);
-	CHECK_STR_HAS(d.msg, "cpu 3: corrupt record at byte 192 of ");
-	CHECK_STR_HAS(d.msg, "/nsight/cpu3: size 12");
+	snprintf(want, sizeof(want), "cpu 3: corrupt record at byte %zu of ", relay_len[3]);
+	CHECK_STR_HAS(d.msg, want);
+	CHECK_STR_HAS(d.msg, "/nsight/cpu3: size 0");
 	nsight_dump_result_free(&res);
 	free(m.data);
 }
@@ -523,7 +537,7 @@ static void test_drain_pulls_while_file_grows(void)
 	REQUIRE(fd >= 0);
 	/* Cut inside a record. */
 	cut = relay_len[0] / 2 + 5;
-	whole = nsight_records_whole_prefix(relay[0], cut);
+	whole = nsight_crecords_whole_prefix(relay[0], cut);
 	REQUIRE(whole < cut);
 	append(path, relay[0], cut);
 
@@ -532,7 +546,7 @@ static void test_drain_pulls_while_file_grows(void)
 	REQUIRE(nsight_drain_init(&dr, fd, 0, path, &o, &res, &d) == 0);
 	/* A budget: one read of 64 bytes, then the whole records held. */
 	CHECK_U64(nsight_drain_pull(&w, &dr, 1, false, &d), 0);
-	CHECK_U64(res.bytes, nsight_records_whole_prefix(relay[0], 64));
+	CHECK_U64(res.bytes, nsight_crecords_whole_prefix(relay[0], 64));
 	CHECK_U64(nsight_drain_pull(&w, &dr, 0, false, &d), 0);
 	CHECK_U64(res.bytes, whole);
 	CHECK_U64(res.lost_bytes, 0);

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Compact records (the module's relay format, CRECORDS chunks): encoded
+ * and expanded again they are the records they stand for; a malformed
+ * one is an error naming its byte and CPU; and nsight-analyze gives the
+ * same answers on a capture written either way.
+ */
+#include <json-c/json.h>
+
+#include "clirun.h"
+#include "scenario.h"
+
+static struct cli c;
+
+/* A capture with every kind of cause the scenarios have, in two forms. */
+static void make_mixed(struct scen *sc)
+{
+	static const enum scen_kind slow[] = { SC_HOG, SC_KWORKER, SC_FAULT, SC_NETRX,
+					       SC_IDLE_IRQ, SC_SMALL };
+
+	scen_init(sc, "server");
+	scen_mixed(sc, 120, slow, 6, 5, 2, 105);
+}
+
+/* Every record of @cpu comes back byte for byte, and smaller on the way. */
+static void test_round_trip(void)
+{
+	unsigned int seen[__NSIGHT_CREC_MAX] = { 0 };
+	struct scen sc;
+	uint32_t cpu;
+
+	make_mixed(&sc);
+	/* What the scenarios lack: wakings, UDP and TCP sends. */
+	{
+		struct nsight_tcp_send_state ts = { .snd_una = 1, .snd_nxt = 5, .snd_cwnd = 10,
+						    .mss = 1448 };
+		struct nsight_flow tcp = flow4("10.0.0.2", 11211, "10.0.0.1", 40000, IPPROTO_TCP);
+
+		synth_waking(&sc.s, SC_X, sc.t + 1000, sc_server, SC_Y, 0);
+		synth_app(&sc.s, NSIGHT_REC_APP_SEND, SC_Y, sc.t + 2000, 7, sc.sock, 100, 0,
+			  sc_server.tid, sc_server.pid, "server");
+		synth_send_tcp(&sc.s, SC_Y, sc.t + 3000, 8, tcp, 100, 5, sc_server.tid,
+			       sc_server.pid, "server", &ts);
+	}
+	synth_flush(&sc.s);
+	for (cpu = 0; cpu < 2; cpu++) {
+		struct nsight_rec_walker a, b;
+		struct nsight_rec ra, rb;
+		struct nsight_diag d = { 0 };
+		struct nsight_cdec dec;
+		uint8_t *enc;
+		size_t len, pos;
+		int ret;
+
+		REQUIRE(nsight_crecords_encode(sc.s.buf[cpu], sc.s.len[cpu], &enc, &len) == 0);
+		printf("# cpu %u: %zu bytes of records, %zu compact\n", cpu, sc.s.len[cpu], len);
+		CHECK(len < sc.s.len[cpu] * 2 / 3);
+		for (pos = 0; pos < len;) {
+			uint64_t h;
+
+			memcpy(&h, enc + pos, sizeof(h));
+			if (NSIGHT_CREC_TYPE(h) < __NSIGHT_CREC_MAX)
+				seen[NSIGHT_CREC_TYPE(h)]++;
+			pos += NSIGHT_CREC_SIZE(h);
+		}
+		nsight_cdec_init(&dec);
+		nsight_rec_walker_init(&a, sc.s.buf[cpu], sc.s.len[cpu], cpu, 0);
+		nsight_rec_walker_init_compact(&b, enc, len, cpu, 0, &dec);
+		while ((ret = nsight_rec_walker_next(&a, &ra, &d)) > 0) {
+			REQUIRE(nsight_rec_walker_next(&b, &rb, &d) == 1);
+			CHECK_U64(rb.hdr.type, ra.hdr.type);
+			CHECK_U64(rb.hdr.size, ra.hdr.size);
+			CHECK_U64(rb.hdr.tsc, ra.hdr.tsc);
+			CHECK_U64(rb.hdr.cpu, cpu);
+			if (rb.hdr.size == ra.hdr.size && memcmp(ra.data, rb.data, ra.hdr.size)) {
+				printf("# cpu %u: %s record at tsc %llu differs\n", cpu,
+				       nsight_rec_type_name(ra.hdr.type), (unsigned long long)ra.hdr.tsc);
+				CHECK(0);
+			}
+		}
+		CHECK_U64(ret, 0);
+		CHECK_U64(nsight_rec_walker_next(&b, &rb, &d), 0);
+		CHECK_U64(dec.unnamed, 0);
+		nsight_cdec_fini(&dec);
+		free(enc);
+	}
+	/* Each compact form was used, with its thread records. */
+	CHECK(seen[NSIGHT_CREC_THREAD] > 0);
+	CHECK(seen[NSIGHT_CREC_SWITCH] > 0);
+	CHECK(seen[NSIGHT_CREC_WAKING] > 0);
+	CHECK(seen[NSIGHT_CREC_PKT4] > 0);
+	CHECK(seen[NSIGHT_CREC_HANDOFF4] > 0);
+	CHECK(seen[NSIGHT_CREC_APP_RECV4] > 0);
+	CHECK(seen[NSIGHT_CREC_APP_SEND4] > 0);
+	/* A task is named once per sub-buffer, not per record. */
+	CHECK(seen[NSIGHT_CREC_THREAD] * 4 < seen[NSIGHT_CREC_SWITCH]);
+	synth_free(&sc.s);
+}
+
+/* Walk compact @buf on cpu 2 from offset 500; the walker's last result. */
+static int walk(const void *buf, size_t len, size_t *n, uint64_t *last_tsc, char *msg)
+{
+	struct nsight_rec_walker w;
+	struct nsight_diag d = { 0 };
+	struct nsight_cdec dec;
+	struct nsight_rec rec;
+	int ret;
+
+	*n = 0;
+	nsight_cdec_init(&dec);
+	nsight_rec_walker_init_compact(&w, buf, len, 2, 500, &dec);
+	while ((ret = nsight_rec_walker_next(&w, &rec, &d)) > 0) {
+		(*n)++;
+		*last_tsc = rec.hdr.tsc;
+	}
+	nsight_cdec_fini(&dec);
+	strcpy(msg, d.msg);
+	return ret;
+}
+
+static void subbuf(uint64_t *p, uint64_t tsc)
+{
+	struct nsight_crec_subbuf sb = { .hdr = NSIGHT_CREC_HDR(NSIGHT_REC_SUBBUF, 32, tsc),
+					 .tsc = tsc };
+
+	memcpy(p, &sb, sizeof(sb));
+}
+
+static void test_malformed(void)
+{
+	uint64_t buf[16] = { 0 };
+	uint64_t tsc = 0;
+	char msg[NSIGHT_DIAG_LEN];
+	size_t n;
+
+	/* A record before any sub-buffer header has no TSC to extend. */
+	buf[0] = NSIGHT_CREC_HDR(NSIGHT_REC_SOFTIRQ, 16, 5);
+	CHECK_U64(walk(buf, 16, &n, &tsc, msg), -NSIGHT_E_RECORD);
+	CHECK_STR_HAS(msg, "compact record at byte 500 (cpu 2): softirq record before the first sub-buffer header");
+
+	/* The TSC goes on across the 48 bits: the smallest later one. */
+	subbuf(buf, (3ULL << 48) - 10);
+	buf[4] = NSIGHT_CREC_HDR(NSIGHT_REC_SOFTIRQ, 16, 20);
+	CHECK_U64(walk(buf, 48, &n, &tsc, msg), 0);
+	CHECK_U64(n, 2);
+	CHECK_U64(tsc, (3ULL << 48) + 20);
+
+	/* The sub-buffer header's two TSCs disagree. */
+	buf[3] = 7;
+	CHECK_U64(walk(buf, 48, &n, &tsc, msg), -NSIGHT_E_RECORD);
+	CHECK_STR_HAS(msg, "compact record at byte 500 (cpu 2): sub-buffer header's TSC 0x7 does not end");
+
+	/* Sizes: 0, past the end, below the type's. */
+	subbuf(buf, 100);
+	buf[4] = NSIGHT_CREC_HDR(NSIGHT_REC_SOFTIRQ, 0, 120);
+	CHECK_U64(walk(buf, 48, &n, &tsc, msg), -NSIGHT_E_RECORD);
+	CHECK_STR_HAS(msg, "compact record at byte 532 (cpu 2): softirq record of 0 bytes, needs at least 16");
+	buf[4] = NSIGHT_CREC_HDR(NSIGHT_REC_SOFTIRQ, 24, 120);
+	CHECK_U64(walk(buf, 48, &n, &tsc, msg), -NSIGHT_E_RECORD);
+	CHECK_STR_HAS(msg, "size 24 runs past the end of its chunk (16 bytes left)");
+	buf[4] = NSIGHT_CREC_HDR(NSIGHT_CREC_PKT4, 48, 120);
+	CHECK_U64(walk(buf, 96, &n, &tsc, msg), -NSIGHT_E_RECORD);
+	CHECK_STR_HAS(msg, "pkt (compact) record of 48 bytes, needs at least 56");
+	buf[4] = NSIGHT_CREC_HDR(0, 16, 120);
+	CHECK_U64(walk(buf, 48, &n, &tsc, msg), -NSIGHT_E_RECORD);
+	CHECK_STR_HAS(msg, "invalid record type 0");
+	CHECK_U64(walk(buf, 36, &n, &tsc, msg), -NSIGHT_E_RECORD);
+	CHECK_STR_HAS(msg, "header needs 8 bytes, 4 left");
+
+	/* A type this build does not know is yielded for the caller to skip. */
+	buf[4] = NSIGHT_CREC_HDR(200, 24, 120);
+	CHECK_U64(walk(buf, 56, &n, &tsc, msg), 0);
+	CHECK_U64(n, 2);
+	CHECK_U64(tsc, 120);
+
+	/* A task no thread record named: counted, its identity empty. */
+	{
+		struct nsight_crec_waking wk = { .hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_WAKING, 24, 130),
+						 .tid = 42 };
+		struct nsight_rec_walker w;
+		struct nsight_diag d = { 0 };
+		struct nsight_cdec dec;
+		struct nsight_rec rec;
+		struct nsight_rec_waking out;
+
+		memcpy(buf + 4, &wk, sizeof(wk));
+		nsight_cdec_init(&dec);
+		nsight_rec_walker_init_compact(&w, buf, 56, 2, 0, &dec);
+		CHECK_U64(nsight_rec_walker_next(&w, &rec, &d), 1);
+		CHECK_U64(nsight_rec_walker_next(&w, &rec, &d), 1);
+		memcpy(&out, rec.data, sizeof(out));
+		CHECK_U64(rec.hdr.type, NSIGHT_REC_WAKING);
+		CHECK_U64(out.tid, 42);
+		CHECK_U64(out.comm[0], 0);
+		CHECK_U64(dec.unnamed, 1);
+		nsight_cdec_fini(&dec);
+	}
+}
+
+static void test_whole_prefix(void)
+{
+	uint64_t buf[12] = { 0 };
+
+	subbuf(buf, 100);
+	buf[4] = NSIGHT_CREC_HDR(NSIGHT_REC_SOFTIRQ, 16, 120);
+	buf[6] = NSIGHT_CREC_HDR(NSIGHT_REC_SOFTIRQ, 16, 130);
+	CHECK_U64(nsight_crecords_whole_prefix(buf, 64), 64);
+	CHECK_U64(nsight_crecords_whole_prefix(buf, 63), 48);
+	CHECK_U64(nsight_crecords_whole_prefix(buf, 31), 0);
+	buf[6] = NSIGHT_CREC_HDR(NSIGHT_REC_SOFTIRQ, 0, 130);
+	CHECK_U64(nsight_crecords_whole_prefix(buf, 96), 48);
+}
+
+/* The reports of a capture do not depend on the form of its records. */
+static void test_same_answers(void)
+{
+	static const char *const keys[] = { "time", "latency", "diagnosis", "chains", "queues",
+					    "critical_path" };
+	const char *const names[] = { "plain", "compact", NULL };
+	struct json_object *x[2];
+	struct cli_result r[2];
+	int k;
+	size_t i;
+
+	REQUIRE(cli_init(&c) == 0);
+	for (k = 0; k < 2; k++) {
+		struct scen sc;
+
+		make_mixed(&sc);
+		sc.s.chunk_max = 2048;
+		sc.s.compact = k == 1;
+		REQUIRE(scen_save(&sc, cli_file(&c, names[k])) == 0);
+		cli_run(&c, &r[k], NULL, (const char *[]){ "--json", "--strict",
+							   cli_file(&c, names[k]), NULL });
+		CHECK_U64(r[k].status, 0);
+		x[k] = r[k].out ? json_tokener_parse(r[k].out) : NULL;
+		REQUIRE(x[k]);
+	}
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		struct json_object *a, *b;
+		bool same = json_object_object_get_ex(x[0], keys[i], &a) &&
+			    json_object_object_get_ex(x[1], keys[i], &b) && json_object_equal(a, b);
+
+		if (!same)
+			printf("# '%s' differs\n", keys[i]);
+		CHECK(same);
+	}
+	for (k = 0; k < 2; k++) {
+		json_object_put(x[k]);
+		cli_result_free(&r[k]);
+	}
+	CHECK(cli_fini(&c, names) == 0);
+}
+
+KTAP_MAIN(
+	KTAP_TEST(test_round_trip),
+	KTAP_TEST(test_malformed),
+	KTAP_TEST(test_whole_prefix),
+	KTAP_TEST(test_same_answers),
+)
