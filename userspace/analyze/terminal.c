@@ -76,7 +76,10 @@ void nsight_tty_header(FILE *f, const char *name, const struct nsight_summary *s
 		word(s->hdr.release, sizeof(s->hdr.release), rel, sizeof(rel)), s->hdr.nr_cpus);
 	if (s->have_tsc && span >= 0)
 		fprintf(f, "  span %.3f s", span);
-	fprintf(f, "  records %" PRIu64 ", dropped %" PRIu64 "\n", s->records, s->dropped);
+	fprintf(f, "  records %" PRIu64 ", dropped %" PRIu64, s->records, s->dropped);
+	if (s->bad_tsc)
+		fprintf(f, ", %" PRIu64 " with a corrupt TSC left out", s->bad_tsc);
+	fputc('\n', f);
 	if (s->triggers || s->skipped_subbufs)
 		fprintf(f, "%sflight recorder:%s %" PRIu64 " triggers; %" PRIu64 " records outside the saved windows not kept\n",
 			nsight_tty_bold(t), nsight_tty_off(t), s->triggers, s->skipped);

@@ -281,6 +281,31 @@ static void test_loss_spans(void)
 	cli_result_free(&r);
 }
 
+/* The header's TSC frequency: 0 only with a rate elsewhere, never absurd. */
+static void test_bad_header(void)
+{
+	static const uint64_t hz[] = { 5, 1000000000000ULL, 0 };
+	struct cli_result r;
+	struct membuf m;
+	char path[192];
+	size_t i;
+
+	build(&m, 2);
+	for (i = 0; i < 3; i++) {
+		memcpy(m.data + offsetof(struct nsight_stream_hdr, tsc_hz), &hz[i], sizeof(hz[i]));
+		cli_path(&cli, "hz.nsight", path, sizeof(path));
+		CHECK(write_file(path, m.data, m.len) == 0);
+		run(&r, NULL, (const char *[]){ path, NULL });
+		CHECK_U64(r.status, 1);
+		CHECK_STR_HAS(r.err, path);
+		CHECK_STR_HAS(r.err, hz[i] ? " Hz at byte 16 (must be 0, unknown, or 1 MHz to 100 GHz)" :
+			      "the TSC frequency in the stream header (byte 16) is 0 and no timekeeper or clock_sync record gives the TSC's rate");
+		CHECK(r.out && !r.out[0]);
+		cli_result_free(&r);
+	}
+	free(m.data);
+}
+
 static void test_usage(void)
 {
 	struct cli_result r;
@@ -307,7 +332,7 @@ static void cleanup(void)
 {
 	CHECK(cli_fini(&cli, (const char *[]){ "good.nsight", "bad.nsight",
 					       "cut.nsight", "crc.nsight", "good.nsight.zst",
-					       "cut.nsight.zst", NULL }) == 0);
+					       "cut.nsight.zst", "hz.nsight", NULL }) == 0);
 }
 
 KTAP_MAIN(
@@ -320,6 +345,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_problems_and_strict),
 	KTAP_TEST(test_json),
 	KTAP_TEST(test_loss_spans),
+	KTAP_TEST(test_bad_header),
 	KTAP_TEST(test_usage),
 	KTAP_TEST(cleanup),
 )
