@@ -306,6 +306,51 @@ static void test_bad_header(void)
 	free(m.data);
 }
 
+/*
+ * The reports' files are opened before the analysis: one that cannot be
+ * written fails first; a run that fails removes the one it created and
+ * leaves one that was there as it was.
+ */
+static void test_output_paths(void)
+{
+	char html[192], *kept;
+	struct cli_result r;
+
+	run(&r, NULL, (const char *[]){ "--html", "/nonexistent/r.html", crc, NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "nsight-analyze: cannot create /nonexistent/r.html: No such file or directory");
+	CHECK(r.err && !strstr(r.err, "crc32"));
+	cli_result_free(&r);
+	run(&r, NULL, (const char *[]){ "--perfetto", cli.dir, good, NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "cannot create");
+	CHECK_STR_HAS(r.err, "Is a directory");
+	cli_result_free(&r);
+
+	cli_path(&cli, "r.html", html, sizeof(html));
+	run(&r, NULL, (const char *[]){ "--html", html, crc, NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "crc32");
+	CHECK(access(html, F_OK) != 0);
+	cli_result_free(&r);
+	CHECK(write_file(html, "old", 3) == 0);
+	run(&r, NULL, (const char *[]){ "--html", html, crc, NULL });
+	CHECK_U64(r.status, 1);
+	kept = cli_slurp(html);
+	CHECK(kept && !strcmp(kept, "old"));
+	free(kept);
+	cli_result_free(&r);
+
+	run(&r, NULL, (const char *[]){ "--html", html, "--perfetto", html, good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "--html and --perfetto name the same file");
+	cli_result_free(&r);
+	run(&r, NULL, (const char *[]){ "--html", good, good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "a report would overwrite the capture");
+	cli_result_free(&r);
+}
+
 static void test_usage(void)
 {
 	struct cli_result r;
@@ -332,7 +377,7 @@ static void cleanup(void)
 {
 	CHECK(cli_fini(&cli, (const char *[]){ "good.nsight", "bad.nsight",
 					       "cut.nsight", "crc.nsight", "good.nsight.zst",
-					       "cut.nsight.zst", "hz.nsight", NULL }) == 0);
+					       "cut.nsight.zst", "hz.nsight", "r.html", NULL }) == 0);
 }
 
 KTAP_MAIN(
@@ -346,6 +391,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_json),
 	KTAP_TEST(test_loss_spans),
 	KTAP_TEST(test_bad_header),
+	KTAP_TEST(test_output_paths),
 	KTAP_TEST(test_usage),
 	KTAP_TEST(cleanup),
 )
