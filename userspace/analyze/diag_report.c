@@ -82,7 +82,7 @@ static const char *reference_desc(const struct nsight_dx_opts *o, char *buf, siz
 	return buf;
 }
 
-static void cause_name(const struct nsight_dx_cause *c, char *buf, size_t len)
+void nsight_dx_cause_name(const struct nsight_dx_cause *c, char *buf, size_t len)
 {
 	char cat[256];
 
@@ -128,7 +128,7 @@ static void msg_causes(FILE *f, const struct nsight_dx_group *g, const struct ns
 		const struct nsight_dx_mcause *mc = &g->mcs[m->mc + k];
 		int n;
 
-		cause_name(&g->causes[mc->cause], buf, sizeof(buf));
+		nsight_dx_cause_name(&g->causes[mc->cause], buf, sizeof(buf));
 		n = snprintf(item, sizeof(item), "%s %s %s", k ? "," : "", buf,
 			     plus(t, mc->dev, p, sizeof(p)));
 		if (t->width && !k && used + (size_t)n > t->width) {
@@ -262,7 +262,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 		int cw = 44, most = (int)t->width - 37;
 
 		for (k = 0; k < g->n_causes; k++) {
-			cause_name(&g->causes[k], buf, sizeof(buf));
+			nsight_dx_cause_name(&g->causes[k], buf, sizeof(buf));
 			if ((int)strlen(buf) + 2 > cw)
 				cw = (int)strlen(buf) + 2;
 		}
@@ -272,7 +272,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 		for (k = 0; k < g->n_causes; k++) {
 			const struct nsight_dx_cause *c = &g->causes[k];
 
-			cause_name(c, buf, sizeof(buf));
+			nsight_dx_cause_name(c, buf, sizeof(buf));
 			fprintf(f, "  %s%-*s%6s%9s%6" PRIu64 "%5" PRIu64 "%9s%s\n",
 				k ? "" : nsight_tty_bold(t), cw, buf,
 				pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)),
@@ -287,7 +287,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 			const struct nsight_dx_cause *c = &g->causes[k];
 			int w;
 
-			cause_name(c, buf, sizeof(buf));
+			nsight_dx_cause_name(c, buf, sizeof(buf));
 			w = strlen(buf) + 2 > 44 ? (int)strlen(buf) + 2 : 44;
 			fprintf(f, "  %-*s%7s%16" PRId64 "%9" PRIu64 "%6" PRIu64 "%16" PRId64 "%15" PRId64 "\n",
 				w, buf, pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)), c->total, c->messages,
