@@ -921,9 +921,9 @@ struct nsight_rec_clock_sync {
  *   bits  8-15  size of the whole record in 8-byte units (8 to 2040 bytes)
  *   bits 16-63  the low 48 bits of the TSC when it was written
  *
- * A record's TSC is the smallest one not below the previous record's of
- * its CPU that ends in these 48 bits: every sub-buffer begins with a
- * struct nsight_crec_subbuf, which carries the whole TSC.
+ * A record's TSC is the one ending in these 48 bits nearest to the
+ * previous record's of its CPU (modulo 2^64): every sub-buffer begins with
+ * a struct nsight_crec_subbuf, which carries the whole TSC.
  *
  * A type of enum nsight_rec_type is that struct without its 16-byte
  * struct nsight_rec_hdr: the header word, then the struct's fields from the

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +84,11 @@ int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
 	if (!err)
 		err = nsight_tc_init(&a->tc, a->cap.tks, a->cap.n_tks, a->cap.syncs, a->cap.n_syncs,
 				     a->sum.hdr.tsc_hz, o->params, d);
+	/* 0 is "unknown" (not x86): the timekeeper records must make up for it. */
+	if (!err && !a->tc.tsc_hz && !a->cap.n_tks)
+		err = nsight_diag_set(d, NSIGHT_E_FORMAT,
+				      "the TSC frequency in the stream header (byte %zu) is 0 and no timekeeper or clock_sync record gives the TSC's rate: its stamps mean nothing",
+				      offsetof(struct nsight_stream_hdr, tsc_hz));
 	if (!err && o->lifetimes) {
 		err = nsight_lifetimes_build(&a->lt, &a->cap, &a->tc, d);
 		if (!err && o->own)

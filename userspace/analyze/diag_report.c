@@ -82,12 +82,32 @@ static const char *reference_desc(const struct nsight_dx_opts *o, char *buf, siz
 	return buf;
 }
 
-static void cause_name(const struct nsight_dx_cause *c, char *buf, size_t len)
+void nsight_dx_cause_name(const struct nsight_dx_cause *c, char *buf, size_t len)
 {
 	char cat[256];
 
 	snprintf(buf, len, "%s (%s)", printable(cat, c->category, sizeof(cat), true),
 		 nsight_role_name(c->role));
+}
+
+/*
+ * A column of @g's causes' message counts (@main: main, else messages): at
+ * least @min wide, wider when a count needs it, so columns stay apart.
+ */
+static int count_width(const struct nsight_dx_group *g, bool main, int min)
+{
+	uint64_t most = 0;
+	size_t k;
+	int w = 1;
+
+	for (k = 0; k < g->n_causes; k++) {
+		uint64_t v = main ? g->causes[k].main : g->causes[k].messages;
+
+		most = v > most ? v : most;
+	}
+	for (; most >= 10; most /= 10)
+		w++;
+	return w + 1 > min ? w + 1 : min;
 }
 
 /* In the compact text (a width is set) durations in readable units, else in ns. */
@@ -128,7 +148,7 @@ static void msg_causes(FILE *f, const struct nsight_dx_group *g, const struct ns
 		const struct nsight_dx_mcause *mc = &g->mcs[m->mc + k];
 		int n;
 
-		cause_name(&g->causes[mc->cause], buf, sizeof(buf));
+		nsight_dx_cause_name(&g->causes[mc->cause], buf, sizeof(buf));
 		n = snprintf(item, sizeof(item), "%s %s %s", k ? "," : "", buf,
 			     plus(t, mc->dev, p, sizeof(p)));
 		if (t->width && !k && used + (size_t)n > t->width) {
@@ -259,39 +279,42 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 		 * as wide as the longest; a longer one pushes its own row out.
 		 * The largest deviation is left to --json and the plain table.
 		 */
-		int cw = 44, most = (int)t->width - 37;
+		int nw = count_width(g, false, 6), mw = count_width(g, true, 5);
+		int cw = 44, most = (int)t->width - 26 - nw - mw;
 
 		for (k = 0; k < g->n_causes; k++) {
-			cause_name(&g->causes[k], buf, sizeof(buf));
+			nsight_dx_cause_name(&g->causes[k], buf, sizeof(buf));
 			if ((int)strlen(buf) + 2 > cw)
 				cw = (int)strlen(buf) + 2;
 		}
 		cw = cw > most && most >= 44 ? most : cw;
-		fprintf(f, "  %-*s%6s%9s%6s%5s%9s\n", cw, "cause", "share", "excess", "msgs",
-			"main", "median");
+		fprintf(f, "  %-*s%6s%9s%*s%*s%9s\n", cw, "cause", "share", "excess", nw, "msgs",
+			mw, "main", "median");
 		for (k = 0; k < g->n_causes; k++) {
 			const struct nsight_dx_cause *c = &g->causes[k];
 
-			cause_name(c, buf, sizeof(buf));
-			fprintf(f, "  %s%-*s%6s%9s%6" PRIu64 "%5" PRIu64 "%9s%s\n",
+			nsight_dx_cause_name(c, buf, sizeof(buf));
+			fprintf(f, "  %s%-*s%6s%9s%*" PRIu64 "%*" PRIu64 "%9s%s\n",
 				k ? "" : nsight_tty_bold(t), cw, buf,
 				pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)),
-				nsight_tty_duration(c->total, b4, sizeof(b4)), c->messages, c->main,
+				nsight_tty_duration(c->total, b4, sizeof(b4)), nw, c->messages, mw, c->main,
 				nsight_tty_duration(c->median, b2, sizeof(b2)), k ? "" : nsight_tty_off(t));
 			cause_details(f, g, k, a, t);
 		}
 	} else if (g->n_causes) {
-		fprintf(f, "  %-44s%7s%16s%9s%6s%16s%15s\n", "cause", "share", "excess_ns",
-			"messages", "main", "median_dev_ns", "max_dev_ns");
+		int nw = count_width(g, false, 9), mw = count_width(g, true, 6);
+
+		fprintf(f, "  %-44s%7s%16s%*s%*s%16s%15s\n", "cause", "share", "excess_ns",
+			nw, "messages", mw, "main", "median_dev_ns", "max_dev_ns");
 		for (k = 0; k < g->n_causes; k++) {
 			const struct nsight_dx_cause *c = &g->causes[k];
 			int w;
 
-			cause_name(c, buf, sizeof(buf));
+			nsight_dx_cause_name(c, buf, sizeof(buf));
 			w = strlen(buf) + 2 > 44 ? (int)strlen(buf) + 2 : 44;
-			fprintf(f, "  %-*s%7s%16" PRId64 "%9" PRIu64 "%6" PRIu64 "%16" PRId64 "%15" PRId64 "\n",
-				w, buf, pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)), c->total, c->messages,
-				c->main, c->median, c->max);
+			fprintf(f, "  %-*s%7s%16" PRId64 "%*" PRIu64 "%*" PRIu64 "%16" PRId64 "%15" PRId64 "\n",
+				w, buf, pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)), c->total, nw,
+				c->messages, mw, c->main, c->median, c->max);
 			cause_details(f, g, k, a, t);
 		}
 	} else if (g->n_msgs) {

@@ -56,6 +56,8 @@ const char *nsight_key_printable(const struct nsight_keys *k, uint32_t key, char
 
 /* A comm (16 bytes, maybe not NUL-terminated) made printable; "?" if empty. */
 const char *nsight_comm_format(const char comm[16], char *buf, size_t len);
+/* "CATEGORY (ROLE)", as the reports name a cause. */
+void nsight_dx_cause_name(const struct nsight_dx_cause *c, char *buf, size_t len);
 
 /* "20", "99.9": a per-100000 value as a percentage. */
 const char *nsight_pct_format(uint32_t per100k, char *buf, size_t len);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* nsight-analyze: validate, summarise and diagnose an nsight dump stream. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "categories_builtin.h"
@@ -36,6 +39,7 @@ struct opts {
 	const char *categories;		/* --categories */
 	const char *html;		/* --html FILE */
 	const char *perfetto;		/* --perfetto FILE */
+	struct out_file *html_out, *perfetto_out;	/* opened before the analysis */
 	bool diag_opts;			/* any diagnosis option given */
 	bool intervals;			/* --intervals */
 	struct nsight_wi_spec whatif;	/* --what-if */
@@ -45,6 +49,18 @@ struct opts {
 	uint64_t window_ns;		/* --window, 0 if not given */
 	bool triggers;			/* --triggers */
 	bool whole;			/* --whole */
+};
+
+/*
+ * A file a report goes to, opened before the analysis so that a path that
+ * cannot be written fails at once, and emptied only when the report is
+ * written: a run that fails leaves a file that was there as it was, and
+ * removes one it created.
+ */
+struct out_file {
+	const char *path;
+	FILE *f;
+	bool created;
 };
 
 /* What the options add after the diagnosis; NULL when not asked for. */
@@ -206,13 +222,14 @@ static void usage(FILE *f)
 		"                        a unit: ns, us, ms or s) from its first record and\n"
 		"                        analyse one at a time, in memory that follows the\n"
 		"                        busiest three windows instead of the whole\n"
-		"                        capture: the summary and check once, then per\n"
-		"                        window with records the latency, messages and\n"
-		"                        diagnosis of the messages whose first record is in\n"
-		"                        it, read with a margin of one window on each side\n"
-		"                        (a message is the same as without --window if it\n"
-		"                        lasts under one window); with --json one JSON\n"
-		"                        object per line, the summary first. Not with\n"
+		"                        capture: the summary and check once, then a line\n"
+		"                        per window with records for the messages whose\n"
+		"                        first record is in it (p50, p99, max, top cause;\n"
+		"                        --verbose: the full report), read with a margin of\n"
+		"                        one window on each side (a message is the same as\n"
+		"                        without --window if it lasts under one window),\n"
+		"                        then the whole capture's latency; with --json one\n"
+		"                        JSON object per line, the summary first. Not with\n"
 		"                        --baseline, --html, --perfetto, --intervals,\n"
 		"                        --what-if, --time-check\n"
 		"      --triggers        the windows a flight recorder saved (nsightctl record\n"
@@ -426,25 +443,60 @@ static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys,
 	return NSIGHT_EXIT_OK;
 }
 
-/* --html or --perfetto: write @what to the file @path. */
-static int write_file(const char *path, const char *what, const char *name,
+static int out_open(struct out_file *o, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+	o->path = path;
+	o->created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!o->f) {
+		fprintf(stderr, "nsight-analyze: cannot create %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (o->created)
+			unlink(path);
+		o->created = false;
+		return NSIGHT_EXIT_FAIL;
+	}
+	return NSIGHT_EXIT_OK;
+}
+
+/* Without its report: closed, and removed if this run created it. */
+static void out_abandon(struct out_file *o)
+{
+	if (!o->f)
+		return;
+	fclose(o->f);
+	o->f = NULL;
+	if (o->created)
+		unlink(o->path);
+}
+
+/* --html or --perfetto: write @what to @o. */
+static int write_file(struct out_file *o, const char *what, const char *name,
 		      const struct nsight_analysis *a, const struct nsight_dx *dx,
 		      const struct nsight_analysis *b)
 {
 	bool html = !strcmp(what, "HTML report");
 	struct nsight_diag d = { 0 };
-	FILE *f = fopen(path, "w");
-	int err;
+	FILE *f = o->f;
+	struct stat st;
+	int err = 0;
 
-	if (!f) {
-		fprintf(stderr, "nsight-analyze: cannot create %s: %s\n", path, strerror(errno));
-		return NSIGHT_EXIT_FAIL;
-	}
-	err = html ? nsight_html_report(f, name, a, dx, b, &d) : nsight_perfetto_write(f, a, dx, &d);
+	o->f = NULL;
+	/* A regular file that was there: what it held goes now (not a device, a pipe). */
+	if (!o->created && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && ftruncate(fileno(f), 0))
+		err = nsight_diag_set(&d, NSIGHT_E_IO, "emptying it failed: %s", strerror(errno));
+	if (!err)
+		err = html ? nsight_html_report(f, name, a, dx, b, &d) :
+			     nsight_perfetto_write(f, a, dx, &d);
 	if (fclose(f) && !err)
 		err = nsight_diag_set(&d, NSIGHT_E_IO, "closing it failed: %s", strerror(errno));
 	if (err) {
-		fprintf(stderr, "nsight-analyze: %s %s: %s\n", what, path, d.msg);
+		fprintf(stderr, "nsight-analyze: %s %s: %s\n", what, o->path, d.msg);
 		return NSIGHT_EXIT_FAIL;
 	}
 	return NSIGHT_EXIT_OK;
@@ -526,9 +578,9 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 			" trigger windows, analysed as one; --triggers analyses each\n", name,
 			a.sum.triggers);
 	if (!ret && o->html)
-		ret = write_file(o->html, "HTML report", name, &a, &dx, have_b ? &b : NULL);
+		ret = write_file(o->html_out, "HTML report", name, &a, &dx, have_b ? &b : NULL);
 	if (!ret && o->perfetto)
-		ret = write_file(o->perfetto, "Perfetto trace", name, &a, &dx, NULL);
+		ret = write_file(o->perfetto_out, "Perfetto trace", name, &a, &dx, NULL);
 out:
 	nsight_whatif_fini(&wi);
 	nsight_intervals_fini(&iv);
@@ -679,6 +731,7 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .clk = NSIGHT_CLOCK_REALTIME, .params = NSIGHT_TC_IN_FORCE, .synced_ns = -1,
 			  .tty = { .width = NSIGHT_TTY_WIDTH } };
+	struct out_file html_out = { 0 }, perfetto_out = { 0 };
 	bool color_set = false, whole_only;
 	const char *name = "-", *end;
 	FILE *in = stdin;
@@ -849,8 +902,22 @@ int main(int argc, char **argv)
 	if (o.triggers && (o.window_ns || o.whole || whole_only))
 		return usage_error("%s", "--triggers does not go with --window, --whole, --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 
-	if (open_input(name, &in))
+	if (o.html && o.perfetto && !strcmp(o.html, o.perfetto))
+		return usage_error("--html and --perfetto name the same file '%s'", o.html);
+	if ((o.html && !strcmp(o.html, name)) || (o.perfetto && !strcmp(o.perfetto, name)))
+		return usage_error("a report would overwrite the capture '%s'", name);
+
+	/* The reports' files first: a path that cannot be written fails now, not after the analysis. */
+	if ((o.html && out_open(o.html_out = &html_out, o.html)) ||
+	    (o.perfetto && out_open(o.perfetto_out = &perfetto_out, o.perfetto))) {
+		out_abandon(&html_out);
 		return NSIGHT_EXIT_FAIL;
+	}
+	if (open_input(name, &in)) {
+		out_abandon(&html_out);
+		out_abandon(&perfetto_out);
+		return NSIGHT_EXIT_FAIL;
+	}
 	/* A flight recorder's capture in a file: its windows, unless told otherwise. */
 	if (!o.triggers && !o.whole && !o.window_ns && !whole_only && in != stdin &&
 	    nsight_stream_has_chunk(in, NSIGHT_CHUNK_TRIGGER) == 1)
@@ -858,5 +925,8 @@ int main(int argc, char **argv)
 	ret = o.window_ns || o.triggers ? windows(in, name, &o) : analyze(in, name, &o);
 	if (in != stdin)
 		fclose(in);
+	/* Files whose report was not written (the run failed first). */
+	out_abandon(&html_out);
+	out_abandon(&perfetto_out);
 	return ret;
 }

@@ -75,6 +75,9 @@ void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_su
 		fprintf(f, " (%" PRIu64 " in sub-buffer headers, later drops unknown)\n",
 			s->dropped_subbuf);
 
+	if (s->bad_tsc)
+		fprintf(f, "corrupt TSC: %" PRIu64 " record%s left out of the span and the analysis\n",
+			s->bad_tsc, s->bad_tsc == 1 ? "" : "s");
 	if (s->triggers || s->skipped_subbufs)
 		fprintf(f, "flight recorder: %" PRIu64 " triggers; %" PRIu64 " records in %" PRIu64 " sub-buffers outside every saved window, not kept\n",
 			s->triggers, s->skipped, s->skipped_subbufs);
@@ -187,6 +190,8 @@ static struct json_object *cpu_json(const struct nsight_summary_cpu *c, int *err
 	jo_add_u64(o, "dropped", c->dropped, err);
 	jo_add_u64(o, "dropped_in_subbufs", c->subbuf_dropped, err);
 	jo_add_u64(o, "subbufs", c->subbufs, err);
+	if (c->bad_tsc)
+		jo_add_u64(o, "bad_tsc_records", c->bad_tsc, err);
 	if (c->skipped_subbufs) {
 		jo_add_u64(o, "skipped", c->skipped, err);
 		jo_add_u64(o, "skipped_subbufs", c->skipped_subbufs, err);
@@ -259,6 +264,7 @@ struct json_object *nsight_summary_to_json(const char *name, const struct nsight
 	jo_add_u64(o, "records", s->records, &err);
 	jo_add_u64(o, "record_bytes", s->record_bytes, &err);
 	jo_add_u64(o, "subbufs", s->subbufs, &err);
+	jo_add_u64(o, "bad_tsc_records", s->bad_tsc, &err);
 	if (s->triggers || s->skipped_subbufs) {
 		struct json_object *fr = json_object_new_object();
 

@@ -448,12 +448,37 @@ static struct json_object *time_json(const struct nsight_analysis *a, enum nsigh
 	return o;
 }
 
+struct json_object *nsight_report_lat_group_json(const struct nsight_lat_group *g, int *err)
+{
+	struct json_object *go = json_object_new_object();
+	char comm[17];
+	size_t k;
+
+	jo_add_str(go, "comm", printable(comm, g->comm, sizeof(comm), true), err);
+	jo_add_u64(go, "pid", g->pid, err);
+	jo_add_str(go, "dir", nsight_msg_dir_name(g->dir), err);
+	jo_add_u64(go, "count", g->count, err);
+	for (k = 0; k < NSIGHT_LAT_NPCT; k++) {
+		if (g->count)
+			jo_add_i64(go, nsight_lat_pct_name[k], g->pct[k], err);
+		else
+			jo_add_null(go, nsight_lat_pct_name[k], err);
+	}
+	if (g->count)
+		jo_add_i64(go, "max", g->max, err);
+	else
+		jo_add_null(go, "max", err);
+	jo_add_u64(go, "incomplete", g->incomplete, err);
+	jo_add(go, "incomplete_by_reason", reasons_json(g->by_reason, err), err);
+	return go;
+}
+
 static struct json_object *latency_json(const struct nsight_analysis *a, int *err)
 {
 	const struct nsight_lifetimes *lt = &a->lt;
 	const struct nsight_latency *l = &a->lat;
 	struct json_object *o = json_object_new_object(), *groups = json_object_new_array();
-	size_t i, k;
+	size_t i;
 
 	jo_add_str(o, "unit", "ns", err);
 	jo_add_str(o, "percentiles", "nearest-rank", err);
@@ -467,29 +492,8 @@ static struct json_object *latency_json(const struct nsight_analysis *a, int *er
 	jo_add_u64(o, "unattributed_packets", lt->unattributed_pkts, err);
 	jo_add_u64(o, "hw_timestamps_used", lt->hw_used, err);
 	jo_add_u64(o, "hw_timestamps_unused", lt->hw_unused, err);
-	for (i = 0; i < l->n; i++) {
-		const struct nsight_lat_group *g = &l->groups[i];
-		struct json_object *go = json_object_new_object();
-		char comm[17];
-
-		jo_add_str(go, "comm", printable(comm, g->comm, sizeof(comm), true), err);
-		jo_add_u64(go, "pid", g->pid, err);
-		jo_add_str(go, "dir", nsight_msg_dir_name(g->dir), err);
-		jo_add_u64(go, "count", g->count, err);
-		for (k = 0; k < NSIGHT_LAT_NPCT; k++) {
-			if (g->count)
-				jo_add_i64(go, nsight_lat_pct_name[k], g->pct[k], err);
-			else
-				jo_add_null(go, nsight_lat_pct_name[k], err);
-		}
-		if (g->count)
-			jo_add_i64(go, "max", g->max, err);
-		else
-			jo_add_null(go, "max", err);
-		jo_add_u64(go, "incomplete", g->incomplete, err);
-		jo_add(go, "incomplete_by_reason", reasons_json(g->by_reason, err), err);
-		jo_push(groups, go, err);
-	}
+	for (i = 0; i < l->n; i++)
+		jo_push(groups, nsight_report_lat_group_json(&l->groups[i], err), err);
 	jo_add(o, "groups", groups, err);
 	return o;
 }

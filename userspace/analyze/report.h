@@ -34,6 +34,8 @@ void nsight_report_messages_text(FILE *f, const struct nsight_analysis *a, enum 
 int nsight_report_add_json(struct json_object *o, const struct nsight_analysis *a,
 			   enum nsight_clockid clk, bool messages);
 
+/* One application and direction of "latency" in JSON: comm, pid, dir, count, percentiles. */
+struct json_object *nsight_report_lat_group_json(const struct nsight_lat_group *g, int *err);
 void nsight_report_tcheck_text(FILE *f, const struct nsight_timeconv *tc,
 			       const struct nsight_tcheck *r);
 /* A new object (the caller puts it), NULL if out of memory. */

@@ -82,14 +82,19 @@ static int walk_records(struct nsight_summary *s, const struct nsight_chunk *ch,
 	struct nsight_summary_cpu *c = &s->cpus[ch->cpu];
 	struct nsight_rec_walker w;
 	struct nsight_rec rec;
+	size_t i = 0;
 	int ret, err;
 
 	c->seen = true;
 	c->record_bytes += ch->size;
 	nsight_rec_walker_init_chunk(&w, ch->type, ch->payload, (size_t)ch->size, ch->cpu,
 				     ch->payload_offset, &c->dec);
+	err = nsight_tscguard_scan(&s->guard, &w, d);
+	if (err)
+		return err;
 	while ((ret = nsight_rec_walker_next(&w, &rec, d)) > 0) {
 		uint64_t tsc = rec.hdr.tsc;
+		bool bad = nsight_tscguard_bad(&s->guard, i++);
 
 		if (c->records == 0 && c->subbufs == 0) {
 			c->first_type = rec.hdr.type;
@@ -99,11 +104,13 @@ static int walk_records(struct nsight_summary *s, const struct nsight_chunk *ch,
 					return err;
 			}
 		}
-		if (!s->have_tsc || tsc < s->tsc_first)
+		if (bad && !c->bad_tsc++)
+			c->bad_tsc_at = rec.offset;
+		if (!bad && (!s->have_tsc || tsc < s->tsc_first))
 			s->tsc_first = tsc;
-		if (!s->have_tsc || tsc > s->tsc_last)
+		if (!bad && (!s->have_tsc || tsc > s->tsc_last))
 			s->tsc_last = tsc;
-		s->have_tsc = true;
+		s->have_tsc |= !bad;
 		s->type_counts[rec.hdr.type]++;
 
 		if (rec.hdr.type == NSIGHT_REC_SUBBUF) {
@@ -113,7 +120,7 @@ static int walk_records(struct nsight_summary *s, const struct nsight_chunk *ch,
 		} else {
 			c->records++;
 		}
-		if (hook && hook->record) {
+		if (!bad && hook && hook->record) {
 			err = hook->record(hook->ctx, &rec, d);
 			if (err)
 				return err;
@@ -178,7 +185,10 @@ static int check_counters(struct nsight_summary *s, struct nsight_diag *d)
 				err = add_problem(s, NSIGHT_PROB_DROPS, i, c->subbuf_dropped,
 						  st->records_dropped, 0, d);
 		}
+		if (!err && c->bad_tsc)
+			err = add_problem(s, NSIGHT_PROB_BAD_TSC, i, c->bad_tsc, c->bad_tsc_at, 0, d);
 		c->dropped = c->subbuf_dropped + c->dropped_after;
+		s->bad_tsc += c->bad_tsc;
 		s->records += c->records;
 		s->record_bytes += c->record_bytes;
 		s->subbufs += c->subbufs;
@@ -206,6 +216,7 @@ int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summar
 
 	memset(s, 0, sizeof(*s));
 	s->hdr = r->hdr;
+	nsight_tscguard_init(&s->guard, s->hdr.tsc_hz);
 	s->nr_cpus = r->hdr.nr_cpus;
 	s->cpus = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->cpus));
 	s->type_counts = calloc(N_TYPES, sizeof(*s->type_counts));
@@ -248,6 +259,7 @@ int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summar
 	s->stream_bytes = r->offset;
 	s->chunks = r->chunks;
 	s->skipped_chunks = r->skipped_chunks;
+	nsight_tscguard_fini(&s->guard);
 	return check_counters(s, d);
 }
 
@@ -260,6 +272,7 @@ void nsight_summary_fini(struct nsight_summary *s)
 	free(s->cpus);
 	free(s->type_counts);
 	free(s->problems);
+	nsight_tscguard_fini(&s->guard);
 	s->cpus = NULL;
 	s->type_counts = NULL;
 	s->problems = NULL;
@@ -276,6 +289,7 @@ const char *nsight_problem_kind_name(enum nsight_problem_kind kind)
 	case NSIGHT_PROB_SEQ_GAP:	return "seq_gap";
 	case NSIGHT_PROB_FIRST_REC:	return "first_record";
 	case NSIGHT_PROB_CUT:		return "cut";
+	case NSIGHT_PROB_BAD_TSC:	return "bad_tsc";
 	}
 	return "unknown";
 }
@@ -321,6 +335,10 @@ void nsight_problem_format(const struct nsight_problem *p, char *buf, size_t len
 	case NSIGHT_PROB_CUT:
 		snprintf(buf, len, "the stream is cut short at byte %" PRIu64
 			 ": only the chunks before it were read", p->a);
+		break;
+	case NSIGHT_PROB_BAD_TSC:
+		snprintf(buf, len, "cpu %" PRIu32 ": %" PRIu64 " record%s with a TSC far out of its neighbours' order, left out of the analysis (the first at byte %" PRIu64 ")",
+			 p->cpu, p->a, p->a == 1 ? "" : "s", p->b);
 		break;
 	default:
 		snprintf(buf, len, "cpu %" PRIu32 ": problem %d", p->cpu, (int)p->kind);

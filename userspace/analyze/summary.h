@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "records.h"
 #include "stream.h"
+#include "tscguard.h"
 
 struct nsight_summary_cpu {
 	uint32_t cpu;
@@ -33,6 +34,8 @@ struct nsight_summary_cpu {
 	uint64_t skipped;		/* records a flight recorder left out (SKIP) */
 	uint64_t skipped_subbufs;
 	uint64_t skipped_bytes;
+	uint64_t bad_tsc;		/* records with a corrupt TSC (tscguard.h) */
+	uint64_t bad_tsc_at;		/* the first one's byte offset */
 	struct nsight_cdec dec;		/* for its CRECORDS chunks */
 };
 
@@ -45,6 +48,7 @@ enum nsight_problem_kind {
 	NSIGHT_PROB_SEQ_GAP,	/* a: previous seq, b: this seq */
 	NSIGHT_PROB_FIRST_REC,	/* a: type of a CPU's first record (not SUBBUF) */
 	NSIGHT_PROB_CUT,	/* a: byte where the stream ends early (cut_ok) */
+	NSIGHT_PROB_BAD_TSC,	/* a: records with a corrupt TSC, b: the first one's byte */
 };
 
 struct nsight_problem {
@@ -64,6 +68,13 @@ struct nsight_summary {
 
 	bool have_tsc;			/* any record at all */
 	uint64_t tsc_first, tsc_last;	/* lowest and highest hdr.tsc */
+	/*
+	 * Records with a corrupt TSC: counted (records, types, the check's
+	 * bad_tsc problem) but in nothing else: not in the span, not given
+	 * to the hook.
+	 */
+	uint64_t bad_tsc;
+	struct nsight_tscguard guard;
 
 	uint64_t records;		/* every record but SUBBUF */
 	uint64_t record_bytes;

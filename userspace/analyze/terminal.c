@@ -76,7 +76,10 @@ void nsight_tty_header(FILE *f, const char *name, const struct nsight_summary *s
 		word(s->hdr.release, sizeof(s->hdr.release), rel, sizeof(rel)), s->hdr.nr_cpus);
 	if (s->have_tsc && span >= 0)
 		fprintf(f, "  span %.3f s", span);
-	fprintf(f, "  records %" PRIu64 ", dropped %" PRIu64 "\n", s->records, s->dropped);
+	fprintf(f, "  records %" PRIu64 ", dropped %" PRIu64, s->records, s->dropped);
+	if (s->bad_tsc)
+		fprintf(f, ", %" PRIu64 " with a corrupt TSC left out", s->bad_tsc);
+	fputc('\n', f);
 	if (s->triggers || s->skipped_subbufs)
 		fprintf(f, "%sflight recorder:%s %" PRIu64 " triggers; %" PRIu64 " records outside the saved windows not kept\n",
 			nsight_tty_bold(t), nsight_tty_off(t), s->triggers, s->skipped);
@@ -158,16 +161,11 @@ static void histogram(FILE *f, const int64_t *v, size_t n, const struct nsight_t
 	}
 }
 
-void nsight_tty_latency(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
+void nsight_tty_latency_table(FILE *f, const struct nsight_latency *l)
 {
-	const struct nsight_lifetimes *lt = &a->lt;
-	const struct nsight_latency *l = &a->lat;
 	char comm[17], b[32];
 	size_t i, k;
 
-	fprintf(f, "%slatency:%s %zu messages, %" PRIu64 " complete, %" PRIu64 " incomplete; "
-		"rx n->a, tx send->xmit or ->done\n", nsight_tty_bold(t), nsight_tty_off(t), lt->n,
-		lt->n_complete, lt->n - lt->n_complete);
 	if (!l->n)
 		return;
 	fprintf(f, "  %-16s %7s %-3s %7s", "comm", "pid", "dir", "count");
@@ -185,19 +183,36 @@ void nsight_tty_latency(FILE *f, const struct nsight_analysis *a, const struct n
 		fprintf(f, " %9s %10" PRIu64 "\n", g->count ? nsight_tty_duration(g->max, b, sizeof(b)) : "-",
 			g->incomplete);
 	}
-	for (i = 0; i < l->n; i++) {
-		const struct nsight_lat_group *g = &l->groups[i];
-		size_t n;
-		int64_t *v = group_latencies(lt, g, &n);
+}
 
-		if (!n) {
-			free(v);
-			continue;
-		}
-		fprintf(f, "  %s[%" PRIu32 "] %s: %zu complete messages by latency\n",
-			word(g->comm, sizeof(g->comm), comm, sizeof(comm)), g->pid,
-			nsight_msg_dir_name(g->dir), n);
-		histogram(f, v, n, t);
+void nsight_tty_latency_histogram(FILE *f, const struct nsight_lat_group *g, const int64_t *v,
+				  size_t n, const struct nsight_tty *t)
+{
+	char comm[17];
+
+	if (!n)
+		return;
+	fprintf(f, "  %s[%" PRIu32 "] %s: %zu complete messages by latency\n",
+		word(g->comm, sizeof(g->comm), comm, sizeof(comm)), g->pid,
+		nsight_msg_dir_name(g->dir), n);
+	histogram(f, v, n, t);
+}
+
+void nsight_tty_latency(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
+{
+	const struct nsight_lifetimes *lt = &a->lt;
+	const struct nsight_latency *l = &a->lat;
+	size_t i;
+
+	fprintf(f, "%slatency:%s %zu messages, %" PRIu64 " complete, %" PRIu64 " incomplete; "
+		"rx n->a, tx send->xmit or ->done\n", nsight_tty_bold(t), nsight_tty_off(t), lt->n,
+		lt->n_complete, lt->n - lt->n_complete);
+	nsight_tty_latency_table(f, l);
+	for (i = 0; i < l->n; i++) {
+		size_t n;
+		int64_t *v = group_latencies(lt, &l->groups[i], &n);
+
+		nsight_tty_latency_histogram(f, &l->groups[i], v, n, t);
 		free(v);
 	}
 }

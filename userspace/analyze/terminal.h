@@ -40,6 +40,11 @@ const char *nsight_tty_off(const struct nsight_tty *t);
 /* The capture line and the check of @s. */
 void nsight_tty_header(FILE *f, const char *name, const struct nsight_summary *s,
 		       const struct nsight_tty *t);
+/* The table of @l's groups: count, percentiles, max, incomplete. */
+void nsight_tty_latency_table(FILE *f, const struct nsight_latency *l);
+/* Group @g's @n complete messages' latencies @v (sorted) in a histogram. */
+void nsight_tty_latency_histogram(FILE *f, const struct nsight_lat_group *g, const int64_t *v,
+				  size_t n, const struct nsight_tty *t);
 /* The latency table and histograms of @a. */
 void nsight_tty_latency(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t);
 

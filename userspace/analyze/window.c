@@ -67,6 +67,7 @@ static int idx_records(void *ctx, const struct nsight_chunk *ch, struct nsight_d
 	struct nsight_win_chunk *c;
 
 	drop_empty(w);
+	nsight_tscguard_init(&w->guard, w->sum.hdr.tsc_hz);
 	if (NSIGHT_VEC_GROW(w->recs, w->n_recs, w->cap_recs))
 		return nomem(d);
 	c = &w->recs[w->n_recs++];
@@ -239,6 +240,7 @@ int nsight_windows_open(struct nsight_windows *w, FILE *in, struct nsight_diag *
 	}
 	err = nsight_summarize_hooked(&r, &w->sum, &hook, d);
 	drop_empty(w);
+	nsight_tscguard_init(&w->guard, w->sum.hdr.tsc_hz);
 	/* Sorted once here; each window borrows them. */
 	nsight_ksyms_sort(&w->ksyms);
 out:
@@ -266,6 +268,7 @@ void nsight_windows_fini(struct nsight_windows *w)
 	free(w->tail);
 	free(w->cpus);
 	nsight_ksyms_fini(&w->ksyms);
+	nsight_tscguard_fini(&w->guard);
 	nsight_summary_fini(&w->sum);
 	if (w->spooled)
 		fclose(w->file);
@@ -394,15 +397,21 @@ static int read_chunk(struct nsight_windows *w, size_t i, const struct range *r,
 	struct nsight_win_cpu *cs = &w->cpus[c->cpu];
 	struct nsight_rec_walker wk;
 	struct nsight_rec rec;
+	size_t k = 0;
 	int ret = load(w, c, d);
 
 	if (ret)
 		return ret;
-	cs->last = i;
 	walk_again(w, &wk, c);
+	ret = nsight_tscguard_scan(&w->guard, &wk, d);
+	if (ret)
+		return ret;
+	cs->last = i;
 	while ((ret = nsight_rec_walker_next(&wk, &rec, d)) > 0) {
 		uint64_t tsc = rec.hdr.tsc;
 
+		if (nsight_tscguard_bad(&w->guard, k++))
+			continue;
 		if (tsc >= r->llo && tsc < r->lhi) {
 			int err = 0;
 

@@ -93,6 +93,7 @@ struct nsight_windows {
 
 	struct nsight_ksyms ksyms;	/* of the KSYMS chunks, lent to each window */
 
+	struct nsight_tscguard guard;	/* the records of buf left out, as the first pass */
 	uint8_t *buf;			/* one chunk's payload */
 	size_t buf_cap;
 	uint64_t *tail;			/* per CPU, for the window being read */

@@ -14,6 +14,7 @@
 #include "version.h"
 #include "window.h"
 #include "window_report.h"
+#include "window_total.h"
 
 /* One JSON object on one line. */
 static int put_line(struct json_object *j)
@@ -173,6 +174,46 @@ static struct json_object *trigger_json(const struct nsight_windows *w, uint64_t
 	return j;
 }
 
+/*
+ * A time window in one line: its span and records, its messages with the
+ * p50, p99 and max of all complete ones, and the cause that explains the
+ * most of the tail's deviation (of any application and direction).
+ */
+static int window_line(const struct nsight_windows *w, uint64_t k, uint64_t records,
+		       const struct nsight_analysis *a, const struct nsight_dx *dx,
+		       const struct nsight_tty *t)
+{
+	const struct nsight_dx_cause *top = NULL;
+	char b[3][32], cause[300];
+	uint64_t start, end;
+	int64_t spread[3];
+	size_t i, j;
+
+	nsight_window_bounds_ns(w, k, &start, &end);
+	if (nsight_wtotal_spread(&a->lt, spread) == SIZE_MAX) {
+		fprintf(stderr, "nsight-analyze: out of memory\n");
+		return NSIGHT_EXIT_FAIL;
+	}
+	printf("%swindow %" PRIu64 ":%s +%.6f s to +%.6f s, %" PRIu64 " records, %zu messages, %" PRIu64
+	       " complete", nsight_tty_bold(t), k, nsight_tty_off(t), start / 1e9, end / 1e9, records,
+	       a->lt.n, a->lt.n_complete);
+	if (a->lt.n_complete)
+		printf(": p50 %s p99 %s max %s", nsight_tty_duration(spread[0], b[0], sizeof(b[0])),
+		       nsight_tty_duration(spread[1], b[1], sizeof(b[1])),
+		       nsight_tty_duration(spread[2], b[2], sizeof(b[2])));
+	for (i = 0; i < dx->n; i++)
+		for (j = 0; j < dx->groups[i].n_causes; j++)
+			if (!top || dx->groups[i].causes[j].total > top->total)
+				top = &dx->groups[i].causes[j];
+	if (top && top->total > 0) {
+		nsight_dx_cause_name(top, cause, sizeof(cause));
+		printf("; top cause %s, %s over %" PRIu64 " tail messages", cause,
+		       nsight_tty_duration(top->total, b[0], sizeof(b[0])), top->messages);
+	}
+	putchar('\n');
+	return NSIGHT_EXIT_OK;
+}
+
 static int print_window(const struct nsight_windows *w, uint64_t k, uint64_t records,
 			const struct nsight_analysis *a, const struct nsight_dx *dx,
 			const struct nsight_window_report_opts *o)
@@ -203,6 +244,13 @@ static int print_window(const struct nsight_windows *w, uint64_t k, uint64_t rec
 		}
 		return put_line(j);
 	}
+	/* Time windows in a line each, unless --verbose. */
+	if (!w->by_trigger && !o->verbose) {
+		ret = window_line(w, k, records, a, dx, t);
+		if (o->messages)
+			nsight_report_messages_text(stdout, a, o->clk);
+		return ret;
+	}
 	printf("\n%swindow %" PRIu64 ":%s +%.6f s to +%.6f s, %" PRIu64 " records\n",
 	       nsight_tty_bold(t), k, nsight_tty_off(t), start / 1e9, end / 1e9, records);
 	if (w->by_trigger)
@@ -225,7 +273,7 @@ static int print_window(const struct nsight_windows *w, uint64_t k, uint64_t rec
 
 /* The next window: analysed, diagnosed and printed if it has records. */
 static int one_window(struct nsight_windows *w, const char *name,
-		      const struct nsight_window_report_opts *o)
+		      const struct nsight_window_report_opts *o, struct nsight_wtotal *total)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true };
 	struct nsight_diag d = { 0 };
@@ -236,7 +284,8 @@ static int one_window(struct nsight_windows *w, const char *name,
 
 	memset(&dx, 0, sizeof(dx));
 	if (nsight_window_analyze(w, &a, &ao, &records, &d) ||
-	    (records && nsight_analysis_diagnose(&dx, &a, NULL, o->cats, o->dx, &d)))
+	    (records && nsight_analysis_diagnose(&dx, &a, NULL, o->cats, o->dx, &d)) ||
+	    (!w->by_trigger && nsight_wtotal_add(total, &a.lt, &d)))
 		fprintf(stderr, "nsight-analyze: %s: window %" PRIu64 ": %s\n", name, k, d.msg);
 	else
 		ret = records ? print_window(w, k, records, &a, &dx, o) : NSIGHT_EXIT_OK;
@@ -245,8 +294,58 @@ static int one_window(struct nsight_windows *w, const char *name,
 	return ret;
 }
 
+/*
+ * After time windows: the latency of the whole capture, each message in
+ * the window it starts in. Text: the table and histograms; JSON: a last
+ * line, {"capture": {"latency": ...}}.
+ */
+static int print_total(struct nsight_wtotal *t, const struct nsight_window_report_opts *o)
+{
+	static const struct nsight_tty plain;
+	const struct nsight_tty *tty = o->verbose ? &plain : &o->tty;
+	struct nsight_diag d = { 0 };
+	size_t i;
+
+	if (nsight_wtotal_finish(t, &d)) {
+		fprintf(stderr, "nsight-analyze: %s\n", d.msg);
+		return NSIGHT_EXIT_FAIL;
+	}
+	if (o->json) {
+		struct json_object *j = json_object_new_object();
+		struct json_object *c = json_object_new_object(), *l = json_object_new_object();
+		struct json_object *groups = json_object_new_array();
+		int err = !j || !c || !l || !groups;
+
+		jo_add_str(l, "unit", "ns", &err);
+		jo_add_str(l, "percentiles", "nearest-rank", &err);
+		jo_add_u64(l, "messages", t->messages, &err);
+		jo_add_u64(l, "complete", t->complete, &err);
+		jo_add_u64(l, "incomplete", t->messages - t->complete, &err);
+		for (i = 0; i < t->lat.n; i++)
+			jo_push(groups, nsight_report_lat_group_json(&t->lat.groups[i], &err), &err);
+		jo_add(l, "groups", groups, &err);
+		jo_add(c, "latency", l, &err);
+		jo_add(j, "capture", c, &err);
+		if (err) {
+			json_object_put(j);
+			j = NULL;
+		}
+		return put_line(j);
+	}
+	printf("\n%swhole capture:%s %" PRIu64 " messages, %" PRIu64 " complete, %" PRIu64
+	       " incomplete, each in the window it starts in; rx n->a, tx send->xmit or ->done\n",
+	       nsight_tty_bold(tty), nsight_tty_off(tty), t->messages, t->complete,
+	       t->messages - t->complete);
+	nsight_tty_latency_table(stdout, &t->lat);
+	for (i = 0; i < t->n; i++)
+		nsight_tty_latency_histogram(stdout, &t->groups[i].g, t->groups[i].v,
+					     t->groups[i].g.count, tty);
+	return NSIGHT_EXIT_OK;
+}
+
 int nsight_window_report(FILE *in, const char *name, const struct nsight_window_report_opts *o)
 {
+	struct nsight_wtotal total = { 0 };
 	struct nsight_diag d = { 0 };
 	struct nsight_windows w;
 	int ret;
@@ -261,14 +360,17 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	nsight_summary_warn_cut(&w.sum, name);
 	ret = print_summary(&w, name, o);
 	while (!ret && w.next < w.n_windows) {
-		ret = one_window(&w, name, o);
+		ret = one_window(&w, name, o, &total);
 		/* Each window reaches the reader as soon as it is done. */
 		if (fflush(stdout))
 			break;
 	}
+	if (!ret && !w.by_trigger)
+		ret = print_total(&total, o);
 	if (!ret && o->strict && w.sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;
 out:
+	nsight_wtotal_fini(&total);
 	nsight_windows_fini(&w);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "nsight-analyze: writing to stdout failed: %s\n", strerror(errno));

@@ -310,6 +310,30 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 	return n;
 }
 
+bool nsight_crec_tsc(uint64_t *prev, bool *have, const uint8_t *p, size_t size, uint64_t *tsc)
+{
+	const uint64_t span = 1ULL << NSIGHT_CREC_TSC_BITS;
+	uint64_t h, t;
+
+	memcpy(&h, p, sizeof(h));
+	if (NSIGHT_CREC_TYPE(h) == NSIGHT_REC_SUBBUF) {
+		if (size < sizeof(struct nsight_crec_subbuf))
+			return false;
+		memcpy(&t, p + offsetof(struct nsight_crec_subbuf, tsc), sizeof(t));
+	} else if (!*have) {
+		return false;
+	} else {
+		/* The 48-bit step from the previous one, signed, modulo 2^64. */
+		uint64_t step = (NSIGHT_CREC_TSC(h) - *prev) & (span - 1);
+
+		t = *prev + (uint64_t)((int64_t)(step << 16) >> 16);
+	}
+	*prev = t;
+	*have = true;
+	*tsc = t;
+	return true;
+}
+
 static int compact_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
 			struct nsight_diag *d)
 {
@@ -352,20 +376,11 @@ static int compact_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
 				return nsight_diag_set(d, NSIGHT_E_RECORD,
 						       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): sub-buffer header's TSC 0x%" PRIx64 " does not end in its header word's 0x%" PRIx64,
 						       off, w->cpu, (uint64_t)sb.tsc, NSIGHT_CREC_TSC(h));
-			tsc = sb.tsc;
-		} else if (!c->have_tsc) {
+		}
+		if (!nsight_crec_tsc(&c->tsc, &c->have_tsc, p, size, &tsc))
 			return nsight_diag_set(d, NSIGHT_E_RECORD,
 					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): %s record before the first sub-buffer header, whose TSC it extends",
 					       off, w->cpu, crec_name(type));
-		} else {
-			const uint64_t span = 1ULL << NSIGHT_CREC_TSC_BITS;
-
-			tsc = (c->tsc & ~(span - 1)) | NSIGHT_CREC_TSC(h);
-			if (tsc < c->tsc)
-				tsc += span;
-		}
-		c->tsc = tsc;
-		c->have_tsc = true;
 		w->pos += size;
 		if (type == NSIGHT_CREC_THREAD) {
 			if (take_thread(c, p))

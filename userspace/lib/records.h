@@ -41,6 +41,16 @@ struct nsight_cthread {
 	char comm[16];
 };
 
+/*
+ * The TSC of the compact record @p (@size bytes, its type's minimum
+ * checked or not): a SUBBUF's own, else the one ending in its header's 48
+ * bits nearest to the previous record's of its CPU, *@prev (*@have: there
+ * is one), modulo 2^64, which it becomes. Nearest, not the next one up, so
+ * that one corrupt stamp does not carry over to the records after it. False when
+ * there is no TSC: a record before the first SUBBUF, or a SUBBUF too short.
+ */
+bool nsight_crec_tsc(uint64_t *prev, bool *have, const uint8_t *p, size_t size, uint64_t *tsc);
+
 /* The largest record a compact one expands into. */
 #define NSIGHT_CDEC_OUT_MAX	(NSIGHT_CREC_MAX_SIZE + 64)
 

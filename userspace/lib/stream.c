@@ -357,6 +357,10 @@ int nsight_stream_reader_init(struct nsight_stream_reader *r, FILE *f)
 				       "bad cpu count %" PRIu32 " at byte %zu (must be 1 to %d)",
 				       h->nr_cpus, offsetof(struct nsight_stream_hdr, nr_cpus),
 				       NSIGHT_STREAM_MAX_CPUS);
+	if (h->tsc_hz && (h->tsc_hz < NSIGHT_STREAM_MIN_TSC_HZ || h->tsc_hz > NSIGHT_STREAM_MAX_TSC_HZ))
+		return nsight_diag_set(&r->diag, NSIGHT_E_FORMAT,
+				       "bad TSC frequency %" PRIu64 " Hz at byte %zu (must be 0, unknown, or 1 MHz to 100 GHz)",
+				       (uint64_t)h->tsc_hz, offsetof(struct nsight_stream_hdr, tsc_hz));
 	if (!memchr(h->release, '\0', sizeof(h->release)))
 		return nsight_diag_set(&r->diag, NSIGHT_E_FORMAT,
 				       "kernel release at byte %zu is not NUL-terminated",

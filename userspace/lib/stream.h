@@ -22,6 +22,9 @@
 #define NSIGHT_STREAM_HDR_MAX		4096
 /* Largest nr_cpus a reader accepts; the kernel's NR_CPUS is at most 8192. */
 #define NSIGHT_STREAM_MAX_CPUS		65536
+/* A TSC frequency in the header: 0 (unknown) or within these, in Hz. */
+#define NSIGHT_STREAM_MIN_TSC_HZ	1000000ULL
+#define NSIGHT_STREAM_MAX_TSC_HZ	100000000000ULL
 
 #define NSIGHT_CHUNK_HDR_SIZE		sizeof(struct nsight_chunk_hdr)
 

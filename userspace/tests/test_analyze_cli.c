@@ -281,6 +281,76 @@ static void test_loss_spans(void)
 	cli_result_free(&r);
 }
 
+/* The header's TSC frequency: 0 only with a rate elsewhere, never absurd. */
+static void test_bad_header(void)
+{
+	static const uint64_t hz[] = { 5, 1000000000000ULL, 0 };
+	struct cli_result r;
+	struct membuf m;
+	char path[192];
+	size_t i;
+
+	build(&m, 2);
+	for (i = 0; i < 3; i++) {
+		memcpy(m.data + offsetof(struct nsight_stream_hdr, tsc_hz), &hz[i], sizeof(hz[i]));
+		cli_path(&cli, "hz.nsight", path, sizeof(path));
+		CHECK(write_file(path, m.data, m.len) == 0);
+		run(&r, NULL, (const char *[]){ path, NULL });
+		CHECK_U64(r.status, 1);
+		CHECK_STR_HAS(r.err, path);
+		CHECK_STR_HAS(r.err, hz[i] ? " Hz at byte 16 (must be 0, unknown, or 1 MHz to 100 GHz)" :
+			      "the TSC frequency in the stream header (byte 16) is 0 and no timekeeper or clock_sync record gives the TSC's rate");
+		CHECK(r.out && !r.out[0]);
+		cli_result_free(&r);
+	}
+	free(m.data);
+}
+
+/*
+ * The reports' files are opened before the analysis: one that cannot be
+ * written fails first; a run that fails removes the one it created and
+ * leaves one that was there as it was.
+ */
+static void test_output_paths(void)
+{
+	char html[192], *kept;
+	struct cli_result r;
+
+	run(&r, NULL, (const char *[]){ "--html", "/nonexistent/r.html", crc, NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "nsight-analyze: cannot create /nonexistent/r.html: No such file or directory");
+	CHECK(r.err && !strstr(r.err, "crc32"));
+	cli_result_free(&r);
+	run(&r, NULL, (const char *[]){ "--perfetto", cli.dir, good, NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "cannot create");
+	CHECK_STR_HAS(r.err, "Is a directory");
+	cli_result_free(&r);
+
+	cli_path(&cli, "r.html", html, sizeof(html));
+	run(&r, NULL, (const char *[]){ "--html", html, crc, NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "crc32");
+	CHECK(access(html, F_OK) != 0);
+	cli_result_free(&r);
+	CHECK(write_file(html, "old", 3) == 0);
+	run(&r, NULL, (const char *[]){ "--html", html, crc, NULL });
+	CHECK_U64(r.status, 1);
+	kept = cli_slurp(html);
+	CHECK(kept && !strcmp(kept, "old"));
+	free(kept);
+	cli_result_free(&r);
+
+	run(&r, NULL, (const char *[]){ "--html", html, "--perfetto", html, good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "--html and --perfetto name the same file");
+	cli_result_free(&r);
+	run(&r, NULL, (const char *[]){ "--html", good, good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "a report would overwrite the capture");
+	cli_result_free(&r);
+}
+
 static void test_usage(void)
 {
 	struct cli_result r;
@@ -307,7 +377,7 @@ static void cleanup(void)
 {
 	CHECK(cli_fini(&cli, (const char *[]){ "good.nsight", "bad.nsight",
 					       "cut.nsight", "crc.nsight", "good.nsight.zst",
-					       "cut.nsight.zst", NULL }) == 0);
+					       "cut.nsight.zst", "hz.nsight", "r.html", NULL }) == 0);
 }
 
 KTAP_MAIN(
@@ -320,6 +390,8 @@ KTAP_MAIN(
 	KTAP_TEST(test_problems_and_strict),
 	KTAP_TEST(test_json),
 	KTAP_TEST(test_loss_spans),
+	KTAP_TEST(test_bad_header),
+	KTAP_TEST(test_output_paths),
 	KTAP_TEST(test_usage),
 	KTAP_TEST(cleanup),
 )

@@ -13,14 +13,15 @@
 #define SEND	NSIGHT_REC_APP_SEND
 
 static struct cli c;
-static char cap[192], approx[192], noclock[192];
+static char cap[192], approx[192], noclock[192], badtsc[192];
 
 /*
  * UDP: two datagrams to "server" (pid 100), the second never read; TCP TX:
  * one send by "client" (pid 200). With @tk the default timekeeper record,
- * with @sync a clock_sync.
+ * with @sync a clock_sync, with @corrupt a record of cpu 1 whose TSC is
+ * far beyond its neighbours'.
  */
-static void build(struct synth *s, bool tk, bool sync)
+static void build(struct synth *s, bool tk, bool sync, bool corrupt)
 {
 	struct nsight_flow sock = flow4(NULL, 9000, NULL, 0, IPPROTO_UDP);
 	struct nsight_flow pkt = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, IPPROTO_UDP);
@@ -34,6 +35,12 @@ static void build(struct synth *s, bool tk, bool sync)
 	synth_pkt(s, 1, 10000, NSIGHT_PKT_RX_GRO, 0xa1, pkt, 0, 64, 0);
 	synth_pkt(s, 1, 10500, NSIGHT_PKT_RX_RECEIVE, 0xa1, pkt, 0, 64, 0);
 	synth_handoff(s, 1, 11000, 0x51, sock, 0xa1, 0);
+	if (corrupt) {
+		struct nsight_rec_sched_switch sw = { 0 };
+
+		rec_hdr(&sw, NSIGHT_REC_SCHED_SWITCH, sizeof(sw), 1, (1ULL << 63) + 11500);
+		synth_put(s, 1, &sw, sizeof(sw));
+	}
 	synth_copy(s, 0, 12000, 0xa1, 101, 100, 64);
 	synth_app(s, RECV, 0, 12500, 0x51, sock, 64, 0, 101, 100, "server");
 	synth_pkt(s, 1, 20000, NSIGHT_PKT_RX_RECEIVE, 0xa2, pkt, 0, 64, 0);
@@ -49,13 +56,16 @@ static void setup(void)
 	struct synth s;
 
 	REQUIRE(cli_init(&c) == 0);
-	build(&s, true, true);
+	build(&s, true, true, false);
 	CHECK(synth_save(&s, cli_path(&c, "cap.nsight", cap, sizeof(cap))) == 0);
 	synth_free(&s);
-	build(&s, false, true);
+	build(&s, true, true, true);
+	CHECK(synth_save(&s, cli_path(&c, "badtsc.nsight", badtsc, sizeof(badtsc))) == 0);
+	synth_free(&s);
+	build(&s, false, true, false);
 	CHECK(synth_save(&s, cli_path(&c, "approx.nsight", approx, sizeof(approx))) == 0);
 	synth_free(&s);
-	build(&s, false, false);
+	build(&s, false, false, false);
 	CHECK(synth_save(&s, cli_path(&c, "noclock.nsight", noclock, sizeof(noclock))) == 0);
 	synth_free(&s);
 }
@@ -229,6 +239,32 @@ static void test_json(void)
 	cli_result_free(&r);
 }
 
+/*
+ * A record with a corrupt TSC is left out: the span and the messages are
+ * those of the capture without it; the check counts it, --strict fails.
+ */
+static void test_bad_tsc(void)
+{
+	struct cli_result r;
+
+	cli_run_verbose(&c, &r, NULL, (const char *[]){ badtsc, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "\nspan: 0.000031 s  tsc 1..30900\n");
+	CHECK_STR_HAS(r.out, "\nrecords: 13  sub-buffers: 2  dropped: 0 ");
+	CHECK_STR_HAS(r.out, "\ncorrupt TSC: 1 record left out of the span and the analysis\n");
+	CHECK_STR_HAS(r.out, "\ncheck: no kernel counters in stream; 1 problem\n"
+		      "  cpu 1: 1 record with a TSC far out of its neighbours' order, left out of the analysis (the first at byte ");
+	CHECK_STR_HAS(r.out, "\nlatency: 3 messages, 2 complete, 1 incomplete (no_app_recv 1);");
+	CHECK_STR_HAS(r.out, "\n  out-of-order records: 0\n");
+	cli_result_free(&r);
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--strict", "--json", badtsc, NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.out, "\"bad_tsc_records\": 1");
+	CHECK_STR_HAS(r.out, "\"kind\": \"bad_tsc\"");
+	cli_result_free(&r);
+}
+
 static void test_help(void)
 {
 	struct cli_result r;
@@ -245,7 +281,8 @@ static void test_help(void)
 
 static void cleanup(void)
 {
-	static const char *const files[] = { "cap.nsight", "approx.nsight", "noclock.nsight", NULL };
+	static const char *const files[] = { "cap.nsight", "approx.nsight", "noclock.nsight",
+					       "badtsc.nsight", NULL };
 
 	CHECK(cli_fini(&c, files) == 0);
 }
@@ -255,6 +292,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_text),
 	KTAP_TEST(test_clock_domains),
 	KTAP_TEST(test_json),
+	KTAP_TEST(test_bad_tsc),
 	KTAP_TEST(test_help),
 	KTAP_TEST(cleanup),
 )

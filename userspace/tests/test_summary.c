@@ -508,6 +508,47 @@ static void test_json_output(void)
 	nsight_summary_fini(&s);
 }
 
+/* One record of cpu0 with a corrupt TSC: counted, in the check, not in the span. */
+static void test_bad_tsc(void)
+{
+	struct nsight_diag d = { 0 };
+	struct nsight_summary s;
+	struct json_object *o;
+	struct fixture f;
+	uint64_t at;
+	char *out;
+
+	fixture_init(&f);
+	/* The second sched_switch. */
+	at = sizeof(struct nsight_rec_subbuf) + SS;
+	memcpy(f.cpu0 + at + offsetof(struct nsight_rec_hdr, tsc), &(uint64_t){ UINT64_MAX - 3 },
+	       sizeof(uint64_t));
+	REQUIRE(run(&f, &s, &d) == 0);
+	CHECK_U64(s.records, 8);
+	CHECK_U64(s.bad_tsc, 1);
+	CHECK_U64(s.cpus[0].bad_tsc, 1);
+	CHECK_U64(s.tsc_first, 900);
+	CHECK_U64(s.tsc_last, 2000);
+	CHECK_U64(s.type_counts[NSIGHT_REC_SCHED_SWITCH], 3);
+	CHECK_U64(s.n_problems, 1);
+	REQUIRE(s.n_kept == 1);
+	CHECK_U64(s.problems[0].kind, NSIGHT_PROB_BAD_TSC);
+	/* The stream header (104 bytes) and the chunk's header (24) come first. */
+	CHECK_U64(s.cpus[0].bad_tsc_at, 104 + 24 + at);
+	CHECK_STR_HAS(problem_text(&s, 0), "cpu 0: 1 record with a TSC far out of its neighbours' order");
+	out = text_output(&s);
+	CHECK_STR_HAS(out, "\ncorrupt TSC: 1 record left out of the span and the analysis\n");
+	CHECK_STR_HAS(out, "\ncheck: 1 problem\n");
+	free(out);
+	o = nsight_summary_to_json("x.nsight", &s);
+	REQUIRE(o);
+	CHECK_U64(jget_u64(o, "bad_tsc_records"), 1);
+	CHECK_U64(jget_u64(o, "cpus.0.bad_tsc_records"), 1);
+	CHECK_STR_HAS(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"kind\":\"bad_tsc\"");
+	json_object_put(o);
+	nsight_summary_fini(&s);
+}
+
 /*
  * Damage anywhere, headers included (they carry no crc): the result is a
  * summary or an error with a message, never a crash (ASan/UBSan watch).
@@ -566,5 +607,6 @@ KTAP_MAIN(
 	KTAP_TEST(test_release_sanitized),
 	KTAP_TEST(test_many_problems_capped),
 	KTAP_TEST(test_json_output),
+	KTAP_TEST(test_bad_tsc),
 	KTAP_TEST(test_random_damage),
 )

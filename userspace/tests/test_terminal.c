@@ -8,6 +8,7 @@
 #include "clirun.h"
 #include "scenario.h"
 #include "terminal.h"
+#include "diag_report.h"
 
 static struct cli c;
 
@@ -152,9 +153,56 @@ static void teardown(void)
 	CHECK(cli_fini(&c, (const char *[]){ "hog", "sampled", NULL }) == 0);
 }
 
+/* Where @word ends on the line of @text that starts with @line, -1 if not there. */
+static long word_end(const char *text, const char *line, const char *word)
+{
+	const char *l = text ? strstr(text, line) : NULL, *w, *nl;
+
+	if (!l)
+		return -1;
+	nl = strchr(l, '\n');
+	w = strstr(l, word);
+	if (!w || (nl && w > nl))
+		return -1;
+	return (long)(w - l) + (long)strlen(word);
+}
+
+/* Counts of 100,000 and more keep the cause tables' columns apart and aligned. */
+static void test_wide_counts(void)
+{
+	struct nsight_dx_cause c = { .category = (char *)"x", .role = 0, .main = 100001,
+				     .messages = 123456, .median = 5000, .max = 9000,
+				     .total = 77000 };
+	struct nsight_dx_group g = { .comm = "srv", .pid = 1, .n_ref = 5,
+				     .causes = &c, .n_causes = 1, .tail_excess = 77000 };
+	struct nsight_dx dx = { .groups = &g, .n = 1 };
+	const struct nsight_tty tty = { .width = NSIGHT_TTY_WIDTH };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	nsight_dx_opts_default(&dx.opts);
+	f = open_memstream(&out, &len);
+	REQUIRE(f);
+	nsight_diag_report_tty(f, &dx, NULL, &tty);
+	fputs("--\n", f);
+	nsight_diag_report_text(f, &dx, NULL);
+	fclose(f);
+	/* The compact table, then the plain one. */
+	CHECK(word_end(out, "  cause ", "msgs") > 0);
+	CHECK_U64(word_end(out, "  cause ", "msgs"), word_end(out, "  x (", "123456"));
+	CHECK_U64(word_end(out, "  cause ", "main"), word_end(out, "  x (", "100001"));
+	CHECK_STR_HAS(out, " 123456 100001 ");
+	CHECK_STR_HAS(strstr(out ? out : "", "--\n"), " 123456 100001 ");
+	CHECK_U64(word_end(strstr(out ? out : "", "--\n"), "  cause ", "messages"),
+		  word_end(strstr(out ? out : "", "--\n"), "  x (", "123456"));
+	free(out);
+}
+
 KTAP_MAIN(
 	KTAP_TEST(setup),
 	KTAP_TEST(test_durations),
+	KTAP_TEST(test_wide_counts),
 	KTAP_TEST(test_hog),
 	KTAP_TEST(test_sampled),
 	KTAP_TEST(test_options),

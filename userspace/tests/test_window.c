@@ -101,10 +101,33 @@ static size_t parse_lines(const char *out, struct json_object **v, size_t max)
 	return n;
 }
 
+/* Lines of @out that start with @prefix. */
+static size_t count_lines(const char *out, const char *prefix)
+{
+	size_t n = 0, len = strlen(prefix);
+	const char *p;
+
+	for (p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n += !strncmp(p, prefix, len);
+	return n;
+}
+
 static void put_all(struct json_object **v, size_t n)
 {
 	while (n)
 		json_object_put(v[--n]);
+}
+
+/* The latency groups of a whole analysis, and the whole capture's after windows. */
+static bool same_groups(struct json_object *whole, struct json_object *last)
+{
+	struct json_object *x, *y;
+
+	return json_object_object_get_ex(whole, "latency", &x) &&
+	       json_object_object_get_ex(x, "groups", &x) &&
+	       json_object_object_get_ex(last, "capture", &y) &&
+	       json_object_object_get_ex(y, "latency", &y) &&
+	       json_object_object_get_ex(y, "groups", &y) && json_object_equal(x, y);
 }
 
 /* One window holding the whole of @file gives the reports of no window. */
@@ -123,8 +146,8 @@ static void one_window_is_the_whole(const char *file)
 	whole = r.out ? json_tokener_parse(r.out) : NULL;
 	n = parse_lines(w.out, v, 4);
 	REQUIRE(whole);
-	CHECK_U64(n, 2);
-	if (n == 2) {
+	CHECK_U64(n, 3);
+	if (n == 3) {
 		struct json_object *win, *x, *y;
 
 		CHECK(json_object_object_get_ex(v[0], "windows", &win));
@@ -139,6 +162,7 @@ static void one_window_is_the_whole(const char *file)
 				printf("# %s: '%s' differs\n", file, keys[i]);
 			CHECK(same);
 		}
+		CHECK(same_groups(whole, v[2]));
 	}
 	put_all(v, n);
 	json_object_put(whole);
@@ -227,8 +251,10 @@ static void test_messages_exact(void)
 		for (i = 0; same && i < na; i++)
 			same = !strcmp(a[i], b[i]);
 		printf("# --window %s: %zu windows with records, %zu messages (%zu without)\n",
-		       widths[k], nv ? nv - 1 : 0, nb, na);
+		       widths[k], nv > 2 ? nv - 2 : 0, nb, na);
 		CHECK(same);
+		/* The whole capture's latency, last: as without windows. */
+		CHECK(nv && same_groups(whole, v[nv - 1]));
 		free_strs(b, nb);
 		put_all(v, nv);
 		cli_result_free(&w);
@@ -261,8 +287,8 @@ static void test_cause_in_its_window(void)
 	run(&r, NULL, (const char *[]){ "--json", "--window", "8ms", path("phases"), NULL });
 	CHECK_U64(r.status, 0);
 	n = parse_lines(r.out, v, 8);
-	CHECK_U64(n, 3);
-	if (n == 3) {
+	CHECK_U64(n, 4);
+	if (n == 4) {
 		struct json_object *x;
 
 		CHECK(json_object_object_get_ex(v[0], "windows", &x) &&
@@ -278,13 +304,27 @@ static void test_cause_in_its_window(void)
 	put_all(v, n);
 	cli_result_free(&r);
 
-	/* The text names the windows and the cause. */
+	/* The text names the windows and the cause; --verbose has each window's full report. */
 	run(&r, NULL, (const char *[]){ "--window", "8ms", "--color", "never", path("phases"), NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "\nwindows: 2 of 8.00ms from the first record");
 	CHECK_STR_HAS(r.out, "\nwindow 0: +0.000000 s to +0.008000 s, ");
 	CHECK_STR_HAS(r.out, "\nwindow 1: +0.008000 s to +0.016000 s, ");
 	CHECK_STR_HAS(strstr(r.out ? r.out : "", "\nwindow 1:"), "stress interference");
+	CHECK_U64(count_lines(r.out, "latency: "), 2);
+	CHECK_STR_HAS(r.out, "\nwhole capture: 80 messages");
+	cli_result_free(&r);
+
+	/* Without --verbose: a line per window, then the whole capture's latency. */
+	cli_run(&c, &r, NULL, (const char *[]){ "--window", "8ms", "--color", "never", path("phases"),
+					       NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_U64(count_lines(r.out, "window "), 2);
+	CHECK_STR_HAS(r.out, "\nwindow 0: +0.000000 s to +0.008000 s, ");
+	CHECK_STR_HAS(r.out, " records, 40 messages, 40 complete: p50 ");
+	CHECK_STR_HAS(r.out, "\n\nwhole capture: 80 messages, 80 complete, 0 incomplete, each in the window it starts in;");
+	CHECK_STR_HAS(strstr(r.out ? r.out : "", "\nwindow 1:"), "; top cause stress interference (A), ");
+	CHECK(r.out && !strstr(r.out, "\nlatency:"));
 	cli_result_free(&r);
 }
 
