@@ -101,6 +101,19 @@ static void scenarios(void)
 	}
 	put_scen("lock", &sc, false);
 
+	/* The same in compact records, as nsightctl writes the module's. */
+	memset(&sc, 0, sizeof(sc));
+	scen_init(&sc, "server");
+	sc.s.compact = true;
+	sc.s.chunk_max = 1024;
+	for (i = 0; i < 12; i++)
+		if (i % 4 == 3)
+			scen_lock_pair(&sc);
+		else
+			scen_woken(&sc);
+	scen_run(&sc, 6, SC_HOG, 2, 1);
+	put_scen("compact", &sc, true);
+
 	memset(&sc, 0, sizeof(sc));
 	scen_init(&sc, "server");
 	sc.s.ksyms = SC_KSYMS;
