@@ -79,6 +79,58 @@ void nsight_timekeeper_fill(struct nsight_rec_timekeeper *r,
 }
 
 /*
+ * What the last timekeeper record said (notifier calls are serialized by
+ * the timekeeper lock). An update that changes none of it moves the
+ * parameters by exactly what extrapolating the last record gives (the
+ * tick adds cycles * mult to xtime_nsec and moves whole seconds into the
+ * base, so base + (xtime_nsec + delta * mult) >> shift is the same from
+ * either record): it is written only every NSIGHT_TK_EVERY_DIV-th of a
+ * second, for the (TSC, clocksource) pairs a capture fits its clock with.
+ */
+#define NSIGHT_TK_EVERY_DIV	10
+
+static struct {
+	bool valid;
+	u64 tsc;
+	const struct clocksource *cs;
+	u32 mult, shift, raw_mult, raw_shift, clock_was_set_seq;
+	ktime_t offs_real, offs_boot, offs_tai;
+} nsight_tk_last;
+
+static bool nsight_tk_unchanged(const struct timekeeper *tk, u64 tsc,
+				bool was_set)
+{
+	u64 every = nsight_clock_hz() / NSIGHT_TK_EVERY_DIV;
+
+	return nsight_tk_last.valid && !was_set && every &&
+	       tsc - nsight_tk_last.tsc < every &&
+	       nsight_tk_last.cs == tk->tkr_mono.clock &&
+	       nsight_tk_last.mult == tk->tkr_mono.mult &&
+	       nsight_tk_last.shift == tk->tkr_mono.shift &&
+	       nsight_tk_last.raw_mult == tk->tkr_raw.mult &&
+	       nsight_tk_last.raw_shift == tk->tkr_raw.shift &&
+	       nsight_tk_last.clock_was_set_seq == tk->clock_was_set_seq &&
+	       nsight_tk_last.offs_real == tk->offs_real &&
+	       nsight_tk_last.offs_boot == tk->offs_boot &&
+	       nsight_tk_last.offs_tai == tk->offs_tai;
+}
+
+static void nsight_tk_remember(const struct timekeeper *tk, u64 tsc)
+{
+	nsight_tk_last.valid = true;
+	nsight_tk_last.tsc = tsc;
+	nsight_tk_last.cs = tk->tkr_mono.clock;
+	nsight_tk_last.mult = tk->tkr_mono.mult;
+	nsight_tk_last.shift = tk->tkr_mono.shift;
+	nsight_tk_last.raw_mult = tk->tkr_raw.mult;
+	nsight_tk_last.raw_shift = tk->tkr_raw.shift;
+	nsight_tk_last.clock_was_set_seq = tk->clock_was_set_seq;
+	nsight_tk_last.offs_real = tk->offs_real;
+	nsight_tk_last.offs_boot = tk->offs_boot;
+	nsight_tk_last.offs_tai = tk->offs_tai;
+}
+
+/*
  * Timekeeper lock held, interrupts off: copy fields and read the
  * clocksource directly, never through the timekeeping accessors.
  */
@@ -98,9 +150,12 @@ static int nsight_tk_notify(struct notifier_block *nb, unsigned long was_set,
 	 * exact (TSC, cycles) pair; the read function needs no lock.
 	 */
 	tsc = nsight_clock();
+	if (nsight_tk_unchanged(tk, tsc, was_set))
+		goto out;
 	cycles = cs->read(cs);
 	r = nsight_reserve(&w, NSIGHT_REC_TIMEKEEPER, sizeof(*r));
 	if (r) {
+		nsight_tk_remember(tk, tsc);
 		nsight_timekeeper_fill(r, tk, was_set);
 		r->tsc_cs = tsc;
 		r->tsc_update = this_cpu_read(nsight_tk_update_tsc);
@@ -108,6 +163,7 @@ static int nsight_tk_notify(struct notifier_block *nb, unsigned long was_set,
 		r->flags |= NSIGHT_TK_CS_NOW;
 		nsight_commit(&w);
 	}
+out:
 	this_cpu_write(nsight_tk_update_tsc, 0);
 	nsight_prof_exit(&pf);
 	return NOTIFY_OK;
@@ -130,6 +186,8 @@ int nsight_clock_attach(u32 sources)
 	if (nsight_fentries_attach(nsight_clock_fentries,
 				   ARRAY_SIZE(nsight_clock_fentries), sources))
 		pr_warn("update_vsyscall cannot be hooked: no vDSO update times\n");
+	/* No notifier runs: the first call writes a record. */
+	nsight_tk_last.valid = false;
 	ret = pvclock_gtod_register_notifier(&nsight_tk_nb);
 	if (ret) {
 		nsight_fentries_detach(nsight_clock_fentries,
