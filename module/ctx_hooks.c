@@ -109,12 +109,21 @@ static void nsight_softirq_record(unsigned int vec, u32 flags,
 	struct nsight_wr w;
 
 	nsight_prof_enter(&pf, hook);
+	if (likely(vec < NSIGHT_CREC_SMALL_ARGS)) {
+		/* The header word alone: the type holds entry or exit and vec. */
+		if (__nsight_creserve(&nsight_buf, &w, vec +
+				      (flags ? NSIGHT_CREC_SOFTIRQ_ENTRY :
+				       NSIGHT_CREC_SOFTIRQ_EXIT), 8))
+			nsight_commit(&w);
+		goto out;
+	}
 	r = nsight_reserve(&w, NSIGHT_REC_SOFTIRQ, sizeof(*r));
 	if (r) {
 		r->vec = vec;
 		r->flags = flags;
 		nsight_commit(&w);
 	}
+out:
 	nsight_prof_exit(&pf);
 }
 
@@ -137,12 +146,23 @@ static void nsight_cpu_idle(void *data, unsigned int state,
 	struct nsight_wr w;
 
 	nsight_prof_enter(&pf, NSIGHT_HOOK_CPU_IDLE);
+	if (likely(state == (unsigned int)-1 ||
+		   state < NSIGHT_CREC_SMALL_ARGS)) {
+		/* The header word alone: the type holds the state. */
+		if (__nsight_creserve(&nsight_buf, &w,
+				      state == (unsigned int)-1 ?
+				      NSIGHT_CREC_IDLE_EXIT :
+				      NSIGHT_CREC_IDLE_ENTRY + state, 8))
+			nsight_commit(&w);
+		goto out;
+	}
 	r = nsight_reserve(&w, NSIGHT_REC_IDLE, sizeof(*r));
 	if (r) {
 		r->state = state;
-		r->flags = state == (unsigned int)-1 ? 0 : NSIGHT_CTX_ENTRY;
+		r->flags = NSIGHT_CTX_ENTRY;
 		nsight_commit(&w);
 	}
+out:
 	nsight_prof_exit(&pf);
 }
 

@@ -950,6 +950,19 @@ enum nsight_crec_type {
 	__NSIGHT_CREC_MAX
 };
 
+/*
+ * Records that are their header word alone: the type says it all.
+ * softirq entry and exit of vector v (< 16): NSIGHT_CREC_SOFTIRQ_ENTRY + v,
+ * NSIGHT_CREC_SOFTIRQ_EXIT + v; idle: NSIGHT_CREC_IDLE_EXIT, and entry of
+ * state s (< 16) NSIGHT_CREC_IDLE_ENTRY + s. Other values take the
+ * generic form.
+ */
+#define NSIGHT_CREC_SOFTIRQ_ENTRY	96
+#define NSIGHT_CREC_SOFTIRQ_EXIT	112
+#define NSIGHT_CREC_IDLE_EXIT		128
+#define NSIGHT_CREC_IDLE_ENTRY		129
+#define NSIGHT_CREC_SMALL_ARGS		16
+
 #define NSIGHT_CREC_TSC_BITS	48
 #define NSIGHT_CREC_MAX_SIZE	2040
 #define NSIGHT_CREC_HDR(type, size, tsc) \

@@ -100,6 +100,13 @@ void nsight_cdec_fini(struct nsight_cdec *c)
 	c->n_thr = c->cap_thr = 0;
 }
 
+/* A softirq or idle record that is its header word alone. */
+static bool crec_small(unsigned int type)
+{
+	return type >= NSIGHT_CREC_SOFTIRQ_ENTRY &&
+	       type < NSIGHT_CREC_IDLE_ENTRY + NSIGHT_CREC_SMALL_ARGS;
+}
+
 /* The smallest compact record of @type (8 for a type this build lacks). */
 static size_t crec_min_size(unsigned int type)
 {
@@ -127,6 +134,8 @@ static const char *crec_name(unsigned int type)
 	case NSIGHT_CREC_APP_RECV4:	return "app_recv (compact)";
 	case NSIGHT_CREC_APP_SEND4:	return "app_send (compact)";
 	}
+	if (crec_small(type))
+		return type < NSIGHT_CREC_IDLE_EXIT ? "softirq (compact)" : "idle (compact)";
 	return nsight_rec_type_known(type) ? nsight_rec_type_name(type) : "unknown";
 }
 
@@ -298,6 +307,26 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 		break;
 	}
 	default:
+		if (crec_small(type)) {
+			/* The header word alone; the type holds the rest. */
+			if (type < NSIGHT_CREC_IDLE_EXIT) {
+				struct nsight_rec_softirq *r = (void *)out;
+
+				r->vec = (type - NSIGHT_CREC_SOFTIRQ_ENTRY) % NSIGHT_CREC_SMALL_ARGS;
+				r->flags = type < NSIGHT_CREC_SOFTIRQ_EXIT ? NSIGHT_CTX_ENTRY : 0;
+				type = NSIGHT_REC_SOFTIRQ;
+				n = sizeof(*r);
+			} else {
+				struct nsight_rec_idle *r = (void *)out;
+
+				r->state = type == NSIGHT_CREC_IDLE_EXIT ? UINT32_MAX :
+					   type - NSIGHT_CREC_IDLE_ENTRY;
+				r->flags = type == NSIGHT_CREC_IDLE_EXIT ? 0 : NSIGHT_CTX_ENTRY;
+				type = NSIGHT_REC_IDLE;
+				n = sizeof(*r);
+			}
+			break;
+		}
 		/* The struct's fields after hdr follow the header word. */
 		memcpy(out + sizeof(*h), p + 8, size - 8);
 		n = size + 8;
@@ -586,6 +615,33 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		r.waker_tid = in.waker_tid;
 		r.prio = in.prio;
 		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+	}
+	case NSIGHT_REC_SOFTIRQ: {
+		struct nsight_rec_softirq in;
+		uint64_t w;
+
+		memcpy(&in, p, sizeof(in));
+		if (in.vec >= NSIGHT_CREC_SMALL_ARGS || in.flags & ~NSIGHT_CTX_ENTRY ||
+		    h->size != sizeof(in))
+			break;
+		w = NSIGHT_CREC_HDR(in.vec + (in.flags ? NSIGHT_CREC_SOFTIRQ_ENTRY :
+					      NSIGHT_CREC_SOFTIRQ_EXIT), 8, h->tsc);
+		return cenc_put(e, &w, sizeof(w)) ? 0 : -1;
+	}
+	case NSIGHT_REC_IDLE: {
+		struct nsight_rec_idle in;
+		uint64_t w;
+
+		memcpy(&in, p, sizeof(in));
+		if (h->size != sizeof(in))
+			break;
+		if (in.state == UINT32_MAX && !in.flags)
+			w = NSIGHT_CREC_HDR(NSIGHT_CREC_IDLE_EXIT, 8, h->tsc);
+		else if (in.state < NSIGHT_CREC_SMALL_ARGS && in.flags == NSIGHT_CTX_ENTRY)
+			w = NSIGHT_CREC_HDR(NSIGHT_CREC_IDLE_ENTRY + in.state, 8, h->tsc);
+		else
+			break;
+		return cenc_put(e, &w, sizeof(w)) ? 0 : -1;
 	}
 	case NSIGHT_REC_PKT: {
 		struct nsight_rec_pkt in;

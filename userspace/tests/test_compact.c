@@ -25,7 +25,7 @@ static void make_mixed(struct scen *sc)
 /* Every record of @cpu comes back byte for byte, and smaller on the way. */
 static void test_round_trip(void)
 {
-	unsigned int seen[__NSIGHT_CREC_MAX] = { 0 };
+	unsigned int seen[256] = { 0 }, small = 0, t;
 	struct scen sc;
 	uint32_t cpu;
 
@@ -59,8 +59,7 @@ static void test_round_trip(void)
 			uint64_t h;
 
 			memcpy(&h, enc + pos, sizeof(h));
-			if (NSIGHT_CREC_TYPE(h) < __NSIGHT_CREC_MAX)
-				seen[NSIGHT_CREC_TYPE(h)]++;
+			seen[NSIGHT_CREC_TYPE(h)]++;
 			pos += NSIGHT_CREC_SIZE(h);
 		}
 		nsight_cdec_init(&dec);
@@ -92,6 +91,13 @@ static void test_round_trip(void)
 	CHECK(seen[NSIGHT_CREC_HANDOFF4] > 0);
 	CHECK(seen[NSIGHT_CREC_APP_RECV4] > 0);
 	CHECK(seen[NSIGHT_CREC_APP_SEND4] > 0);
+	/* softirq and idle records as their header word alone. */
+	for (t = NSIGHT_CREC_SOFTIRQ_ENTRY; t < NSIGHT_CREC_IDLE_ENTRY + NSIGHT_CREC_SMALL_ARGS; t++)
+		small += seen[t];
+	CHECK(seen[NSIGHT_CREC_SOFTIRQ_ENTRY + 3] > 0);
+	CHECK(seen[NSIGHT_CREC_SOFTIRQ_EXIT + 3] > 0);
+	CHECK(seen[NSIGHT_CREC_IDLE_EXIT] > 0);
+	CHECK(small > seen[NSIGHT_REC_SOFTIRQ] + seen[NSIGHT_REC_IDLE]);
 	/* A task is named once per sub-buffer, not per record. */
 	CHECK(seen[NSIGHT_CREC_THREAD] * 4 < seen[NSIGHT_CREC_SWITCH]);
 	synth_free(&sc.s);
