@@ -20,7 +20,7 @@
 #define START_SLOTS	(1U << 17)
 #define PENDING_SLOTS	(1U << 14)
 #define TID_SLOTS	(1U << 12)
-#define TK_RING		1024	/* 4 s of timekeeper updates at HZ=250 */
+#define TK_RING		1024	/* timekeeper records: 4 s at HZ=250 when every tick writes one, 100 s at one per 100 ms */
 
 struct nsight_flight_start {
 	uint64_t pkt_id, tsc;
