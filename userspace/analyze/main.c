@@ -616,6 +616,19 @@ static int windows(FILE *in, const char *name, const struct opts *o)
 	return ret;
 }
 
+/*
+ * A capture named "-" while stdin is a terminal: nobody piped one in, and
+ * reading would wait for keys. Says what to do; true then (a usage error).
+ */
+static bool stdin_is_terminal(const char *name)
+{
+	if (strcmp(name, "-") || !isatty(STDIN_FILENO))
+		return false;
+	fprintf(stderr, "nsight-analyze: reading a capture from stdin, which is a terminal; "
+		"pipe 'nsightctl dump' into it or name a file (see --help)\n");
+	return true;
+}
+
 /* --merge CLIENT SERVER: only --json, --verbose, --tail and --time-params go with it. */
 static int merge(int n, char **files, const struct opts *o)
 {
@@ -630,6 +643,8 @@ static int merge(int n, char **files, const struct opts *o)
 		return usage_error("%s", "--merge goes only with --json, --verbose, --tail, --synced and --time-params");
 	if (!strcmp(files[0], "-") && !strcmp(files[1], "-"))
 		return usage_error("%s", "the two captures cannot both be stdin");
+	if (stdin_is_terminal(files[0]) || stdin_is_terminal(files[1]))
+		return NSIGHT_EXIT_USAGE;
 	return nsight_merge_main(files[0], files[1], &mo);
 }
 
@@ -901,6 +916,9 @@ int main(int argc, char **argv)
 		return usage_error("%s", "--window does not go with --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 	if (o.triggers && (o.window_ns || o.whole || whole_only))
 		return usage_error("%s", "--triggers does not go with --window, --whole, --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
+
+	if (stdin_is_terminal(name) || (o.dx.baseline && stdin_is_terminal(o.dx.baseline)))
+		return NSIGHT_EXIT_USAGE;
 
 	if (o.html && o.perfetto && !strcmp(o.html, o.perfetto))
 		return usage_error("--html and --perfetto name the same file '%s'", o.html);
