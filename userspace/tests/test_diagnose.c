@@ -1393,13 +1393,11 @@ static void test_help(void)
 
 	run(&r, (const char *[]){ "--help", NULL });
 	CHECK_U64(r.status, 0);
-	CHECK_STR_HAS(r.out, "\ndiagnosis: ");
-	CHECK_STR_HAS(r.out, "  --slice pA-pB ");
+	CHECK_STR_HAS(r.out, "why the tail was slow");
 	CHECK_STR_HAS(r.out, "  --baseline FILE ");
 	CHECK_STR_HAS(r.out, "  --tail pN ");
-	CHECK_STR_HAS(r.out, "  --min-dev NS ");
-	CHECK_STR_HAS(r.out, "  --nested-threshold PCT\n");
-	CHECK_STR_HAS(r.out, "  --categories FILE ");
+	/* The other diagnosis options in the man page (test_analyze_doc), named here. */
+	CHECK_STR_HAS(r.out, "--slice, --min-dev, --categories");
 	cli_result_free(&r);
 }
 
