@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * nsight-analyze's documentation against its code: --help fits a screen
- * and points at the man page, and every long option of analyze/main.c's
- * table is in Documentation/nsight-analyze.1. Run from userspace/.
+ * and points at the man page, every long option of analyze/main.c's
+ * table is in Documentation/nsight-analyze.1 and every option its
+ * EXAMPLES use is in the table; each man page has EXAMPLES. Run from
+ * userspace/.
  */
 #include "clirun.h"
 
@@ -103,6 +105,62 @@ static void test_man_page_has_every_option(void)
 	free(man);
 }
 
+/* The options in the man page's EXAMPLES command lines of nsight-analyze exist. */
+static void test_examples(void)
+{
+	static const char *const pages[] = { MAN_PAGE, "../Documentation/nsightctl.8",
+					     "../Documentation/nsight.4" };
+	char *man = cli_slurp(MAN_PAGE), *opts, *ex, *end, *line, want[80];
+	size_t n, i, used = 0;
+	const char *o;
+
+	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		char *page = cli_slurp(pages[i]);
+
+		if (!page || !strstr(page, "\n.SH EXAMPLES\n"))
+			KTAP_FAIL("%s has no EXAMPLES section", pages[i]);
+		free(page);
+	}
+	REQUIRE(man);
+	opts = long_options(&n);
+	REQUIRE(opts);
+	ex = strstr(man, "\n.SH EXAMPLES\n");
+	REQUIRE(ex);
+	end = strstr(ex + 1, "\n.SH ");
+	if (end)
+		*end = '\0';
+	for (line = ex; (line = strstr(line, "\nnsight\\-analyze ")); line++) {
+		char *eol = strchr(line + 1, '\n'), *p;
+
+		if (eol)
+			*eol = '\0';
+		for (p = line; (p = strstr(p, " \\-\\-")); p += 5) {
+			size_t k = 0;
+			const char *q = p + 5;
+
+			/* "\-\-what\-if" back to "what-if". */
+			while (*q && *q != ' ' && k + 1 < sizeof(want)) {
+				if (*q != '\\')
+					want[k++] = *q;
+				q++;
+			}
+			want[k] = '\0';
+			for (o = opts; *o && strcmp(o, want); o += strlen(o) + 1)
+				;
+			if (!*o)
+				KTAP_FAIL("EXAMPLES use --%s, which nsight-analyze does not have", want);
+			used++;
+		}
+		if (eol)
+			*eol = '\n';
+	}
+	/* The examples show most modes: a parser that finds few options is broken. */
+	if (used < 8)
+		KTAP_FAIL("found %zu options in the EXAMPLES", used);
+	free(opts);
+	free(man);
+}
+
 static void cleanup(void)
 {
 	CHECK(cli_fini(&c, NULL) == 0);
@@ -111,5 +169,6 @@ static void cleanup(void)
 KTAP_MAIN(
 	KTAP_TEST(test_help_fits_a_screen),
 	KTAP_TEST(test_man_page_has_every_option),
+	KTAP_TEST(test_examples),
 	KTAP_TEST(cleanup),
 )
