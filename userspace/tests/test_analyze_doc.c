@@ -3,13 +3,14 @@
  * nsight-analyze's documentation against its code: --help fits a screen
  * and points at the man page, every long option of analyze/main.c's
  * table is in Documentation/nsight-analyze.1 and every option its
- * EXAMPLES use is in the table; each man page has EXAMPLES. Run from
- * userspace/.
+ * EXAMPLES use is in the table; each man page has EXAMPLES; the bash
+ * completion offers every long option. Run from userspace/.
  */
 #include "clirun.h"
 
 #define MAN_PAGE "../Documentation/nsight-analyze.1"
 #define MAIN_C   "analyze/main.c"
+#define COMPLETION "completion/nsight-analyze"
 
 static struct cli c;
 
@@ -161,6 +162,34 @@ static void test_examples(void)
 	free(man);
 }
 
+/* The completion's option list has every long option, as a word. */
+static void test_completion_has_every_option(void)
+{
+	char *comp = cli_slurp(COMPLETION), *opts, *list, *end, want[80];
+	const char *o;
+	size_t n;
+
+	REQUIRE(comp);
+	list = strstr(comp, "_nsight_analyze_opts=\"");
+	REQUIRE(list);
+	list += strlen("_nsight_analyze_opts=\"");
+	end = strchr(list, '"');
+	REQUIRE(end);
+	/* Blank-delimited: " --window " is not found in " --windows ". */
+	list[-1] = ' ';
+	end[0] = ' ';
+	end[1] = '\0';
+	opts = long_options(&n);
+	REQUIRE(opts);
+	for (o = opts; *o; o += strlen(o) + 1) {
+		snprintf(want, sizeof(want), " --%s ", o);
+		if (!strstr(list - 1, want))
+			KTAP_FAIL("%s does not offer --%s", COMPLETION, o);
+	}
+	free(opts);
+	free(comp);
+}
+
 static void cleanup(void)
 {
 	CHECK(cli_fini(&c, NULL) == 0);
@@ -170,5 +199,6 @@ KTAP_MAIN(
 	KTAP_TEST(test_help_fits_a_screen),
 	KTAP_TEST(test_man_page_has_every_option),
 	KTAP_TEST(test_examples),
+	KTAP_TEST(test_completion_has_every_option),
 	KTAP_TEST(cleanup),
 )
