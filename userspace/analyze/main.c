@@ -22,6 +22,7 @@
 #include "window_report.h"
 #include "perfetto.h"
 #include "print.h"
+#include "progress.h"
 #include "report.h"
 #include "stream.h"
 #include "summary.h"
@@ -49,6 +50,7 @@ struct opts {
 	uint64_t window_ns;		/* --window, 0 if not given */
 	bool triggers;			/* --triggers */
 	bool whole;			/* --whole */
+	FILE *progress;			/* stderr if a terminal, else NULL */
 };
 
 /*
@@ -265,6 +267,7 @@ static int open_input(const char *name, FILE **in)
 static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys, const struct opts *o)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true, .keys = keys };
+	struct nsight_progress pg;
 	struct nsight_diag d = { 0 };
 	FILE *in;
 	int err;
@@ -272,7 +275,10 @@ static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys,
 	memset(b, 0, sizeof(*b));
 	if (open_input(o->dx.baseline, &in))
 		return NSIGHT_EXIT_FAIL;
+	nsight_progress_init(&pg, o->progress, o->dx.baseline);
+	ao.progress = &pg;
 	err = nsight_analysis_run(b, in, &ao, &d);
+	nsight_progress_end(&pg);
 	if (in != stdin)
 		fclose(in);
 	if (err) {
@@ -365,6 +371,7 @@ static int what_if(struct nsight_whatif *wi, struct nsight_analysis *a,
 static int analyze(FILE *in, const char *name, const struct opts *o)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = !o->pairs };
+	struct nsight_progress pg;
 	struct nsight_analysis a, b;
 	struct nsight_diag d = { 0 };
 	struct nsight_intervals iv = { 0 };
@@ -379,7 +386,11 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		nsight_cats_fini(&cats);
 		return NSIGHT_EXIT_FAIL;
 	}
-	if (nsight_analysis_run(&a, in, &ao, &d)) {
+	nsight_progress_init(&pg, o->progress, name);
+	ao.progress = &pg;
+	ret = nsight_analysis_run(&a, in, &ao, &d);
+	nsight_progress_end(&pg);
+	if (ret) {
 		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
@@ -395,7 +406,10 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		if (ret)
 			goto out;
 	}
-	if (nsight_analysis_diagnose(&dx, &a, have_b ? &b : NULL, &cats, &o->dx, &d)) {
+	nsight_progress_pass(&pg, "diagnosis");
+	ret = nsight_analysis_diagnose(&dx, &a, have_b ? &b : NULL, &cats, &o->dx, &d);
+	nsight_progress_end(&pg);
+	if (ret) {
 		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
@@ -588,6 +602,8 @@ int main(int argc, char **argv)
 			  .tty = { .width = NSIGHT_TTY_WIDTH } };
 	struct out_file html_out = { 0 }, perfetto_out = { 0 };
 	bool color_set = false, whole_only;
+
+	o.progress = nsight_progress_tty();
 	const char *name = "-", *end;
 	FILE *in = stdin;
 	int c, ret;
