@@ -65,10 +65,11 @@ struct out_file {
 	bool created;
 };
 
-/* What the options add after the diagnosis; NULL when not asked for. */
+/* What the options add to the report; NULL when not asked for. */
 struct extras {
 	const struct nsight_intervals *iv;
 	const struct nsight_whatif *wi;
+	const struct nsight_analysis *b;	/* --baseline */
 };
 
 /* Long options without a short one. */
@@ -108,7 +109,7 @@ static void usage(FILE *f)
 	      "  -s, --strict            exit 1 if the check finds problems\n"
 	      "      --html FILE         also write an HTML report with plots\n"
 	      "      --perfetto FILE     also write a trace for ui.perfetto.dev\n"
-	      "      --baseline FILE     take the reference from another capture\n"
+	      "      --baseline FILE     compare with another capture, the reference from it\n"
 	      "      --tail pN           the tail: messages at or above pN (default p90)\n"
 	      "      --window DURATION   a line per window DURATION wide (e.g. 100ms)\n"
 	      "      --what-if SPEC      latencies predicted without a cause ('remove:CAUSE')\n"
@@ -127,12 +128,16 @@ static int usage_error(const char *fmt, const char *arg)
 	return NSIGHT_EXIT_USAGE;
 }
 
+static int nomem(void)
+{
+	fprintf(stderr, "nsight-analyze: out of memory\n");
+	return NSIGHT_EXIT_FAIL;
+}
+
 static int put_json(struct json_object *o)
 {
-	if (!o) {
-		fprintf(stderr, "nsight-analyze: out of memory\n");
-		return NSIGHT_EXIT_FAIL;
-	}
+	if (!o)
+		return nomem();
 	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 					     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
 	fputc('\n', stdout);
@@ -162,6 +167,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		nsight_summary_print_text(stdout, name, &a->sum);
 		nsight_report_time_text(stdout, a, o->clk);
 		nsight_report_latency_text(stdout, a);
+		if (x->b && nsight_tty_baseline_table(stdout, a, x->b, o->dx.baseline, true))
+			ret = nomem();
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_text(stdout, dx, a);
@@ -174,6 +181,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			nsight_whatif_report_tty(stdout, x->wi, o->dx.min_dev, &(struct nsight_tty){ 0 });
 	} else {
 		nsight_tty_summary(stdout, name, a, o->clk, &o->tty);
+		if (x->b && nsight_tty_baseline_table(stdout, a, x->b, o->dx.baseline, false))
+			ret = nomem();
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_tty(stdout, dx, a, &o->tty);
@@ -426,7 +435,8 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		goto out;
 	}
 	ret = print_report(&a, &dx, &(struct extras){ o->intervals ? &iv : NULL,
-						     o->have_whatif ? &wi : NULL }, name, o);
+						     o->have_whatif ? &wi : NULL,
+						     have_b ? &b : NULL }, name, o);
 	if (a.sum.triggers && !o->whole)
 		fprintf(stderr, "nsight-analyze: %s: a flight recorder's capture with %" PRIu64
 			" trigger windows, analysed as one; --triggers analyses each\n", name,
