@@ -74,6 +74,7 @@ install: userspace
 	install -m 0644 Documentation/nsight.4 $(MANDIR)/man4/
 	install -m 0644 Documentation/nsightctl.8 $(MANDIR)/man8/
 	install -m 0644 userspace/completion/nsightctl $(COMPDIR)/nsightctl
+	install -m 0644 userspace/completion/nsight-analyze $(COMPDIR)/nsight-analyze
 	install -m 0644 uapi/linux/nsight.h $(INCDIR)/nsight.h
 	install -m 0644 Documentation/nsight.rst README $(DOCDIR)/
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Packaging and documentation checks, as KTAP: make install with DESTDIR
 # and PREFIX, the man pages under man --warnings, nsight.rst under
-# docutils with warnings as errors, the bash completion of nsightctl, and
+# docutils with warnings as errors, the bash completions of nsightctl and
+# nsight-analyze, and
 # DKMS add/build/install/remove against each installed Debian kernel's
 # headers (the module lands in /lib/modules/<kernel>/updates/dkms and is
 # removed again).
@@ -23,14 +24,15 @@ done
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 
 echo "KTAP version 1"
-echo "1..$((8 + $(echo $kernels | wc -w)))"
+echo "1..$((9 + $(echo $kernels | wc -w)))"
 
 # make install: every file where it belongs, nothing outside DESTDIR.
 if make -s -C "$top" install DESTDIR="$work/root" PREFIX=/usr >"$work/install.log" 2>&1; then
 	missing=
 	for f in bin/nsightctl bin/nsight-analyze share/man/man1/nsight-analyze.1 \
 		share/man/man4/nsight.4 share/man/man8/nsightctl.8 include/linux/nsight.h \
-		share/bash-completion/completions/nsightctl share/doc/nsight/nsight.rst; do
+		share/bash-completion/completions/nsightctl \
+		share/bash-completion/completions/nsight-analyze share/doc/nsight/nsight.rst; do
 		[ -e "$work/root/usr/$f" ] || missing="$missing $f"
 	done
 	if [ -z "$missing" ] && [ -x "$work/root/usr/bin/nsightctl" ]; then
@@ -75,6 +77,26 @@ if bash "$work/comp.sh" >"$work/comp.log" 2>&1; then
 	ktap_result OK "bash completion of nsightctl"
 else
 	ktap_result FAIL "bash completion of nsightctl" "$(tail -n 20 "$work/comp.log" 2>/dev/null)"
+fi
+
+# nsight-analyze's: options, an option's values, files for a file option.
+mkdir -p "$work/files" && touch "$work/files/quiet.nsight" "$work/files/busy.nsight"
+cat >"$work/comp-analyze.sh" <<EOF
+. "$top/userspace/completion/nsight-analyze"
+cd "$work/files" || exit 1
+t() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\$# - 1)); _nsight_analyze; echo "\${COMPREPLY[*]}"; }
+[ "\$(t nsight-analyze --w)" = "--what-if --window --whole" ] || { echo "options: \$(t nsight-analyze --w)"; exit 1; }
+[ "\$(t nsight-analyze --color a)" = "auto always" ] || { echo "color: \$(t nsight-analyze --color a)"; exit 1; }
+[ "\$(t nsight-analyze --clock m)" = "monotonic" ] || { echo "clock: \$(t nsight-analyze --clock m)"; exit 1; }
+[ "\$(t nsight-analyze --baseline q)" = "quiet.nsight" ] || { echo "baseline: \$(t nsight-analyze --baseline q)"; exit 1; }
+[ "\$(t nsight-analyze --json b)" = "busy.nsight" ] || { echo "capture: \$(t nsight-analyze --json b)"; exit 1; }
+[ -z "\$(t nsight-analyze --window 1)" ] || { echo "window: \$(t nsight-analyze --window 1)"; exit 1; }
+complete -p nsight-analyze | grep -q _nsight_analyze
+EOF
+if bash "$work/comp-analyze.sh" >"$work/comp.log" 2>&1; then
+	ktap_result OK "bash completion of nsight-analyze"
+else
+	ktap_result FAIL "bash completion of nsight-analyze" "$(tail -n 20 "$work/comp.log" 2>/dev/null)"
 fi
 
 # DKMS: from the installed sources, for each Debian kernel with headers.

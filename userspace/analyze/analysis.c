@@ -31,14 +31,34 @@ int nsight_analysis_chunk(struct nsight_analysis *a, const struct nsight_chunk *
 	return nsight_capture_add_chunk(&a->cap, ch, d);
 }
 
+/* The hooks' context: the analysis, and its progress line (or NULL). */
+struct read_ctx {
+	struct nsight_analysis *a;
+	struct nsight_progress *p;
+};
+
 static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag *d)
 {
-	return nsight_analysis_record(ctx, rec, d);
+	return nsight_analysis_record(((struct read_ctx *)ctx)->a, rec, d);
 }
 
 static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
 {
-	return nsight_analysis_chunk(ctx, ch, d);
+	return nsight_analysis_chunk(((struct read_ctx *)ctx)->a, ch, d);
+}
+
+/* Before each chunk of records: the records and bytes read so far. */
+static int on_records(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
+{
+	const struct read_ctx *c = ctx;
+	uint64_t n = 0;
+	uint32_t i;
+
+	(void)d;
+	for (i = 0; i < c->a->sum.nr_cpus; i++)
+		n += c->a->sum.cpus[i].records;
+	nsight_progress_update(c->p, n, ch->offset);
+	return 0;
 }
 
 /* What every analysis has, whatever the stream: nsight_analysis_fini() works after it. */
@@ -112,7 +132,9 @@ int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
 int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 			const struct nsight_analysis_opts *o, struct nsight_diag *d)
 {
-	struct nsight_summary_hook hook = { .record = on_record, .chunk = on_chunk, .ctx = a,
+	struct read_ctx rc = { a, o->progress };
+	struct nsight_summary_hook hook = { .record = on_record, .chunk = on_chunk, .ctx = &rc,
+					    .records = o->progress ? on_records : NULL,
 					    .cut_ok = true };
 	struct nsight_stream_reader r;
 	uint64_t *tail = NULL;
@@ -126,10 +148,13 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 		goto out;
 	}
 	err = nsight_analysis_begin(a, r.hdr.nr_cpus, o, d);
+	nsight_progress_pass(o->progress, "reading");
 	if (!err)
 		err = nsight_summarize_hooked(&r, &a->sum, &hook, d);
 	if (err)
 		goto out;
+	if (o->lifetimes)
+		nsight_progress_pass(o->progress, "lifetimes and timelines");
 
 	/* Drops the kernel counted after each CPU's last sub-buffer header. */
 	tail = calloc(a->sum.nr_cpus ? a->sum.nr_cpus : 1, sizeof(*tail));

@@ -20,6 +20,7 @@
 #include "latency.h"
 #include "ksyms.h"
 #include "lifetime.h"
+#include "progress.h"
 #include "pt_evidence.h"
 #include "samples.h"
 #include "summary.h"
@@ -32,6 +33,7 @@ struct nsight_analysis_opts {
 					 * (not for --time-check) */
 	struct nsight_keys *keys;	/* a key table to share (with a
 					 * baseline), NULL for its own */
+	struct nsight_progress *progress;	/* the read's progress, or NULL */
 	bool own;			/* keep only the messages whose earliest
 					 * record is in [own_lo, own_hi) */
 	uint64_t own_lo, own_hi;

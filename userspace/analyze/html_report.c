@@ -925,20 +925,7 @@ static void core_contexts(struct rep *r, const struct nsight_dx_group *g)
 static int64_t *latencies(const struct nsight_analysis *a, const struct nsight_dx_group *g,
 			  bool same_pid, size_t *n)
 {
-	int64_t *v = malloc((a->lt.n ? a->lt.n : 1) * sizeof(*v));
-	size_t i;
-
-	*n = 0;
-	for (i = 0; v && i < a->lt.n; i++) {
-		const struct nsight_msg *m = &a->lt.msgs[i];
-
-		if (m->reason == NSIGHT_MSG_COMPLETE && m->dir == g->dir &&
-		    (!same_pid || m->pid == g->pid) && !strncmp(m->comm, g->comm, sizeof(g->comm)))
-			v[(*n)++] = m->total_ns;
-	}
-	if (*n)
-		qsort(v, *n, sizeof(*v), cmp_i64);
-	return v;
+	return nsight_latency_values(&a->lt, g->comm, same_pid ? &g->pid : NULL, g->dir, n);
 }
 
 /* A step line through the @n sorted latencies @v. */

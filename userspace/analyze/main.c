@@ -22,6 +22,7 @@
 #include "window_report.h"
 #include "perfetto.h"
 #include "print.h"
+#include "progress.h"
 #include "report.h"
 #include "stream.h"
 #include "summary.h"
@@ -49,6 +50,7 @@ struct opts {
 	uint64_t window_ns;		/* --window, 0 if not given */
 	bool triggers;			/* --triggers */
 	bool whole;			/* --whole */
+	FILE *progress;			/* stderr if a terminal, else NULL */
 };
 
 /*
@@ -63,10 +65,11 @@ struct out_file {
 	bool created;
 };
 
-/* What the options add after the diagnosis; NULL when not asked for. */
+/* What the options add to the report; NULL when not asked for. */
 struct extras {
 	const struct nsight_intervals *iv;
 	const struct nsight_whatif *wi;
+	const struct nsight_analysis *b;	/* --baseline */
 };
 
 /* Long options without a short one. */
@@ -89,192 +92,32 @@ enum {
 	OPT_WHOLE,
 };
 
+/* One screen; the rest is in nsight-analyze(1). */
 static void usage(FILE *f)
 {
-	fputs(		"Usage: nsight-analyze [--json] [--verbose] [--color WHEN] [--strict] [--messages]\n"
-		"                      [--clock CLOCK]\n"
-		"                      [--time-params PARAMS] [--html FILE] [--perfetto FILE]\n"
-		"                      [--intervals] [--what-if SPEC] [DIAGNOSIS OPTIONS]\n"
-		"                      [FILE|-]\n"
-		"       nsight-analyze --window DURATION|--triggers [--json] [--verbose] [--color WHEN]\n"
-		"                      [--strict] [--messages] [--clock CLOCK]\n"
-		"                      [--time-params PARAMS]\n"
-		"                      [DIAGNOSIS OPTIONS] [FILE|-]\n"
-		"       nsight-analyze --time-check PAIRS [--time-params PARAMS] [--strict]\n"
-		"                      [--json] [FILE|-]\n"
-		"       nsight-analyze --merge [--json] [--verbose] [--tail pN] [--synced NS]\n"
-		"                      CLIENT SERVER\n"
-		"\n"
-		"Read a stream written by 'nsightctl dump' or 'record' (stdin by default;\n"
-		"zstd-compressed or not), validate it and print a summary: span, record\n"
-		"and drop counts per CPU and per\n"
-		"type, and a check of the records against the kernel's counters. Then:\n"
-		"\n"
-		"time:     how TSC stamps become clock times: exactly, with the kernel's\n"
-		"          timekeeper parameters in force at each instant; approximately,\n"
-		"          from the clock_sync record alone; or not at all.\n"
-		"latency:  message lifetimes (RX: NIC n -> hand-off h -> application\n"
-		"          receive a; TX: send -> qdisc -> driver xmit -> completion)\n"
-		"          per application (comm, pid) and direction: count, p50, p90,\n"
-		"          p99, p99.9 and max of the total latency in ns (RX n -> a, TX\n"
-		"          send -> xmit, or -> completion when there is one). Percentiles\n"
-		"          are nearest-rank: the value at rank ceil(p/100 * count) of the\n"
-		"          sorted latencies. Incomplete messages (a stage missing, records\n"
-		"          lost on one of their CPUs, a record out of TSC order, no clock)\n"
-		"          are counted by reason and left out of the figures.\n"
-		"diagnosis: why the tail messages were slow, per application and\n"
-		"          direction. Context records (sched_switch, irq, softirq, idle,\n"
-		"          fault, workqueue) give each CPU a timeline; an RX message owns\n"
-		"          the receive core (R) from n to h and the application core (A)\n"
-		"          from h to a (both (A) when they are one core), a TX message its\n"
-		"          send CPU (A) from send to xmit (or completion). Its time\n"
-		"          there is split by context: tasks, the\n"
-		"          application thread itself (app) or busy with other messages\n"
-		"          first (hol: head-of-line blocking), irqs, softirqs, faults,\n"
-		"          work functions, idle (named by the activity before the gap),\n"
-		"          no records. A reference (the fastest 20%, at least 5) gives\n"
-		"          each context's expected time, presence and count; each tail\n"
-		"          message (latency >= p90) deviates from the reference median.\n"
-		"          Anomalies: contexts over their expected time by --min-dev or\n"
-		"          more, in four phases: 1 unexpected contexts (in fewer than half\n"
-		"          the reference), 2 idle gaps and time without records, 3 slower\n"
-		"          or more frequent ones, 4 head-of-line blocking, other\n"
-		"          applications' threads, and the thread asleep until another\n"
-		"          task woke it ('Blocked by COMM'). One whose nested\n"
-		"          anomalies explain --nested-threshold (80%) of its deviation\n"
-		"          is not reported; else\n"
-		"          it is, less what they explain. Anomalies are named by category\n"
-		"          and core role, '(A)' or '(R)'. Printed: the causes, ranked by\n"
-		"          the tail messages they are the largest cause of ('main'; then\n"
-		"          by their total deviation), with the messages they appear in,\n"
-		"          the share of the tail they are the main cause of, the median\n"
-		"          and max of their deviation; coverage (reported deviation over\n"
-		"          the message's deviation, median, p10, p90); the 5 slowest\n"
-		"          messages. Then the tasks that held the tail's threads up\n"
-		"          (chains: who woke them and what it did meanwhile; with\n"
-		"          --verbose each tail message's chain and the socket queues),\n"
-		"          and a warning for datagrams lost before a socket's queue.\n"
-		"\n"
-		"  -j, --json            print one JSON object\n"
-		"  -v, --verbose         the full text: records and drops per CPU and per\n"
-		"                        type, latency in ns, every cause in full (by\n"
-		"                        default a summary within 100 columns, with a\n"
-		"                        latency histogram per application and direction)\n"
-		"      --color WHEN      auto (default: when stdout is a terminal and\n"
-		"                        NO_COLOR is not set), always or never\n"
-		"      --html FILE       also write a self-contained HTML report with\n"
-		"                        plots (inline SVG): latency by message with the\n"
-		"                        causes, causes' deviations, timelines of the\n"
-		"                        slowest messages per core, idle causes, queuing,\n"
-		"                        core contexts, the latency CDF (with --baseline,\n"
-		"                        both captures)\n"
-		"      --perfetto FILE   also write the capture as Chrome trace-event JSON\n"
-		"                        for ui.perfetto.dev or chrome://tracing: a track\n"
-		"                        per CPU with its contexts and functions, one per\n"
-		"                        message with its segments, hand-off arrows\n"
-		"      --intervals       after the diagnosis, every kind of interval (irq by\n"
-		"                        name, softirq by vector, work function, page fault,\n"
-		"                        sampled or traced kernel function, off-CPU wait of\n"
-		"                        an application thread, each lifetime segment per\n"
-		"                        application) with count, p50, p99, p99.99 and max,\n"
-		"                        ranked by p99.99 (with --json: \"intervals\")\n"
-		"      --what-if SPEC    predict the latencies with a cause's time removed\n"
-		"                        ('remove:CAUSE') or scaled ('scale:CAUSE=0.5'):\n"
-		"                        CAUSE as the diagnosis names it, 'stress\n"
-		"                        interference (A)', or a category for both roles;\n"
-		"                        prints p50, p99, p99.9 and max now and predicted\n"
-		"                        per application and direction and the next\n"
-		"                        bottleneck (with --json: \"what_if\")\n"
-		"  -s, --strict          exit 1 if the check finds problems (with\n"
-		"                        --time-check: if there is any inversion)\n"
-		"  -m, --messages        list every message: 'messages:' then one line\n"
-		"                        each, complete ones by direction and id (RX in\n"
-		"                        NIC order, TX in send order), then the incomplete\n"
-		"                        ones with their reason; with --json, a \"messages\"\n"
-		"                        array in the same order\n"
-		"  -c, --clock CLOCK     realtime (default) or monotonic: the clock of\n"
-		"                        printed absolute times (durations are monotonic)\n"
-		"  -t, --time-check PAIRS\n"
-		"                        check the time conversion against PAIRS, a file\n"
-		"                        of little-endian {u64 tsc; s64 realtime_ns} pairs\n"
-		"                        read back to back (rdtsc, then clock_gettime):\n"
-		"                        conv(tsc0) <= real0 <= conv(tsc1) <= ... must hold.\n"
-		"                        Prints only the 'time-check:' line and up to 5\n"
-		"                        inversions; pairs more than one record interval\n"
-		"                        (the median spacing of the timekeeper records)\n"
-		"                        before the first or after the last record are\n"
-		"                        counted as 'uncovered' and not checked\n"
-		"  -p, --time-params PARAMS\n"
-		"                        in-force (default) or first: convert every TSC\n"
-		"                        with the first timekeeper record only (validation:\n"
-		"                        shows what a single set of parameters gets wrong)\n"
-		"      --merge           two hosts: join CLIENT's and SERVER's captures into\n"
-		"                        requests split into nine layers (client send,\n"
-		"                        wire, server rx/wakeup/app/send, wire, client\n"
-		"                        rx/wakeup) on the client's clock; the server's\n"
-		"                        clock offset and drift estimated from the requests\n"
-		"                        with their bounds; the layer and host the tail's\n"
-		"                        deviation came from\n"
-		"      --synced NS       with --merge: the hosts' clocks are synchronised\n"
-		"                        (PTP) within NS ns: use them (offset 0) instead of\n"
-		"                        the estimate, and check them against the requests\n"
-		"      --window DURATION cut the capture into windows DURATION wide (with\n"
-		"                        a unit: ns, us, ms or s) from its first record and\n"
-		"                        analyse one at a time, in memory that follows the\n"
-		"                        busiest three windows instead of the whole\n"
-		"                        capture: the summary and check once, then a line\n"
-		"                        per window with records for the messages whose\n"
-		"                        first record is in it (p50, p99, max, top cause;\n"
-		"                        --verbose: the full report), read with a margin of\n"
-		"                        one window on each side (a message is the same as\n"
-		"                        without --window if it lasts under one window),\n"
-		"                        then the whole capture's latency; with --json one\n"
-		"                        JSON object per line, the summary first. Not with\n"
-		"                        --baseline, --html, --perfetto, --intervals,\n"
-		"                        --what-if, --time-check\n"
-		"      --triggers        the windows a flight recorder saved (nsightctl record\n"
-		"                        --flight-recorder), one at a time: each starts with\n"
-		"                        the message that fired it and that message's causes,\n"
-		"                        then the window's latency and diagnosis; the default\n"
-		"                        for such a capture in an uncompressed file. Goes\n"
-		"                        with what --window goes with\n"
-		"      --whole           analyse a flight recorder's capture as one\n"
-		"  -h, --help            show this help\n"
-		"  -V, --version         show the version\n"
-		"\n"
-		"Diagnosis options:\n"
-		"  --slice pA-pB         the reference is the messages ranked from the A-th\n"
-		"                        to the B-th percentile of latency (e.g. p20-p30)\n"
-		"                        instead of the fastest 20% (p0-p20)\n"
-		"  --baseline FILE       take the reference (the same slice) from the\n"
-		"                        messages of the same comm and direction in another\n"
-		"                        capture FILE\n"
-		"  --tail pN             the tail is the messages at or above the N-th\n"
-		"                        percentile of latency (default p90)\n"
-		"  --min-dev NS          ignore deviations under NS ns, the timing\n"
-		"                        granularity (default 1000)\n"
-		"  --nested-threshold PCT\n"
-		"                        drop an anomaly whose nested anomalies explain\n"
-		"                        PCT% of its deviation (default 80)\n"
-		"  --categories FILE     category rules tried before the built-in ones:\n"
-		"                        lines 'kind,pattern,category' ('#' comments), kind\n"
-		"                        one of task, irq, softirq, work, fault, idle, func,\n"
-		"                        hol, app, blocked, tcp, unknown; pattern an fnmatch\n"
-		"                        glob on the name (comm, irq name, softirq vector,\n"
-		"                        work function, user|kernel, the key before an idle\n"
-		"                        gap, a sampled function's symbol, the comm of the\n"
-		"                        task that woke a blocked thread, why a TCP send\n"
-		"                        waited: nagle, nagle_delayed_ack, cork, cwnd,\n"
-		"                        rwnd, sndbuf, ack, retrans_fast, retrans_timeout,\n"
-		"                        ooo, ooo_rto); '<name>' in the\n"
-		"                        category is the matched name, '<outer>' for a\n"
-		"                        function the category of the context it ran in\n"
-		"\n"
-		"A stream cut short (Ctrl-C during a dump) is analysed up to the cut, with a\n"
-		"warning and a problem in the check.\n"
-		"\n"
-		"Exit status: 0 ok, 1 error (including a corrupt stream, problems with\n"
-		"--strict, or an invalid categories file), 2 usage error.\n", f);
+	fputs("Usage: nsight-analyze [OPTIONS] [FILE|-]\n"
+	      "       nsight-analyze --window DURATION|--triggers [OPTIONS] [FILE|-]\n"
+	      "       nsight-analyze --time-check PAIRS [--strict] [--json] [FILE|-]\n"
+	      "       nsight-analyze --merge [--json] [--tail pN] [--synced NS] CLIENT SERVER\n"
+	      "\n"
+	      "Check a capture of 'nsightctl dump' or 'record' (FILE, or stdin; zstd or not),\n"
+	      "print its latency per application and direction and why the tail was slow.\n"
+	      "\n"
+	      "  -j, --json              one JSON object instead of the text\n"
+	      "  -v, --verbose           the full text (default: a summary in 100 columns)\n"
+	      "  -m, --messages          also list every message\n"
+	      "  -s, --strict            exit 1 if the check finds problems\n"
+	      "      --html FILE         also write an HTML report with plots\n"
+	      "      --perfetto FILE     also write a trace for ui.perfetto.dev\n"
+	      "      --baseline FILE     compare with another capture, the reference from it\n"
+	      "      --tail pN           the tail: messages at or above pN (default p90)\n"
+	      "      --window DURATION   a line per window DURATION wide (e.g. 100ms)\n"
+	      "      --what-if SPEC      latencies predicted without a cause ('remove:CAUSE')\n"
+	      "  -h, --help              this help (-V, --version: the version)\n"
+	      "\n"
+	      "More options (--intervals, --slice, --min-dev, --categories, --clock, --color,\n"
+	      "--whole, ...), what the report means and examples: see nsight-analyze(1).\n"
+	      "Exit status: 0 ok, 1 error (or problems with --strict), 2 usage error.\n", f);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -285,12 +128,16 @@ static int usage_error(const char *fmt, const char *arg)
 	return NSIGHT_EXIT_USAGE;
 }
 
+static int nomem(void)
+{
+	fprintf(stderr, "nsight-analyze: out of memory\n");
+	return NSIGHT_EXIT_FAIL;
+}
+
 static int put_json(struct json_object *o)
 {
-	if (!o) {
-		fprintf(stderr, "nsight-analyze: out of memory\n");
-		return NSIGHT_EXIT_FAIL;
-	}
+	if (!o)
+		return nomem();
 	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 					     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
 	fputc('\n', stdout);
@@ -320,6 +167,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		nsight_summary_print_text(stdout, name, &a->sum);
 		nsight_report_time_text(stdout, a, o->clk);
 		nsight_report_latency_text(stdout, a);
+		if (x->b && nsight_tty_baseline_table(stdout, a, x->b, o->dx.baseline, true))
+			ret = nomem();
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_text(stdout, dx, a);
@@ -332,6 +181,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			nsight_whatif_report_tty(stdout, x->wi, o->dx.min_dev, &(struct nsight_tty){ 0 });
 	} else {
 		nsight_tty_summary(stdout, name, a, o->clk, &o->tty);
+		if (x->b && nsight_tty_baseline_table(stdout, a, x->b, o->dx.baseline, false))
+			ret = nomem();
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_tty(stdout, dx, a, &o->tty);
@@ -425,6 +276,7 @@ static int open_input(const char *name, FILE **in)
 static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys, const struct opts *o)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true, .keys = keys };
+	struct nsight_progress pg;
 	struct nsight_diag d = { 0 };
 	FILE *in;
 	int err;
@@ -432,7 +284,10 @@ static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys,
 	memset(b, 0, sizeof(*b));
 	if (open_input(o->dx.baseline, &in))
 		return NSIGHT_EXIT_FAIL;
+	nsight_progress_init(&pg, o->progress, o->dx.baseline);
+	ao.progress = &pg;
 	err = nsight_analysis_run(b, in, &ao, &d);
+	nsight_progress_end(&pg);
 	if (in != stdin)
 		fclose(in);
 	if (err) {
@@ -525,6 +380,7 @@ static int what_if(struct nsight_whatif *wi, struct nsight_analysis *a,
 static int analyze(FILE *in, const char *name, const struct opts *o)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = !o->pairs };
+	struct nsight_progress pg;
 	struct nsight_analysis a, b;
 	struct nsight_diag d = { 0 };
 	struct nsight_intervals iv = { 0 };
@@ -539,7 +395,11 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		nsight_cats_fini(&cats);
 		return NSIGHT_EXIT_FAIL;
 	}
-	if (nsight_analysis_run(&a, in, &ao, &d)) {
+	nsight_progress_init(&pg, o->progress, name);
+	ao.progress = &pg;
+	ret = nsight_analysis_run(&a, in, &ao, &d);
+	nsight_progress_end(&pg);
+	if (ret) {
 		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
@@ -555,7 +415,10 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		if (ret)
 			goto out;
 	}
-	if (nsight_analysis_diagnose(&dx, &a, have_b ? &b : NULL, &cats, &o->dx, &d)) {
+	nsight_progress_pass(&pg, "diagnosis");
+	ret = nsight_analysis_diagnose(&dx, &a, have_b ? &b : NULL, &cats, &o->dx, &d);
+	nsight_progress_end(&pg);
+	if (ret) {
 		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
@@ -572,7 +435,8 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		goto out;
 	}
 	ret = print_report(&a, &dx, &(struct extras){ o->intervals ? &iv : NULL,
-						     o->have_whatif ? &wi : NULL }, name, o);
+						     o->have_whatif ? &wi : NULL,
+						     have_b ? &b : NULL }, name, o);
 	if (a.sum.triggers && !o->whole)
 		fprintf(stderr, "nsight-analyze: %s: a flight recorder's capture with %" PRIu64
 			" trigger windows, analysed as one; --triggers analyses each\n", name,
@@ -616,6 +480,19 @@ static int windows(FILE *in, const char *name, const struct opts *o)
 	return ret;
 }
 
+/*
+ * A capture named "-" while stdin is a terminal: nobody piped one in, and
+ * reading would wait for keys. Says what to do; true then (a usage error).
+ */
+static bool stdin_is_terminal(const char *name)
+{
+	if (strcmp(name, "-") || !isatty(STDIN_FILENO))
+		return false;
+	fprintf(stderr, "nsight-analyze: reading a capture from stdin, which is a terminal; "
+		"pipe 'nsightctl dump' into it or name a file (see --help)\n");
+	return true;
+}
+
 /* --merge CLIENT SERVER: only --json, --verbose, --tail and --time-params go with it. */
 static int merge(int n, char **files, const struct opts *o)
 {
@@ -630,6 +507,8 @@ static int merge(int n, char **files, const struct opts *o)
 		return usage_error("%s", "--merge goes only with --json, --verbose, --tail, --synced and --time-params");
 	if (!strcmp(files[0], "-") && !strcmp(files[1], "-"))
 		return usage_error("%s", "the two captures cannot both be stdin");
+	if (stdin_is_terminal(files[0]) || stdin_is_terminal(files[1]))
+		return NSIGHT_EXIT_USAGE;
 	return nsight_merge_main(files[0], files[1], &mo);
 }
 
@@ -733,6 +612,8 @@ int main(int argc, char **argv)
 			  .tty = { .width = NSIGHT_TTY_WIDTH } };
 	struct out_file html_out = { 0 }, perfetto_out = { 0 };
 	bool color_set = false, whole_only;
+
+	o.progress = nsight_progress_tty();
 	const char *name = "-", *end;
 	FILE *in = stdin;
 	int c, ret;
@@ -901,6 +782,9 @@ int main(int argc, char **argv)
 		return usage_error("%s", "--window does not go with --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 	if (o.triggers && (o.window_ns || o.whole || whole_only))
 		return usage_error("%s", "--triggers does not go with --window, --whole, --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
+
+	if (stdin_is_terminal(name) || (o.dx.baseline && stdin_is_terminal(o.dx.baseline)))
+		return NSIGHT_EXIT_USAGE;
 
 	if (o.html && o.perfetto && !strcmp(o.html, o.perfetto))
 		return usage_error("--html and --perfetto name the same file '%s'", o.html);

@@ -185,6 +185,68 @@ void nsight_tty_latency_table(FILE *f, const struct nsight_latency *l)
 	}
 }
 
+/* One row of the baseline table: @v's @n sorted latencies. */
+static void baseline_row(FILE *f, const char *head, const char *which, const int64_t *v,
+			 size_t n, bool ns)
+{
+	int w = ns ? 12 : 8;
+	char b[32];
+	size_t k;
+
+	fprintf(f, "  %-24s %-8s %7zu", head, which, n);
+	for (k = 0; k <= NSIGHT_LAT_NPCT; k++) {
+		int64_t x = k < NSIGHT_LAT_NPCT && n ? nsight_percentile(v, n, nsight_lat_pct[k]) :
+			    n ? v[n - 1] : 0;
+
+		if (!n)
+			fprintf(f, " %*s", w, "-");
+		else if (ns)
+			fprintf(f, " %*" PRId64, w, x);
+		else
+			fprintf(f, " %*s", w, nsight_tty_duration(x, b, sizeof(b)));
+	}
+	fputc('\n', f);
+}
+
+int nsight_tty_baseline_table(FILE *f, const struct nsight_analysis *a,
+			      const struct nsight_analysis *b, const char *bname, bool ns)
+{
+	const struct nsight_latency *l = &a->lat;
+	char comm[17], head[40];
+	int w = ns ? 12 : 8;
+	size_t i, k;
+
+	fprintf(f, "baseline: %s, its messages of the same comm and direction%s\n", bname,
+		ns ? " (ns)" : "");
+	if (!l->n)
+		return 0;
+	fprintf(f, "  %-24s %-8s %7s", "comm[pid] dir", "capture", "count");
+	for (k = 0; k < NSIGHT_LAT_NPCT; k++)
+		fprintf(f, " %*s", w, nsight_lat_pct_name[k]);
+	fprintf(f, " %*s\n", w, "max");
+	for (i = 0; i < l->n; i++) {
+		const struct nsight_lat_group *g = &l->groups[i];
+		int64_t *v, *vb;
+		size_t n, nb;
+
+		v = nsight_latency_values(&a->lt, g->comm, &g->pid, g->dir, &n);
+		vb = nsight_latency_values(&b->lt, g->comm, NULL, g->dir, &nb);
+		if (!v || !vb) {
+			free(v);
+			free(vb);
+			return -NSIGHT_E_NOMEM;
+		}
+		snprintf(head, sizeof(head), "%s[%" PRIu32 "] %s",
+			 word(g->comm, sizeof(g->comm), comm, sizeof(comm)), g->pid,
+			 nsight_msg_dir_name(g->dir));
+		baseline_row(f, head, "this", v, n, ns);
+		baseline_row(f, "", "baseline", vb, nb, ns);
+		free(v);
+		free(vb);
+	}
+	return 0;
+}
+
 void nsight_tty_latency_histogram(FILE *f, const struct nsight_lat_group *g, const int64_t *v,
 				  size_t n, const struct nsight_tty *t)
 {

@@ -48,6 +48,15 @@ void nsight_tty_latency_histogram(FILE *f, const struct nsight_lat_group *g, con
 /* The latency table and histograms of @a. */
 void nsight_tty_latency(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t);
 
+/*
+ * --baseline: per application and direction of @a, its percentiles and
+ * the baseline @b's (messages of the same comm and direction, any pid)
+ * one above the other, after "baseline: @bname". Durations in ns with
+ * @ns, else readable. Returns 0 or -NSIGHT_E_NOMEM.
+ */
+int nsight_tty_baseline_table(FILE *f, const struct nsight_analysis *a,
+			      const struct nsight_analysis *b, const char *bname, bool ns);
+
 void nsight_tty_summary(FILE *f, const char *name, const struct nsight_analysis *a,
 			enum nsight_clockid clk, const struct nsight_tty *t);
 

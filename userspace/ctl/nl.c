@@ -3,12 +3,14 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
 #include <linux/netlink.h>
 #include <linux/nsight.h>
 
 #include "nl.h"
+#include "version.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -24,6 +26,27 @@ const char *nsight_nl_cmd_name(uint8_t cmd)
 	case NSIGHT_CMD_BUFFER_FULL:	return "BUFFER_FULL";
 	default:			return "unknown command";
 	}
+}
+
+int nsight_nl_family_error(int nlerr, const char *sys_module, struct nsight_diag *d)
+{
+	struct stat st;
+
+	if (nlerr != -NLE_OBJ_NOTFOUND)
+		return nsight_diag_set(d, EIO, "cannot resolve genl family '%s': %s",
+				       NSIGHT_GENL_NAME, nl_geterror(nlerr));
+	/*
+	 * Loaded, yet no family: it exists in the initial network namespace
+	 * only, or the module is another version's.
+	 */
+	if (!stat(sys_module, &st))
+		return nsight_diag_set(d, ENOENT,
+				       "nsight.ko is loaded but its genl family '%s' is not here: run nsightctl "
+				       "in the initial network namespace, or load the module of this version (%s)",
+				       NSIGHT_GENL_NAME, NSIGHT_TOOLS_VERSION);
+	return nsight_diag_set(d, ENOENT,
+			       "nsight.ko is not loaded (no genl family '%s'): load it with 'insmod nsight.ko' "
+			       "(or 'modprobe nsight' when installed)", NSIGHT_GENL_NAME);
 }
 
 int nsight_nl_open(struct nsight_nl *nl, struct nsight_diag *d)
@@ -51,13 +74,7 @@ int nsight_nl_open(struct nsight_nl *nl, struct nsight_diag *d)
 
 	nl->family = genl_ctrl_resolve(nl->sock, NSIGHT_GENL_NAME);
 	if (nl->family < 0) {
-		if (nl->family == -NLE_OBJ_NOTFOUND)
-			nsight_diag_set(d, ENOENT,
-					"nsight module not loaded (genl family '%s' not found)",
-					NSIGHT_GENL_NAME);
-		else
-			nsight_diag_set(d, EIO, "cannot resolve genl family '%s': %s",
-					NSIGHT_GENL_NAME, nl_geterror(nl->family));
+		nsight_nl_family_error(nl->family, NSIGHT_SYS_MODULE, d);
 		goto fail;
 	}
 	return 0;

@@ -21,6 +21,16 @@ struct nsight_nl {
 	int family;
 };
 
+/* Where the module shows when it is loaded. */
+#define NSIGHT_SYS_MODULE "/sys/module/nsight"
+
+/*
+ * The error of resolving the family (@nlerr, a negative libnl error) into
+ * @d: not found says how to load the module, or, if @sys_module exists,
+ * that the loaded one is not this version's. Returns -d->code.
+ */
+int nsight_nl_family_error(int nlerr, const char *sys_module, struct nsight_diag *d);
+
 /* Open a socket with extended acks on and resolve the family. */
 int nsight_nl_open(struct nsight_nl *nl, struct nsight_diag *d);
 void nsight_nl_close(struct nsight_nl *nl);

@@ -102,3 +102,22 @@ void nsight_latency_fini(struct nsight_latency *l)
 	l->groups = NULL;
 	l->n = 0;
 }
+
+int64_t *nsight_latency_values(const struct nsight_lifetimes *lt, const char *comm,
+			       const uint32_t *pid, uint8_t dir, size_t *n)
+{
+	int64_t *v = malloc((lt->n ? lt->n : 1) * sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; v && i < lt->n; i++) {
+		const struct nsight_msg *m = &lt->msgs[i];
+
+		if (m->reason == NSIGHT_MSG_COMPLETE && m->dir == dir && (!pid || m->pid == *pid) &&
+		    !strncmp(m->comm, comm, sizeof(m->comm)))
+			v[(*n)++] = m->total_ns;
+	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_i64);
+	return v;
+}

@@ -44,6 +44,14 @@ int nsight_latency_build(struct nsight_latency *l, const struct nsight_lifetimes
 			 struct nsight_diag *d);
 void nsight_latency_fini(struct nsight_latency *l);
 
+/*
+ * The total latencies of @lt's complete messages of @comm (16 bytes) and
+ * direction @dir, and of process @pid unless it is NULL, ascending, in a
+ * malloc'ed array of *@n; NULL if out of memory.
+ */
+int64_t *nsight_latency_values(const struct nsight_lifetimes *lt, const char *comm,
+			       const uint32_t *pid, uint8_t dir, size_t *n);
+
 /* Nearest-rank percentile of @n ascending values (@n > 0), @per100k of 100000. */
 int64_t nsight_percentile(const int64_t *sorted, size_t n, uint32_t per100k);
 

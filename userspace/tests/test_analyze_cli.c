@@ -365,12 +365,45 @@ static void test_usage(void)
 	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "--help", NULL });
 	CHECK_U64(r.status, 0);
-	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [--json] [--verbose] [--color WHEN] [--strict] [--messages]");
+	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [OPTIONS] [FILE|-]\n");
 	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "/nonexistent/x.nsight", NULL });
 	CHECK_U64(r.status, 1);
 	CHECK_STR_HAS(r.err, "nsight-analyze: /nonexistent/x.nsight: No such file or directory");
 	cli_result_free(&r);
+}
+
+/* No capture named and stdin a terminal: a hint and exit 2, not a wait for keys. */
+static void test_stdin_terminal(void)
+{
+	struct cli_result r;
+	int pty = posix_openpt(O_RDWR | O_NOCTTY);
+	const char *tty;
+
+	REQUIRE(pty >= 0);
+	REQUIRE(!grantpt(pty) && !unlockpt(pty) && (tty = ptsname(pty)));
+	/* End-of-file typed ahead: a run that read the terminal would end, not hang. */
+	CHECK_U64(write(pty, "\004\004\004\004\004", 5), 5);
+	run(&r, tty, (const char *[]){ NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "nsight-analyze: reading a capture from stdin, which is a terminal; "
+		      "pipe 'nsightctl dump' into it or name a file (see --help)\n");
+	CHECK_U64(strlen(r.out), 0);
+	cli_result_free(&r);
+	run(&r, tty, (const char *[]){ "--baseline", "-", good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "reading a capture from stdin, which is a terminal");
+	cli_result_free(&r);
+	run(&r, tty, (const char *[]){ "--merge", good, "-", NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "reading a capture from stdin, which is a terminal");
+	cli_result_free(&r);
+	/* A file named: stdin is not read, the terminal does not matter. */
+	run(&r, tty, (const char *[]){ good, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK(r.err && !strstr(r.err, "terminal"));
+	cli_result_free(&r);
+	close(pty);
 }
 
 static void cleanup(void)
@@ -393,5 +426,6 @@ KTAP_MAIN(
 	KTAP_TEST(test_bad_header),
 	KTAP_TEST(test_output_paths),
 	KTAP_TEST(test_usage),
+	KTAP_TEST(test_stdin_terminal),
 	KTAP_TEST(cleanup),
 )

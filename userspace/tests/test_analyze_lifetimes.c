@@ -272,10 +272,9 @@ static void test_help(void)
 	cli_run(&c, &r, NULL, (const char *[]){ "--help", NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "-m, --messages");
-	CHECK_STR_HAS(r.out, "-c, --clock CLOCK");
-	CHECK_STR_HAS(r.out, "-t, --time-check PAIRS");
-	CHECK_STR_HAS(r.out, "-p, --time-params PARAMS");
-	CHECK_STR_HAS(r.out, "nearest-rank");
+	CHECK_STR_HAS(r.out, "--time-check PAIRS");
+	/* The rest (--clock, --time-params, nearest-rank) in the man page: test_analyze_doc. */
+	CHECK_STR_HAS(r.out, "nsight-analyze(1)");
 	cli_result_free(&r);
 }
 

@@ -2,13 +2,16 @@
 /*
  * nsightctl's help and output name every source of NSIGHT_SOURCE_NAMES,
  * and bad --filter / config arguments are usage errors (exit 2) naming the
- * bad token, decided before any netlink traffic.
+ * bad token, decided before any netlink traffic; without the module the
+ * error says how to load it.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "nl.h"
 #include "sources.h"
 #include "status.h"
 #include "test.h"
@@ -176,9 +179,40 @@ static void test_help_exit_codes(void)
 	CHECK_STR_HAS(err, "unknown option '-P'");
 }
 
+/* The family not found: how to load the module, or why a loaded one is not seen. */
+static void test_module_not_loaded(void)
+{
+	char dir[] = "/tmp/nsight-sysmod-XXXXXX", absent[64];
+	char *argv[] = { "status", NULL };
+	char out[4096], err[4096];
+	struct nsight_diag d = { 0 };
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(absent, sizeof(absent), "%s/nsight", dir);
+	CHECK_U64(nsight_nl_family_error(-NLE_OBJ_NOTFOUND, absent, &d), -ENOENT);
+	CHECK_STR_HAS(d.msg, "nsight.ko is not loaded (no genl family 'nsight'): "
+		      "load it with 'insmod nsight.ko' (or 'modprobe nsight' when installed)");
+	CHECK_U64(nsight_nl_family_error(-NLE_OBJ_NOTFOUND, dir, &d), -ENOENT);
+	CHECK_STR_HAS(d.msg, "nsight.ko is loaded but its genl family 'nsight' is not here");
+	CHECK_STR_HAS(d.msg, "initial network namespace");
+	CHECK_U64(nsight_nl_family_error(-NLE_NOMEM, absent, &d), -EIO);
+	CHECK_STR_HAS(d.msg, "cannot resolve genl family 'nsight': ");
+	rmdir(dir);
+
+	/* The command itself, where no module is loaded here: exit 1 and the hint. */
+	if (access(NSIGHT_SYS_MODULE, F_OK)) {
+		CHECK_U64(run_cmd(cmd_status, argv, out, sizeof(out), err, sizeof(err)),
+			  NSIGHT_EXIT_FAIL);
+		if (!strstr(err, "cannot open a generic netlink socket"))
+			CHECK_STR_HAS(err, "nsightctl: nsight.ko is not loaded");
+		CHECK_U64(strlen(out), 0);
+	}
+}
+
 KTAP_MAIN(
 	KTAP_TEST(test_config_help_lists_sources),
 	KTAP_TEST(test_status_lists_sources),
 	KTAP_TEST(test_config_usage_errors),
 	KTAP_TEST(test_help_exit_codes),
+	KTAP_TEST(test_module_not_loaded),
 )
