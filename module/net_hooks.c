@@ -182,21 +182,25 @@ static __always_inline void nsight_pkt_stage_write(const struct sk_buff *skb,
 	nsight_commit(&w);
 }
 
-/* The pkt record of an IPv4 packet without timestamps, compact. */
+/* The pkt record of an IPv4 packet without a hardware stamp, compact. */
 static __always_inline void nsight_pkt4_write(const struct sk_buff *skb,
 					      const struct nsight_pkt_info *pi,
 					      u32 ifindex, u8 stage)
 {
+	s64 sw = ktime_to_ns(skb->tstamp);
 	struct nsight_crec_pkt4 *r;
 	struct nsight_wr w;
 	u8 flags = NSIGHT_PKT_F_WIRE_HASH;
 	u16 queue, gso_segs;
 
 	queue = nsight_pkt_shape(skb, stage, &flags, &gso_segs);
-	r = (void *)__nsight_creserve(&nsight_buf, &w, NSIGHT_CREC_PKT4,
-				      sizeof(*r));
+	r = (void *)__nsight_creserve(&nsight_buf, &w, sw ? NSIGHT_CREC_PKT4_TS :
+				      NSIGHT_CREC_PKT4, sizeof(*r) +
+				      (sw ? sizeof(sw) : 0));
 	if (!r)
 		return;
+	if (sw)
+		memcpy(r + 1, &sw, sizeof(sw));
 	r->pkt_id = pi->id;
 	nsight_cflow4_fill(&r->flow, &pi->flow);
 	r->seq = pi->seq;
@@ -228,7 +232,7 @@ static __always_inline void nsight_pkt_write(const struct sk_buff *skb,
 		nsight_pkt_stage_write(skb, pi.id, ifindex, stage);
 		return;
 	}
-	if (!hw && !skb->tstamp && nsight_flow_v4(&pi.flow) &&
+	if (!hw && nsight_flow_v4(&pi.flow) &&
 	    (stage > NSIGHT_PKT_RX_RECEIVE ||
 	     !skb_hwtstamps((struct sk_buff *)skb)->hwtstamp)) {
 		nsight_pkt4_write(skb, &pi, ifindex, stage);

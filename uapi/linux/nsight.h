@@ -947,6 +947,7 @@ enum nsight_crec_type {
 	NSIGHT_CREC_HANDOFF4,		/* struct nsight_crec_handoff4 */
 	NSIGHT_CREC_APP_RECV4,		/* struct nsight_crec_app4 */
 	NSIGHT_CREC_APP_SEND4,		/* struct nsight_crec_app4 */
+	NSIGHT_CREC_PKT4_TS,		/* struct nsight_crec_pkt4, then sw_tstamp */
 	__NSIGHT_CREC_MAX
 };
 
@@ -1020,7 +1021,11 @@ struct nsight_crec_waking {
 	__s32 prio;
 };
 
-/* pkt of an IPv4 packet without timestamps (hw_tstamp and sw_tstamp 0). */
+/*
+ * pkt of an IPv4 packet without a hardware timestamp; NSIGHT_CREC_PKT4 when
+ * sw_tstamp is 0 too, NSIGHT_CREC_PKT4_TS with a __s64 sw_tstamp after it
+ * (TCP stamps every packet it sends).
+ */
 struct nsight_crec_pkt4 {
 	__u64 hdr;
 	__u64 pkt_id;

@@ -116,6 +116,7 @@ static size_t crec_min_size(unsigned int type)
 	case NSIGHT_CREC_SWITCH:	return sizeof(struct nsight_crec_switch);
 	case NSIGHT_CREC_WAKING:	return sizeof(struct nsight_crec_waking);
 	case NSIGHT_CREC_PKT4:		return sizeof(struct nsight_crec_pkt4);
+	case NSIGHT_CREC_PKT4_TS:	return sizeof(struct nsight_crec_pkt4) + 8;
 	case NSIGHT_CREC_HANDOFF4:	return sizeof(struct nsight_crec_handoff4);
 	case NSIGHT_CREC_APP_RECV4:
 	case NSIGHT_CREC_APP_SEND4:	return sizeof(struct nsight_crec_app4);
@@ -129,7 +130,8 @@ static const char *crec_name(unsigned int type)
 	case NSIGHT_CREC_THREAD:	return "thread";
 	case NSIGHT_CREC_SWITCH:	return "sched_switch (compact)";
 	case NSIGHT_CREC_WAKING:	return "waking (compact)";
-	case NSIGHT_CREC_PKT4:		return "pkt (compact)";
+	case NSIGHT_CREC_PKT4:
+	case NSIGHT_CREC_PKT4_TS:	return "pkt (compact)";
 	case NSIGHT_CREC_HANDOFF4:	return "handoff (compact)";
 	case NSIGHT_CREC_APP_RECV4:	return "app_recv (compact)";
 	case NSIGHT_CREC_APP_SEND4:	return "app_send (compact)";
@@ -247,11 +249,14 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 		n = sizeof(*r);
 		break;
 	}
-	case NSIGHT_CREC_PKT4: {
+	case NSIGHT_CREC_PKT4:
+	case NSIGHT_CREC_PKT4_TS: {
 		struct nsight_crec_pkt4 in;
 		struct nsight_rec_pkt *r = (void *)out;
 
 		memcpy(&in, p, sizeof(in));
+		if (type == NSIGHT_CREC_PKT4_TS)
+			memcpy(&r->sw_tstamp, p + sizeof(in), sizeof(r->sw_tstamp));
 		r->pkt_id = in.pkt_id;
 		flow_of(&r->flow, &in.flow);
 		r->seq = in.seq;
@@ -645,9 +650,10 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		struct nsight_crec_pkt4 r = { 0 };
 
 		memcpy(&in, p, sizeof(in));
-		if (!flow_v4(&in.flow) || in.hw_tstamp || in.sw_tstamp || h->size != sizeof(in))
+		if (!flow_v4(&in.flow) || in.hw_tstamp || h->size != sizeof(in))
 			break;
-		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_PKT4, sizeof(r), h->tsc);
+		r.hdr = in.sw_tstamp ? NSIGHT_CREC_HDR(NSIGHT_CREC_PKT4_TS, sizeof(r) + 8, h->tsc) :
+			NSIGHT_CREC_HDR(NSIGHT_CREC_PKT4, sizeof(r), h->tsc);
 		r.pkt_id = in.pkt_id;
 		r.flow = cflow4(&in.flow);
 		r.seq = in.seq;
@@ -659,7 +665,9 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		r.gso_segs = in.gso_segs;
 		r.rc = in.rc;
 		r.wire_hash = in.wire_hash;
-		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+		if (!cenc_put(e, &r, sizeof(r)))
+			return -1;
+		return !in.sw_tstamp || cenc_put(e, &in.sw_tstamp, 8) ? 0 : -1;
 	}
 	case NSIGHT_REC_HANDOFF: {
 		struct nsight_rec_handoff in;

@@ -41,6 +41,17 @@ static void test_round_trip(void)
 			  sc_server.tid, sc_server.pid, "server");
 		synth_send_tcp(&sc.s, SC_Y, sc.t + 3000, 8, tcp, 100, 5, sc_server.tid,
 			       sc_server.pid, "server", &ts);
+		/* TCP stamps what it sends: a packet with sw_tstamp. */
+		{
+			struct nsight_rec_pkt p;
+
+			rec_hdr(&p, NSIGHT_REC_PKT, sizeof(p), SC_Y, sc.t + 4000);
+			p.pkt_id = 77;
+			p.sw_tstamp = 123456789;
+			p.flow = tcp;
+			p.stage = NSIGHT_PKT_TX_QUEUE;
+			synth_put(&sc.s, SC_Y, &p, sizeof(p));
+		}
 	}
 	synth_flush(&sc.s);
 	for (cpu = 0; cpu < 2; cpu++) {
@@ -88,6 +99,7 @@ static void test_round_trip(void)
 	CHECK(seen[NSIGHT_CREC_SWITCH] > 0);
 	CHECK(seen[NSIGHT_CREC_WAKING] > 0);
 	CHECK(seen[NSIGHT_CREC_PKT4] > 0);
+	CHECK_U64(seen[NSIGHT_CREC_PKT4_TS], 1);
 	CHECK(seen[NSIGHT_CREC_HANDOFF4] > 0);
 	CHECK(seen[NSIGHT_CREC_APP_RECV4] > 0);
 	CHECK(seen[NSIGHT_CREC_APP_SEND4] > 0);
