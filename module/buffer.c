@@ -206,7 +206,6 @@ static void nsight_stats_clear(struct nsight_buffer *b)
 		st->full_reported = false;
 		/* Relay counts sub-buffers from 0 again. */
 		memset(st->threads, 0, sizeof(st->threads));
-		memset(&st->cur, 0, sizeof(st->cur));
 	}
 }
 

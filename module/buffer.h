@@ -30,14 +30,16 @@ struct dentry;
  * (reset, channel creation).
  */
 /*
- * A task this CPU's current sub-buffer has named (a NSIGHT_CREC_THREAD
+ * What this CPU's current sub-buffer said of a task (a NSIGHT_CREC_THREAD
  * record): a direct-mapped memo, so that records naming the task leave
- * its name and process id out until the sub-buffer (@seq, relay's
- * subbufs_produced) or the name (@comm; exec renames too) changes.
+ * its identity out until the sub-buffer changes or the identity does.
  */
 struct nsight_thread_memo {
-	const struct task_struct *task;
-	u64 seq;
+	u32 tid;
+	u32 tgid;
+	s32 prio;
+	u32 pad;
+	u64 seq;		/* relay's subbufs_produced when written */
 	u64 comm[2];
 };
 
@@ -50,7 +52,6 @@ struct nsight_cpu_stats {
 	u64 next_seq;
 	bool full_reported;
 	struct nsight_thread_memo threads[1 << NSIGHT_THREAD_MEMO_BITS];
-	struct nsight_thread_memo cur;	/* the task switched in last */
 };
 
 /**
@@ -198,57 +199,48 @@ static __always_inline void *nsight_reserve(struct nsight_wr *w, u16 type,
 	return __nsight_reserve(&nsight_buf, w, type, size);
 }
 
-/* Write @t's NSIGHT_CREC_THREAD record at @r and remember it in @m. */
+/* Whether this CPU's sub-buffer @seq has said who @t is. */
+static __always_inline bool nsight_thread_known(const struct nsight_thread_memo *m,
+						const struct task_struct *t,
+						u64 seq)
+{
+	u64 c[2];
+
+	memcpy(c, t->comm, sizeof(c));
+	return m->seq == seq && m->tid == t->pid && m->tgid == t->tgid &&
+	       m->prio == t->prio && m->comm[0] == c[0] && m->comm[1] == c[1];
+}
+
+/* Write @t's NSIGHT_CREC_THREAD at @h and remember it in @m. */
 static __always_inline void nsight_thread_write(struct nsight_thread_memo *m,
 						struct nsight_crec_thread *r,
 						const struct task_struct *t,
-						u64 key, u64 tsc)
+						u64 seq, u64 tsc)
 {
 	r->hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_THREAD, sizeof(*r), tsc);
 	r->tid = t->pid;
 	r->pid = t->tgid;
+	r->prio = t->prio;
+	r->pad = 0;
 	memcpy(r->comm, t->comm, sizeof(r->comm));
-	m->task = t;
-	m->seq = key;
+	m->seq = seq;
+	m->tid = t->pid;
+	m->tgid = t->tgid;
+	m->prio = t->prio;
 	memcpy(m->comm, r->comm, sizeof(m->comm));
 }
 
 static __always_inline struct nsight_thread_memo *
 nsight_thread_slot(struct nsight_cpu_stats *st, const struct task_struct *t)
 {
-	return &st->threads[hash_ptr(t, NSIGHT_THREAD_MEMO_BITS)];
-}
-
-/* Whether @m says that sub-buffer @seq named @t as it is named now. */
-static __always_inline bool nsight_thread_same(const struct nsight_thread_memo *m,
-					       const struct task_struct *t,
-					       u64 seq)
-{
-	u64 c[2];
-
-	if (m->task != t || m->seq != seq)
-		return false;
-	memcpy(c, t->comm, sizeof(c));
-	return m->comm[0] == c[0] && m->comm[1] == c[1];
-}
-
-/* Whether the sub-buffer has named @t: the task switched in last, or memo. */
-static __always_inline bool nsight_thread_named(struct nsight_cpu_stats *st,
-						struct nsight_thread_memo *m,
-						const struct task_struct *t,
-						u64 seq)
-{
-	return nsight_thread_same(&st->cur, t, seq) ||
-	       nsight_thread_same(m, t, seq);
+	return &st->threads[hash_32(t->pid, NSIGHT_THREAD_MEMO_BITS)];
 }
 
 /**
  * __nsight_reserve_tasks - reserve a compact record in @b that names @t0
  * and, if not NULL, @t1 (another task), with the NSIGHT_CREC_THREAD records
  * the current sub-buffer still lacks in front of it, in the same
- * reservation (one record written, or dropped, with them). @t1, when
- * given, is the task being switched in: this CPU's current one from now,
- * which records of the current task then find named at once.
+ * reservation (one record written, or dropped, with them).
  */
 static __always_inline u64 *__nsight_reserve_tasks(struct nsight_buffer *b,
 						   struct nsight_wr *w, u8 type,
@@ -262,7 +254,7 @@ static __always_inline u64 *__nsight_reserve_tasks(struct nsight_buffer *b,
 	struct rchan_buf *rb;
 	bool a0, a1 = false;
 	u32 total = size;
-	u64 *h, key;
+	u64 *h, seq;
 
 	local_irq_save(w->flags);
 	/* Room for both thread records: the check below needs the sub-buffer. */
@@ -273,27 +265,20 @@ static __always_inline u64 *__nsight_reserve_tasks(struct nsight_buffer *b,
 		local_irq_restore(w->flags);
 		return NULL;
 	}
-	key = rb->subbufs_produced;
+	seq = rb->subbufs_produced;
 	m0 = nsight_thread_slot(st, t0);
-	a0 = !nsight_thread_named(st, m0, t0, key);
+	a0 = !nsight_thread_known(m0, t0, seq);
 	total += a0 ? ts : 0;
 	if (t1) {
 		m1 = nsight_thread_slot(st, t1);
-		a1 = !nsight_thread_named(st, m1, t1, key);
+		a1 = !nsight_thread_known(m1, t1, seq);
 		total += a1 ? ts : 0;
 	}
 	h = nsight_take(b, rb, w, type, size, total);
-	if (unlikely(a0))
-		nsight_thread_write(m0, (void *)h - total + size, t0, key,
-				    w->tsc);
-	if (unlikely(a1))
-		nsight_thread_write(m1, (void *)h - ts, t1, key, w->tsc);
-	if (t1) {
-		/* Named now, one way or the other: this CPU's current task. */
-		st->cur.task = t1;
-		st->cur.seq = key;
-		memcpy(st->cur.comm, t1->comm, sizeof(st->cur.comm));
-	}
+	if (a0)
+		nsight_thread_write(m0, (void *)h - total + size, t0, seq, w->tsc);
+	if (a1)
+		nsight_thread_write(m1, (void *)h - ts, t1, seq, w->tsc);
 	return h;
 }
 

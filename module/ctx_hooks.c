@@ -34,7 +34,7 @@ static void nsight_sched_switch(void *data, bool preempt,
 	struct nsight_wr w;
 
 	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_SWITCH);
-	/* Their names and process ids: thread records, once each. */
+	/* Their names, ids and priorities: thread records, once each. */
 	r = (void *)nsight_reserve_tasks(&w, NSIGHT_CREC_SWITCH, sizeof(*r),
 					 prev, next);
 	if (r) {
@@ -42,8 +42,7 @@ static void nsight_sched_switch(void *data, bool preempt,
 				    (preempt ? NSIGHT_CSWITCH_PREEMPT : 0);
 		r->next_tid = next->pid;
 		r->prev_state = prev_state;
-		r->prev_prio = prev->prio;
-		r->next_prio = next->prio;
+		r->pad = 0;
 		nsight_commit(&w);
 	}
 	nsight_prof_exit(&pf);

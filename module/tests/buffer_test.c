@@ -58,7 +58,7 @@ static void nsight_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync), 72);
 	/* Compact records (their 8-byte header word included). */
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_subbuf), 32);
-	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_thread), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_thread), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_cflow4), 16);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_switch), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_waking), 24);

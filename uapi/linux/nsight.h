@@ -929,10 +929,10 @@ struct nsight_rec_clock_sync {
  * struct nsight_rec_hdr: the header word, then the struct's fields from the
  * first one after hdr (the compact record is 8 bytes shorter). The types of
  * enum nsight_crec_type are shorter forms of the records written most:
- * the name and process id of a task are not repeated in each record that
- * names it but written once per sub-buffer, in a NSIGHT_CREC_THREAD record
- * before the first record of that sub-buffer that names the task (and
- * again after a task was renamed or exec'd); a flow whose two
+ * the name, process id and priority of a task are not repeated in each
+ * record that names it but written once per sub-buffer, in a
+ * NSIGHT_CREC_THREAD record before the first record of that sub-buffer that
+ * names the task (and again if its name changed); a flow whose two
  * addresses are IPv4 (or IPv4-mapped IPv6) takes 16 bytes, struct
  * nsight_cflow4. A reader keeps, per CPU, each thread's last
  * NSIGHT_CREC_THREAD record; a NSIGHT_CREC_THREAD is no record of its
@@ -985,6 +985,8 @@ struct nsight_crec_thread {
 	__u64 hdr;
 	__u32 tid;
 	__u32 pid;		/* thread-group id */
+	__s32 prio;
+	__u32 pad;
 	char comm[16];
 };
 
@@ -1002,14 +1004,16 @@ struct nsight_cflow4 {
 #define NSIGHT_CSWITCH_TID	0x7fffffffU	/* prev_tid of prev_tid_flags */
 #define NSIGHT_CSWITCH_PREEMPT	0x80000000U	/* NSIGHT_SWITCH_PREEMPT */
 
-/* sched_switch; both tasks' names and process ids are in thread records. */
+/*
+ * sched_switch; both tasks' identities and priorities are in thread
+ * records (prev's priority as it was when switched in).
+ */
 struct nsight_crec_switch {
 	__u64 hdr;
 	__u32 prev_tid_flags;
 	__u32 next_tid;
 	__u32 prev_state;
-	__s16 prev_prio;
-	__s16 next_prio;
+	__u32 pad;
 };
 
 /* waking; the wakee's identity is in a thread record. */

@@ -156,7 +156,7 @@ static int take_thread(struct nsight_cdec *c, const uint8_t *p)
 			return -1;
 		c->n_thr++;
 	}
-	c->thr[*slot] = (struct nsight_cthread){ .tid = t.tid, .pid = t.pid };
+	c->thr[*slot] = (struct nsight_cthread){ .tid = t.tid, .pid = t.pid, .prio = t.prio };
 	memcpy(c->thr[*slot].comm, t.comm, sizeof(t.comm));
 	return 0;
 }
@@ -222,8 +222,8 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 		r->prev_pid = prev.pid;
 		r->next_tid = next.tid;
 		r->next_pid = next.pid;
-		r->prev_prio = in.prev_prio;
-		r->next_prio = in.next_prio;
+		r->prev_prio = prev.prio;
+		r->next_prio = next.prio;
 		r->prev_state = in.prev_state;
 		r->flags = in.prev_tid_flags & NSIGHT_CSWITCH_PREEMPT ? NSIGHT_SWITCH_PREEMPT : 0;
 		memcpy(r->prev_comm, prev.comm, sizeof(r->prev_comm));
@@ -531,17 +531,23 @@ static void *cenc_put(struct cenc *e, const void *p, size_t n)
 	return e->buf + e->len - n;
 }
 
-/* A thread record for @tid unless this sub-buffer said the same. */
-static int cenc_thread(struct cenc *e, uint32_t tid, uint32_t pid, const char comm[16])
+/*
+ * A thread record for @tid unless this sub-buffer said the same; @prio < 0
+ * with @have_prio false: whatever it said (the record carries none).
+ */
+static int cenc_thread(struct cenc *e, uint32_t tid, uint32_t pid, int32_t prio,
+		       bool have_prio, const char comm[16])
 {
 	const uint32_t *i = nsight_u64map_get(&e->known.tids, tid);
-	struct nsight_crec_thread t = { .tid = tid, .pid = pid };
+	struct nsight_crec_thread t = { .tid = tid, .pid = pid, .prio = prio };
 
 	if (i) {
 		const struct nsight_cthread *k = &e->known.thr[*i];
 
-		if (k->pid == pid && !memcmp(k->comm, comm, 16))
+		if (k->pid == pid && !memcmp(k->comm, comm, 16) && (!have_prio || k->prio == prio))
 			return 0;
+		if (!have_prio)
+			t.prio = k->prio;
 	}
 	t.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_THREAD, sizeof(t), e->tsc);
 	memcpy(t.comm, comm, sizeof(t.comm));
@@ -588,18 +594,15 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 
 		memcpy(&in, p, sizeof(in));
 		if (in.prev_tid > NSIGHT_CSWITCH_TID || in.flags & ~NSIGHT_SWITCH_PREEMPT ||
-		    in.prev_prio != (int16_t)in.prev_prio || in.next_prio != (int16_t)in.next_prio ||
 		    h->size != sizeof(in))
 			break;
-		if (cenc_thread(e, in.prev_tid, in.prev_pid, in.prev_comm) ||
-		    cenc_thread(e, in.next_tid, in.next_pid, in.next_comm))
+		if (cenc_thread(e, in.prev_tid, in.prev_pid, in.prev_prio, true, in.prev_comm) ||
+		    cenc_thread(e, in.next_tid, in.next_pid, in.next_prio, true, in.next_comm))
 			return -1;
 		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_SWITCH, sizeof(r), h->tsc);
 		r.prev_tid_flags = in.prev_tid | (in.flags ? NSIGHT_CSWITCH_PREEMPT : 0);
 		r.next_tid = in.next_tid;
 		r.prev_state = in.prev_state;
-		r.prev_prio = (int16_t)in.prev_prio;
-		r.next_prio = (int16_t)in.next_prio;
 		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
 	}
 	case NSIGHT_REC_WAKING: {
@@ -609,7 +612,7 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		memcpy(&in, p, sizeof(in));
 		if (in.pad || h->size != sizeof(in))
 			break;
-		if (cenc_thread(e, in.tid, in.pid, in.comm))
+		if (cenc_thread(e, in.tid, in.pid, in.prio, true, in.comm))
 			return -1;
 		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_WAKING, sizeof(r), h->tsc);
 		r.tid = in.tid;
@@ -696,7 +699,7 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		memcpy(&in, p, sizeof(in));
 		if (!flow_v4(&in.flow) || sizeof(r) + tail > NSIGHT_CREC_MAX_SIZE)
 			break;
-		if (cenc_thread(e, in.tid, in.pid, in.comm))
+		if (cenc_thread(e, in.tid, in.pid, 0, false, in.comm))
 			return -1;
 		r.hdr = NSIGHT_CREC_HDR(h->type == NSIGHT_REC_APP_SEND ? NSIGHT_CREC_APP_SEND4 :
 					NSIGHT_CREC_APP_RECV4, sizeof(r) + tail, h->tsc);

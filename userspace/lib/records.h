@@ -37,6 +37,7 @@ struct nsight_rec {
 struct nsight_cthread {
 	uint32_t tid;
 	uint32_t pid;
+	int32_t prio;
 	char comm[16];
 };
 
