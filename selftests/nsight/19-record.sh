@@ -36,9 +36,9 @@ nsightctl dump -o /tmp/ref.nsight 2>/tmp/ref.err
 ref_dropped=$(cat $S/records_dropped)
 ref_bytes=$(dumped /tmp/ref.err)
 
-churn 8 &
+churn 14 &
 cp=$!
-nsightctl record -o /tmp/rec.nsight --duration 6 2>/tmp/rec.err
+nsightctl record -o /tmp/rec.nsight --duration 12 2>/tmp/rec.err
 rc=$?
 wait $cp
 cat /tmp/rec.err
@@ -112,7 +112,8 @@ nsightctl record -o /tmp/stall.nsight 2>/tmp/stall.err &
 p=$!
 wait_until 60 0.5 grep -q 1 $S/enable
 kill -STOP $p
-churn 3
+# Compact records: 64 KiB per CPU hold a few seconds of this churn.
+churn 10
 kill -CONT $p
 sleep 2
 kill -INT $p
