@@ -106,10 +106,10 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 	struct nsight_crec_app4 *r;
 	struct nsight_wr w;
 
-	r = (void *)nsight_reserve_tasks(&w, type == NSIGHT_REC_APP_SEND ?
-					 NSIGHT_CREC_APP_SEND4 :
-					 NSIGHT_CREC_APP_RECV4, size,
-					 current, NULL);
+	r = (void *)__nsight_creserve(&nsight_buf, &w,
+				      type == NSIGHT_REC_APP_SEND ?
+				      NSIGHT_CREC_APP_SEND4 :
+				      NSIGHT_CREC_APP_RECV4, size);
 	if (!r)
 		return;
 	if (tcp_state)
@@ -120,8 +120,9 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 	nsight_cflow4_fill(&r->flow, flow);
 	r->tcp_seq = tcp_seq;
 	r->tid = current->pid;
+	r->pid = current->tgid;
 	r->flags = flags;
-	r->pad = 0;
+	memcpy(r->comm, current->comm, sizeof(r->comm));
 	nsight_commit(&w);
 }
 

@@ -204,8 +204,6 @@ static void nsight_stats_clear(struct nsight_buffer *b)
 		st->unreported_drops = 0;
 		st->next_seq = 0;
 		st->full_reported = false;
-		/* Relay counts sub-buffers from 0 again. */
-		memset(st->threads, 0, sizeof(st->threads));
 	}
 }
 

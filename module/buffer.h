@@ -11,9 +11,6 @@
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/smp.h>
-#include <linux/sched.h>
-#include <linux/hash.h>
-#include <linux/string.h>
 #include <linux/nsight.h>
 #include "profile.h"
 #include "compat.h"
@@ -29,29 +26,12 @@ struct dentry;
  * touched only with interrupts off on that CPU, or while no capture runs
  * (reset, channel creation).
  */
-/*
- * What this CPU's current sub-buffer said of a task (a NSIGHT_CREC_THREAD
- * record): a direct-mapped memo, so that records naming the task leave
- * its identity out until the sub-buffer changes or the identity does.
- */
-struct nsight_thread_memo {
-	u32 tid;
-	u32 tgid;
-	s32 prio;
-	u32 pad;
-	u64 seq;		/* relay's subbufs_produced when written */
-	u64 comm[2];
-};
-
-#define NSIGHT_THREAD_MEMO_BITS	6
-
 struct nsight_cpu_stats {
 	u64 written;
 	u64 dropped;
 	u64 unreported_drops;
 	u64 next_seq;
 	bool full_reported;
-	struct nsight_thread_memo threads[1 << NSIGHT_THREAD_MEMO_BITS];
 };
 
 /**
@@ -197,97 +177,6 @@ static __always_inline void *nsight_reserve(struct nsight_wr *w, u16 type,
 					    u16 size)
 {
 	return __nsight_reserve(&nsight_buf, w, type, size);
-}
-
-/* Whether this CPU's sub-buffer @seq has said who @t is. */
-static __always_inline bool nsight_thread_known(const struct nsight_thread_memo *m,
-						const struct task_struct *t,
-						u64 seq)
-{
-	u64 c[2];
-
-	memcpy(c, t->comm, sizeof(c));
-	return m->seq == seq && m->tid == t->pid && m->tgid == t->tgid &&
-	       m->prio == t->prio && m->comm[0] == c[0] && m->comm[1] == c[1];
-}
-
-/* Write @t's NSIGHT_CREC_THREAD at @h and remember it in @m. */
-static __always_inline void nsight_thread_write(struct nsight_thread_memo *m,
-						struct nsight_crec_thread *r,
-						const struct task_struct *t,
-						u64 seq, u64 tsc)
-{
-	r->hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_THREAD, sizeof(*r), tsc);
-	r->tid = t->pid;
-	r->pid = t->tgid;
-	r->prio = t->prio;
-	r->pad = 0;
-	memcpy(r->comm, t->comm, sizeof(r->comm));
-	m->seq = seq;
-	m->tid = t->pid;
-	m->tgid = t->tgid;
-	m->prio = t->prio;
-	memcpy(m->comm, r->comm, sizeof(m->comm));
-}
-
-static __always_inline struct nsight_thread_memo *
-nsight_thread_slot(struct nsight_cpu_stats *st, const struct task_struct *t)
-{
-	return &st->threads[hash_32(t->pid, NSIGHT_THREAD_MEMO_BITS)];
-}
-
-/**
- * __nsight_reserve_tasks - reserve a compact record in @b that names @t0
- * and, if not NULL, @t1 (another task), with the NSIGHT_CREC_THREAD records
- * the current sub-buffer still lacks in front of it, in the same
- * reservation (one record written, or dropped, with them).
- */
-static __always_inline u64 *__nsight_reserve_tasks(struct nsight_buffer *b,
-						   struct nsight_wr *w, u8 type,
-						   u32 size,
-						   const struct task_struct *t0,
-						   const struct task_struct *t1)
-{
-	const u32 ts = sizeof(struct nsight_crec_thread);
-	struct nsight_thread_memo *m0, *m1 = NULL;
-	struct nsight_cpu_stats *st;
-	struct rchan_buf *rb;
-	bool a0, a1 = false;
-	u32 total = size;
-	u64 *h, seq;
-
-	local_irq_save(w->flags);
-	/* Room for both thread records: the check below needs the sub-buffer. */
-	rb = nsight_room(b, size + (t1 ? 2 : 1) * ts);
-	st = this_cpu_ptr(b->stats);
-	if (unlikely(!rb)) {
-		nsight_buffer_drop(b, st, size);
-		local_irq_restore(w->flags);
-		return NULL;
-	}
-	seq = rb->subbufs_produced;
-	m0 = nsight_thread_slot(st, t0);
-	a0 = !nsight_thread_known(m0, t0, seq);
-	total += a0 ? ts : 0;
-	if (t1) {
-		m1 = nsight_thread_slot(st, t1);
-		a1 = !nsight_thread_known(m1, t1, seq);
-		total += a1 ? ts : 0;
-	}
-	h = nsight_take(b, rb, w, type, size, total);
-	if (a0)
-		nsight_thread_write(m0, (void *)h - total + size, t0, seq, w->tsc);
-	if (a1)
-		nsight_thread_write(m1, (void *)h - ts, t1, seq, w->tsc);
-	return h;
-}
-
-static __always_inline u64 *nsight_reserve_tasks(struct nsight_wr *w, u8 type,
-						 u32 size,
-						 const struct task_struct *t0,
-						 const struct task_struct *t1)
-{
-	return __nsight_reserve_tasks(&nsight_buf, w, type, size, t0, t1);
 }
 
 /* The record reserved with @w is complete. */

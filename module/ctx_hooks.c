@@ -29,20 +29,24 @@ static void nsight_sched_switch(void *data, bool preempt,
 				struct task_struct *next,
 				unsigned int prev_state)
 {
+	struct nsight_rec_sched_switch *r;
 	struct nsight_prof_frame pf __uninitialized;
-	struct nsight_crec_switch *r;
 	struct nsight_wr w;
 
 	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_SWITCH);
-	/* Their names, ids and priorities: thread records, once each. */
-	r = (void *)nsight_reserve_tasks(&w, NSIGHT_CREC_SWITCH, sizeof(*r),
-					 prev, next);
+	r = nsight_reserve(&w, NSIGHT_REC_SCHED_SWITCH, sizeof(*r));
 	if (r) {
-		r->prev_tid_flags = prev->pid |
-				    (preempt ? NSIGHT_CSWITCH_PREEMPT : 0);
+		r->prev_tid = prev->pid;
+		r->prev_pid = prev->tgid;
 		r->next_tid = next->pid;
+		r->next_pid = next->tgid;
+		r->prev_prio = prev->prio;
+		r->next_prio = next->prio;
 		r->prev_state = prev_state;
-		r->pad = 0;
+		r->flags = preempt ? NSIGHT_SWITCH_PREEMPT : 0;
+		/* As the sched_switch trace event does: comm may change. */
+		memcpy(r->prev_comm, prev->comm, sizeof(r->prev_comm));
+		memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
 		nsight_commit(&w);
 	}
 	nsight_prof_exit(&pf);
@@ -50,18 +54,20 @@ static void nsight_sched_switch(void *data, bool preempt,
 
 static void nsight_sched_waking(void *data, struct task_struct *p)
 {
+	struct nsight_rec_waking *r;
 	struct nsight_prof_frame pf __uninitialized;
-	struct nsight_crec_waking *r;
 	struct nsight_wr w;
 
 	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_WAKING);
-	r = (void *)nsight_reserve_tasks(&w, NSIGHT_CREC_WAKING, sizeof(*r),
-					 p, NULL);
+	r = nsight_reserve(&w, NSIGHT_REC_WAKING, sizeof(*r));
 	if (r) {
 		r->tid = p->pid;
+		r->pid = p->tgid;
+		r->prio = p->prio;
 		r->target_cpu = task_cpu(p);
 		r->waker_tid = in_task() ? current->pid : 0;
-		r->prio = p->prio;
+		r->pad = 0;
+		memcpy(r->comm, p->comm, sizeof(r->comm));
 		nsight_commit(&w);
 	}
 	nsight_prof_exit(&pf);

@@ -58,13 +58,10 @@ static void nsight_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync), 72);
 	/* Compact records (their 8-byte header word included). */
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_subbuf), 32);
-	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_thread), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_cflow4), 16);
-	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_switch), 24);
-	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_waking), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_pkt4), 56);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_handoff4), 56);
-	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app4), 64);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app4), 80);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_phc_sample), 56);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync) %
 			NSIGHT_REC_ALIGN, 0);
@@ -259,72 +256,12 @@ static void nsight_test_relay_too_big(struct kunit *test)
 	nsight_buffer_close(b);
 }
 
-/*
- * Reserve a sched_switch naming the current task in @b on this CPU: how
- * many thread records the reservation carried in front of it (the bytes it
- * took beyond the record's own), U32_MAX if it was dropped.
- */
-static u32 nsight_test_threads(struct nsight_buffer *b)
-{
-	struct rchan_buf *rb = *this_cpu_ptr(b->chan->buf);
-	size_t before = rb->offset, produced = rb->subbufs_produced, took;
-	struct nsight_crec_switch *r;
-	struct nsight_wr w;
-
-	r = (void *)__nsight_reserve_tasks(b, &w, NSIGHT_CREC_SWITCH,
-					   sizeof(*r), current, NULL);
-	if (!r)
-		return U32_MAX;
-	memset(&r->prev_tid_flags, 0, sizeof(*r) - 8);
-	nsight_commit(&w);
-	took = rb->subbufs_produced == produced ? rb->offset - before :
-	       rb->offset - sizeof(struct nsight_crec_subbuf);
-	return (took - sizeof(*r)) / sizeof(struct nsight_crec_thread);
-}
-
-static void nsight_test_thread_records(struct kunit *test)
-{
-	struct nsight_buffer *b;
-	struct nsight_cpu_snapshot s;
-	char comm[TASK_COMM_LEN];
-	unsigned int cpu;
-	u32 i, n;
-
-	b = nsight_test_open(test);
-	migrate_disable();
-	cpu = smp_processor_id();
-	/* The first record of a task in the sub-buffer carries its identity. */
-	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 1);
-	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 0);
-	/* A new name is written again. */
-	/* The test's own kthread: nothing else renames it meanwhile. */
-	memcpy(comm, current->comm, sizeof(comm));
-	strscpy_pad(current->comm, "nsight-kunit-x", sizeof(current->comm));
-	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 1);
-	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 0);
-	memcpy(current->comm, comm, sizeof(comm));
-	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 1);
-	/* So is it in each new sub-buffer. */
-	n = b->subbuf_size / sizeof(struct nsight_crec_switch);
-	for (i = 0; i < n; i++)
-		if (nsight_test_threads(b) != 0)
-			break;
-	KUNIT_EXPECT_LT(test, i, n);
-	KUNIT_EXPECT_EQ(test, nsight_test_threads(b), 0);
-	/* One record each: the thread records share the count. */
-	nsight_buffer_snapshot(b, cpu, &s);
-	KUNIT_EXPECT_EQ(test, s.written, 7 + i);
-	migrate_enable();
-	nsight_buffer_close(b);
-}
-
 static struct kunit_case nsight_buffer_cases[] = {
 	KUNIT_CASE(nsight_test_record_layout),
 	KUNIT_CASE(nsight_test_subbuf_encoding),
 	KUNIT_CASE_PARAM(nsight_test_geometry, nsight_geometry_gen_params),
 	KUNIT_CASE(nsight_test_relay_accounting),
 	KUNIT_CASE(nsight_test_relay_too_big),
-	KUNIT_CASE(nsight_test_thread_records),
 	{}
 };
 

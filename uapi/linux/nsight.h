@@ -928,22 +928,13 @@ struct nsight_rec_clock_sync {
  * A type of enum nsight_rec_type is that struct without its 16-byte
  * struct nsight_rec_hdr: the header word, then the struct's fields from the
  * first one after hdr (the compact record is 8 bytes shorter). The types of
- * enum nsight_crec_type are shorter forms of the records written most:
- * the name, process id and priority of a task are not repeated in each
- * record that names it but written once per sub-buffer, in a
- * NSIGHT_CREC_THREAD record before the first record of that sub-buffer that
- * names the task (and again if its name changed); a flow whose two
- * addresses are IPv4 (or IPv4-mapped IPv6) takes 16 bytes, struct
- * nsight_cflow4. A reader keeps, per CPU, each thread's last
- * NSIGHT_CREC_THREAD record; a NSIGHT_CREC_THREAD is no record of its
- * own (it shares the reservation, and the count, of the record that
- * follows it).
+ * enum nsight_crec_type are shorter forms of records written often: a flow
+ * whose two addresses are IPv4 (or IPv4-mapped IPv6) takes 16 bytes,
+ * struct nsight_cflow4, in packet, hand-off and application records; and
+ * softirq and idle records are their header word alone.
  */
 enum nsight_crec_type {
-	NSIGHT_CREC_THREAD = 64,	/* struct nsight_crec_thread */
-	NSIGHT_CREC_SWITCH,		/* struct nsight_crec_switch */
-	NSIGHT_CREC_WAKING,		/* struct nsight_crec_waking */
-	NSIGHT_CREC_PKT4,		/* struct nsight_crec_pkt4 */
+	NSIGHT_CREC_PKT4 = 64,		/* struct nsight_crec_pkt4 */
 	NSIGHT_CREC_HANDOFF4,		/* struct nsight_crec_handoff4 */
 	NSIGHT_CREC_APP_RECV4,		/* struct nsight_crec_app4 */
 	NSIGHT_CREC_APP_SEND4,		/* struct nsight_crec_app4 */
@@ -980,16 +971,6 @@ struct nsight_crec_subbuf {
 	__u64 tsc;		/* the whole TSC of this record */
 };
 
-/* A task's identity: the fields the records that name @tid leave out. */
-struct nsight_crec_thread {
-	__u64 hdr;
-	__u32 tid;
-	__u32 pid;		/* thread-group id */
-	__s32 prio;
-	__u32 pad;
-	char comm[16];
-};
-
 /* An IPv4 flow (struct nsight_flow with IPv4-mapped addresses). */
 struct nsight_cflow4 {
 	__be32 saddr;
@@ -999,30 +980,6 @@ struct nsight_cflow4 {
 	__u8 family;		/* AF_INET, or AF_INET6 with mapped addresses */
 	__u8 protocol;
 	__u16 pad;
-};
-
-#define NSIGHT_CSWITCH_TID	0x7fffffffU	/* prev_tid of prev_tid_flags */
-#define NSIGHT_CSWITCH_PREEMPT	0x80000000U	/* NSIGHT_SWITCH_PREEMPT */
-
-/*
- * sched_switch; both tasks' identities and priorities are in thread
- * records (prev's priority as it was when switched in).
- */
-struct nsight_crec_switch {
-	__u64 hdr;
-	__u32 prev_tid_flags;
-	__u32 next_tid;
-	__u32 prev_state;
-	__u32 pad;
-};
-
-/* waking; the wakee's identity is in a thread record. */
-struct nsight_crec_waking {
-	__u64 hdr;
-	__u32 tid;
-	__u32 target_cpu;
-	__u32 waker_tid;
-	__s32 prio;
 };
 
 /*
@@ -1058,9 +1015,8 @@ struct nsight_crec_handoff4 {
 };
 
 /*
- * app_recv / app_send of a socket with an IPv4 flow; the task's identity
- * is in a thread record. A TCP send's struct nsight_tcp_send_state
- * follows, as in struct nsight_rec_app.
+ * app_recv / app_send of a socket with an IPv4 flow. A TCP send's struct
+ * nsight_tcp_send_state follows, as in struct nsight_rec_app.
  */
 struct nsight_crec_app4 {
 	__u64 hdr;
@@ -1070,8 +1026,9 @@ struct nsight_crec_app4 {
 	struct nsight_cflow4 flow;
 	__u32 tcp_seq;
 	__u32 tid;
+	__u32 pid;
 	__u32 flags;
-	__u32 pad;
+	char comm[16];
 };
 
 /* ---------------------------------------------------------------------- */

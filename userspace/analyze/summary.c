@@ -265,10 +265,6 @@ int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summar
 
 void nsight_summary_fini(struct nsight_summary *s)
 {
-	uint32_t i;
-
-	for (i = 0; s->cpus && i < s->nr_cpus; i++)
-		nsight_cdec_fini(&s->cpus[i].dec);
 	free(s->cpus);
 	free(s->type_counts);
 	free(s->problems);

@@ -357,8 +357,7 @@ static int load(struct nsight_windows *w, const struct nsight_win_chunk *c, stru
 
 /*
  * A walker of chunk @c read again: compact records go on from the TSC
- * their CPU had before the chunk, with the thread records of the whole
- * first pass (a name seen later stands in for an earlier one).
+ * their CPU had before the chunk.
  */
 static void walk_again(struct nsight_windows *w, struct nsight_rec_walker *wk,
 		       const struct nsight_win_chunk *c)

@@ -124,7 +124,6 @@ void nsight_flight_fini(struct nsight_flight *f)
 			sub_free(&f->cpus[i].held[j]);
 		free(f->cpus[i].held);
 		sub_free(&f->cpus[i].cur);
-		nsight_cdec_fini(&f->cpus[i].dec);
 	}
 	free(f->cpus);
 	free(f->starts);

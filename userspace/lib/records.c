@@ -88,16 +88,8 @@ void nsight_rec_walker_init_chunk(struct nsight_rec_walker *w, uint32_t chunk_ty
 
 void nsight_cdec_init(struct nsight_cdec *c)
 {
-	memset(c, 0, sizeof(*c));
-	nsight_u64map_init(&c->tids);
-}
-
-void nsight_cdec_fini(struct nsight_cdec *c)
-{
-	nsight_u64map_fini(&c->tids);
-	free(c->thr);
-	c->thr = NULL;
-	c->n_thr = c->cap_thr = 0;
+	c->tsc = 0;
+	c->have_tsc = false;
 }
 
 /* A softirq or idle record that is its header word alone. */
@@ -112,9 +104,6 @@ static size_t crec_min_size(unsigned int type)
 {
 	switch (type) {
 	case NSIGHT_REC_SUBBUF:		return sizeof(struct nsight_crec_subbuf);
-	case NSIGHT_CREC_THREAD:	return sizeof(struct nsight_crec_thread);
-	case NSIGHT_CREC_SWITCH:	return sizeof(struct nsight_crec_switch);
-	case NSIGHT_CREC_WAKING:	return sizeof(struct nsight_crec_waking);
 	case NSIGHT_CREC_PKT4:		return sizeof(struct nsight_crec_pkt4);
 	case NSIGHT_CREC_PKT4_TS:	return sizeof(struct nsight_crec_pkt4) + 8;
 	case NSIGHT_CREC_HANDOFF4:	return sizeof(struct nsight_crec_handoff4);
@@ -127,9 +116,6 @@ static size_t crec_min_size(unsigned int type)
 static const char *crec_name(unsigned int type)
 {
 	switch (type) {
-	case NSIGHT_CREC_THREAD:	return "thread";
-	case NSIGHT_CREC_SWITCH:	return "sched_switch (compact)";
-	case NSIGHT_CREC_WAKING:	return "waking (compact)";
 	case NSIGHT_CREC_PKT4:
 	case NSIGHT_CREC_PKT4_TS:	return "pkt (compact)";
 	case NSIGHT_CREC_HANDOFF4:	return "handoff (compact)";
@@ -139,37 +125,6 @@ static const char *crec_name(unsigned int type)
 	if (crec_small(type))
 		return type < NSIGHT_CREC_IDLE_EXIT ? "softirq (compact)" : "idle (compact)";
 	return nsight_rec_type_known(type) ? nsight_rec_type_name(type) : "unknown";
-}
-
-static int take_thread(struct nsight_cdec *c, const uint8_t *p)
-{
-	struct nsight_crec_thread t;
-	uint32_t *slot;
-	bool added;
-
-	memcpy(&t, p, sizeof(t));
-	slot = nsight_u64map_put(&c->tids, t.tid, (uint32_t)c->n_thr, &added);
-	if (!slot)
-		return -1;
-	if (added) {
-		if (NSIGHT_VEC_GROW(c->thr, c->n_thr, c->cap_thr))
-			return -1;
-		c->n_thr++;
-	}
-	c->thr[*slot] = (struct nsight_cthread){ .tid = t.tid, .pid = t.pid, .prio = t.prio };
-	memcpy(c->thr[*slot].comm, t.comm, sizeof(t.comm));
-	return 0;
-}
-
-/* @tid's identity; zeros (and counted) when no thread record named it. */
-static struct nsight_cthread thread_of(struct nsight_cdec *c, uint32_t tid)
-{
-	const uint32_t *i = nsight_u64map_get(&c->tids, tid);
-
-	if (i)
-		return c->thr[*i];
-	c->unnamed++;
-	return (struct nsight_cthread){ .tid = tid };
 }
 
 static void flow_of(struct nsight_flow *f, const struct nsight_cflow4 *c)
@@ -189,13 +144,12 @@ static void flow_of(struct nsight_flow *f, const struct nsight_cflow4 *c)
 
 /*
  * Expand the compact record @p (@size bytes, @type, a known size) into
- * c->out; returns the expanded size.
+ * @out (NSIGHT_CDEC_OUT_MAX bytes); returns the expanded size.
  */
-static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
-		     size_t size, uint32_t cpu, uint64_t tsc)
+static size_t expand(unsigned int type, const uint8_t *p, size_t size, uint32_t cpu,
+		     uint64_t tsc, uint8_t *out)
 {
-	struct nsight_rec_hdr *h = (struct nsight_rec_hdr *)c->out.b;
-	uint8_t *out = c->out.b;
+	struct nsight_rec_hdr *h = (struct nsight_rec_hdr *)out;
 	size_t n;
 
 	memset(out, 0, sizeof(struct nsight_rec_app) + sizeof(struct nsight_tcp_send_state));
@@ -207,45 +161,6 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 		memcpy(&in, p, sizeof(in));
 		r->seq = in.seq;
 		r->dropped = in.dropped;
-		n = sizeof(*r);
-		break;
-	}
-	case NSIGHT_CREC_SWITCH: {
-		struct nsight_crec_switch in;
-		struct nsight_rec_sched_switch *r = (void *)out;
-		struct nsight_cthread prev, next;
-
-		memcpy(&in, p, sizeof(in));
-		prev = thread_of(c, in.prev_tid_flags & NSIGHT_CSWITCH_TID);
-		next = thread_of(c, in.next_tid);
-		r->prev_tid = prev.tid;
-		r->prev_pid = prev.pid;
-		r->next_tid = next.tid;
-		r->next_pid = next.pid;
-		r->prev_prio = prev.prio;
-		r->next_prio = next.prio;
-		r->prev_state = in.prev_state;
-		r->flags = in.prev_tid_flags & NSIGHT_CSWITCH_PREEMPT ? NSIGHT_SWITCH_PREEMPT : 0;
-		memcpy(r->prev_comm, prev.comm, sizeof(r->prev_comm));
-		memcpy(r->next_comm, next.comm, sizeof(r->next_comm));
-		type = NSIGHT_REC_SCHED_SWITCH;
-		n = sizeof(*r);
-		break;
-	}
-	case NSIGHT_CREC_WAKING: {
-		struct nsight_crec_waking in;
-		struct nsight_rec_waking *r = (void *)out;
-		struct nsight_cthread t;
-
-		memcpy(&in, p, sizeof(in));
-		t = thread_of(c, in.tid);
-		r->tid = in.tid;
-		r->pid = t.pid;
-		r->prio = in.prio;
-		r->target_cpu = in.target_cpu;
-		r->waker_tid = in.waker_tid;
-		memcpy(r->comm, t.comm, sizeof(r->comm));
-		type = NSIGHT_REC_WAKING;
 		n = sizeof(*r);
 		break;
 	}
@@ -292,19 +207,17 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 	case NSIGHT_CREC_APP_SEND4: {
 		struct nsight_crec_app4 in;
 		struct nsight_rec_app *r = (void *)out;
-		struct nsight_cthread t;
 
 		memcpy(&in, p, sizeof(in));
-		t = thread_of(c, in.tid);
 		r->sock_id = in.sock_id;
 		flow_of(&r->flow, &in.flow);
 		r->start_tsc = in.start_tsc;
 		r->ret = in.ret;
 		r->tcp_seq = in.tcp_seq;
 		r->tid = in.tid;
-		r->pid = t.pid;
+		r->pid = in.pid;
 		r->flags = in.flags;
-		memcpy(r->comm, t.comm, sizeof(r->comm));
+		memcpy(r->comm, in.comm, sizeof(r->comm));
 		/* A TCP send's state follows, as it follows struct nsight_rec_app. */
 		memcpy(r + 1, p + sizeof(in), size - sizeof(in));
 		type = type == NSIGHT_CREC_APP_SEND4 ? NSIGHT_REC_APP_SEND : NSIGHT_REC_APP_RECV;
@@ -416,12 +329,7 @@ static int compact_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
 					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): %s record before the first sub-buffer header, whose TSC it extends",
 					       off, w->cpu, crec_name(type));
 		w->pos += size;
-		if (type == NSIGHT_CREC_THREAD) {
-			if (take_thread(c, p))
-				return nsight_diag_set(d, ENOMEM, "out of memory");
-			continue;
-		}
-		expand(c, type, p, size, w->cpu, tsc);
+		expand(type, p, size, w->cpu, tsc, c->out.b);
 		memcpy(&rec->hdr, c->out.b, sizeof(rec->hdr));
 		rec->data = c->out.b;
 		rec->offset = off;
@@ -518,8 +426,6 @@ size_t nsight_crecords_whole_prefix(const void *buf, size_t len)
 struct cenc {
 	uint8_t *buf;
 	size_t len, cap;
-	struct nsight_cdec known;	/* thread records of this sub-buffer */
-	uint64_t tsc;			/* of the record being encoded */
 };
 
 static void *cenc_put(struct cenc *e, const void *p, size_t n)
@@ -529,31 +435,6 @@ static void *cenc_put(struct cenc *e, const void *p, size_t n)
 	memcpy(e->buf + e->len, p, n);
 	e->len += n;
 	return e->buf + e->len - n;
-}
-
-/*
- * A thread record for @tid unless this sub-buffer said the same; @prio < 0
- * with @have_prio false: whatever it said (the record carries none).
- */
-static int cenc_thread(struct cenc *e, uint32_t tid, uint32_t pid, int32_t prio,
-		       bool have_prio, const char comm[16])
-{
-	const uint32_t *i = nsight_u64map_get(&e->known.tids, tid);
-	struct nsight_crec_thread t = { .tid = tid, .pid = pid, .prio = prio };
-
-	if (i) {
-		const struct nsight_cthread *k = &e->known.thr[*i];
-
-		if (k->pid == pid && !memcmp(k->comm, comm, 16) && (!have_prio || k->prio == prio))
-			return 0;
-		if (!have_prio)
-			t.prio = k->prio;
-	}
-	t.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_THREAD, sizeof(t), e->tsc);
-	memcpy(t.comm, comm, sizeof(t.comm));
-	if (!cenc_put(e, &t, sizeof(t)))
-		return -1;
-	return take_thread(&e->known, (const uint8_t *)&t);
 }
 
 static bool flow_v4(const struct nsight_flow *f)
@@ -584,41 +465,6 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		memcpy(&in, p, sizeof(in));
 		r = (struct nsight_crec_subbuf){ .seq = in.seq, .dropped = in.dropped, .tsc = h->tsc };
 		r.hdr = NSIGHT_CREC_HDR(NSIGHT_REC_SUBBUF, sizeof(r), h->tsc);
-		nsight_cdec_fini(&e->known);
-		nsight_cdec_init(&e->known);
-		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
-	}
-	case NSIGHT_REC_SCHED_SWITCH: {
-		struct nsight_rec_sched_switch in;
-		struct nsight_crec_switch r = { 0 };
-
-		memcpy(&in, p, sizeof(in));
-		if (in.prev_tid > NSIGHT_CSWITCH_TID || in.flags & ~NSIGHT_SWITCH_PREEMPT ||
-		    h->size != sizeof(in))
-			break;
-		if (cenc_thread(e, in.prev_tid, in.prev_pid, in.prev_prio, true, in.prev_comm) ||
-		    cenc_thread(e, in.next_tid, in.next_pid, in.next_prio, true, in.next_comm))
-			return -1;
-		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_SWITCH, sizeof(r), h->tsc);
-		r.prev_tid_flags = in.prev_tid | (in.flags ? NSIGHT_CSWITCH_PREEMPT : 0);
-		r.next_tid = in.next_tid;
-		r.prev_state = in.prev_state;
-		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
-	}
-	case NSIGHT_REC_WAKING: {
-		struct nsight_rec_waking in;
-		struct nsight_crec_waking r = { 0 };
-
-		memcpy(&in, p, sizeof(in));
-		if (in.pad || h->size != sizeof(in))
-			break;
-		if (cenc_thread(e, in.tid, in.pid, in.prio, true, in.comm))
-			return -1;
-		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_WAKING, sizeof(r), h->tsc);
-		r.tid = in.tid;
-		r.target_cpu = in.target_cpu;
-		r.waker_tid = in.waker_tid;
-		r.prio = in.prio;
 		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
 	}
 	case NSIGHT_REC_SOFTIRQ: {
@@ -699,8 +545,6 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		memcpy(&in, p, sizeof(in));
 		if (!flow_v4(&in.flow) || sizeof(r) + tail > NSIGHT_CREC_MAX_SIZE)
 			break;
-		if (cenc_thread(e, in.tid, in.pid, 0, false, in.comm))
-			return -1;
 		r.hdr = NSIGHT_CREC_HDR(h->type == NSIGHT_REC_APP_SEND ? NSIGHT_CREC_APP_SEND4 :
 					NSIGHT_CREC_APP_RECV4, sizeof(r) + tail, h->tsc);
 		r.sock_id = in.sock_id;
@@ -709,7 +553,9 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		r.flow = cflow4(&in.flow);
 		r.tcp_seq = in.tcp_seq;
 		r.tid = in.tid;
+		r.pid = in.pid;
 		r.flags = in.flags;
+		memcpy(r.comm, in.comm, sizeof(r.comm));
 		q = cenc_put(e, &r, sizeof(r));
 		return q && (!tail || cenc_put(e, p + sizeof(in), tail)) ? 0 : -1;
 	}
@@ -737,14 +583,11 @@ int nsight_crecords_encode(const void *in, size_t len, uint8_t **out, size_t *ou
 	/* The walker checks hdr.cpu against its own: take the first one's. */
 	if (len >= sizeof(struct nsight_rec_hdr))
 		memcpy(&cpu, (const uint8_t *)in + offsetof(struct nsight_rec_hdr, cpu), sizeof(cpu));
-	nsight_cdec_init(&e.known);
 	nsight_rec_walker_init(&w, in, len, cpu, 0);
 	while ((ret = nsight_rec_walker_next(&w, &rec, &d)) > 0) {
-		e.tsc = rec.hdr.tsc;
 		if (cenc_record(&e, &rec.hdr, rec.data))
 			break;
 	}
-	nsight_cdec_fini(&e.known);
 	if (ret != 0) {
 		free(e.buf);
 		return -1;

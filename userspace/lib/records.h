@@ -12,7 +12,6 @@
 #include <linux/nsight.h>
 
 #include "diag.h"
-#include "u64map.h"
 
 /* hdr.size is a __u16 and a multiple of NSIGHT_REC_ALIGN. */
 #define NSIGHT_REC_MAX_SIZE	(UINT16_MAX & ~(NSIGHT_REC_ALIGN - 1))
@@ -33,14 +32,6 @@ struct nsight_rec {
 	uint64_t offset;		/* of the record, base_offset-relative */
 };
 
-/* A thread's identity as a CPU's NSIGHT_CREC_THREAD records last gave it. */
-struct nsight_cthread {
-	uint32_t tid;
-	uint32_t pid;
-	int32_t prio;
-	char comm[16];
-};
-
 /*
  * The TSC of the compact record @p (@size bytes, its type's minimum
  * checked or not): a SUBBUF's own, else the one ending in its header's 48
@@ -56,16 +47,12 @@ bool nsight_crec_tsc(uint64_t *prev, bool *have, const uint8_t *p, size_t size, 
 
 /*
  * What one CPU's compact records (NSIGHT_CHUNK_CRECORDS) are expanded
- * with: the TSC of its previous record and the thread records seen. One
- * per CPU, fed that CPU's chunks in stream order.
+ * with: the TSC of its previous record. One per CPU, fed that CPU's chunks
+ * in stream order.
  */
 struct nsight_cdec {
 	uint64_t tsc;			/* of the previous record */
 	bool have_tsc;			/* a sub-buffer header was seen */
-	struct nsight_u64map tids;	/* tid -> index into thr */
-	struct nsight_cthread *thr;
-	size_t n_thr, cap_thr;
-	uint64_t unnamed;		/* tids named by no thread record */
 	union {
 		uint64_t align;
 		uint8_t b[NSIGHT_CDEC_OUT_MAX];
@@ -73,7 +60,6 @@ struct nsight_cdec {
 };
 
 void nsight_cdec_init(struct nsight_cdec *c);
-void nsight_cdec_fini(struct nsight_cdec *c);
 
 struct nsight_rec_walker {
 	const uint8_t *buf;
@@ -96,8 +82,7 @@ void nsight_rec_walker_init(struct nsight_rec_walker *w, const void *buf,
  * The same for compact records (a CRECORDS chunk), expanded with @dec, the
  * state of @cpu: each record is yielded as the struct nsight_rec_* it
  * stands for (nsight_rec.data points into @dec, valid until the next
- * call), thread records are taken into @dec and not yielded, and
- * nsight_rec.offset is the compact record's.
+ * call), and nsight_rec.offset is the compact record's.
  */
 void nsight_rec_walker_init_compact(struct nsight_rec_walker *w, const void *buf,
 				    size_t len, uint32_t cpu, uint64_t base_offset,
@@ -131,9 +116,8 @@ size_t nsight_records_whole_prefix(const void *buf, size_t len);
 /*
  * Encode @len bytes of one CPU's expanded records (a RECORDS chunk's
  * payload, starting with a SUBBUF record) as the module writes them into
- * its relay buffer: the enum nsight_crec_type forms where a record has one,
- * each task's thread record before the first record of its sub-buffer
- * that names it, the generic form otherwise. Decoding the result gives
+ * its relay buffer: the shorter forms where a record has one, the generic
+ * form otherwise. Decoding the result gives
  * @in back. For tests, seeds and benchmarks. Returns 0 with *@out
  * (malloc'd, *@out_len bytes), or -1: out of memory, or @in not whole
  * valid records (or one larger than a compact record can be).

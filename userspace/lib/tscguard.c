@@ -108,8 +108,6 @@ static bool collect(struct nsight_tscguard *g, const struct nsight_rec_walker *w
 			if (!size || size > left || !nsight_crec_tsc(&prev, &have, k.buf + k.pos, size, &tsc))
 				break;
 			k.pos += size;
-			if (NSIGHT_CREC_TYPE(h) == NSIGHT_CREC_THREAD)
-				continue;
 		}
 		if (g->n == g->cap) {
 			if (nsight_vec_reserve((void **)&g->tsc, &cap, g->n + 1, sizeof(*g->tsc)) ||

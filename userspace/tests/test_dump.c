@@ -313,10 +313,10 @@ static void test_dump_small_reads_and_chunks(void)
 {
 	/*
 	 * 7-byte reads: every record is carried across several reads. The
-	 * fullest chunk under 256 bytes: 6 compact sched_switch (24 bytes),
-	 * a SUBBUF (32) and a handoff (80, no IPv4 flow: the generic form).
+	 * fullest chunk under 256 bytes: the last 2 compact sched_switch
+	 * (72 each), the SUBBUF (32) and a handoff (80) fill it exactly.
 	 */
-	dump_and_check(256, 7, 6 * sizeof(struct nsight_crec_switch) + 32 + HO - 8);
+	dump_and_check(256, 7, 2 * (SS - 8) + 32 + HO - 8);
 }
 
 static void test_dump_odd_chunk_limit(void)
