@@ -88,44 +88,6 @@ struct nsight_wr {
 	u64 tsc;		/* the record's TSC */
 };
 
-/*
- * Interrupts off: room for @size bytes in this CPU's sub-buffer, starting
- * the next one if needed. NULL (and the drop counted) when the buffer is
- * full or in NMI context (relay's sub-buffer switch is not NMI-safe).
- * relay_reserve() without its preemption toggle, which interrupts being
- * off make redundant.
- */
-static __always_inline struct rchan_buf *nsight_room(struct nsight_buffer *b,
-						     u32 size)
-{
-	struct rchan_buf *rb;
-
-	if (unlikely(in_nmi()))
-		return NULL;
-	rb = *this_cpu_ptr(b->chan->buf);
-	if (unlikely(rb->offset + size > b->subbuf_size) &&
-	    !relay_switch_subbuf(rb, size))
-		return NULL;
-	return rb;
-}
-
-/* Take @size bytes of the room nsight_room() made and stamp the header. */
-static __always_inline u64 *nsight_take(struct nsight_buffer *b,
-					struct rchan_buf *rb,
-					struct nsight_wr *w, u8 type,
-					u32 size, u32 total)
-{
-	u64 *h = rb->data + rb->offset;
-
-	rb->offset += total;
-	w->tsc = nsight_clock();
-	h = (void *)h + total - size;
-	*h = NSIGHT_CREC_HDR(type, size, w->tsc);
-	this_cpu_inc(b->stats->written);
-	nsight_prof_record(total, true);
-	return h;
-}
-
 /**
  * __nsight_creserve - reserve a compact record in @b on this CPU.
  * @b:    the buffer
@@ -146,11 +108,27 @@ static __always_inline u64 *__nsight_creserve(struct nsight_buffer *b,
 					      u32 size)
 {
 	struct rchan_buf *rb;
+	u64 *h;
 
 	local_irq_save(w->flags);
-	rb = nsight_room(b, size);
-	if (likely(rb))
-		return nsight_take(b, rb, w, type, size, size);
+	if (unlikely(in_nmi()))
+		goto drop;
+	/*
+	 * relay_reserve() without its preemption toggle, which interrupts
+	 * being off make redundant.
+	 */
+	rb = *this_cpu_ptr(b->chan->buf);
+	if (unlikely(rb->offset + size > b->subbuf_size) &&
+	    !relay_switch_subbuf(rb, size))
+		goto drop;
+	h = rb->data + rb->offset;
+	rb->offset += size;
+	w->tsc = nsight_clock();
+	*h = NSIGHT_CREC_HDR(type, size, w->tsc);
+	this_cpu_inc(b->stats->written);
+	nsight_prof_record(size, true);
+	return h;
+drop:
 	nsight_buffer_drop(b, this_cpu_ptr(b->stats), size);
 	local_irq_restore(w->flags);
 	return NULL;

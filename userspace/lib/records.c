@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
