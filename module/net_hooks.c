@@ -182,10 +182,14 @@ static __always_inline void nsight_pkt_stage_write(const struct sk_buff *skb,
 	nsight_commit(&w);
 }
 
-/* The pkt record of an IPv4 packet without a hardware stamp, compact. */
+/*
+ * The pkt record of an IPv4 packet without a hardware stamp, compact; a
+ * first stage is noted for the later ones inside the reservation, as
+ * nsight_pkt_write() does (a dropped record is not referred to).
+ */
 static __always_inline void nsight_pkt4_write(const struct sk_buff *skb,
 					      const struct nsight_pkt_info *pi,
-					      u32 ifindex, u8 stage)
+					      int nh_off, u32 ifindex, u8 stage)
 {
 	s64 sw = ktime_to_ns(skb->tstamp);
 	struct nsight_crec_pkt4 *r;
@@ -212,6 +216,8 @@ static __always_inline void nsight_pkt4_write(const struct sk_buff *skb,
 	r->gso_segs = gso_segs;
 	r->rc = 0;
 	r->wire_hash = pi->wire_hash;
+	if (!nsight_later_stage(stage))
+		nsight_pkt_recorded(skb, nh_off);
 	nsight_commit(&w);
 }
 
@@ -235,9 +241,7 @@ static __always_inline void nsight_pkt_write(const struct sk_buff *skb,
 	if (!hw && nsight_flow_v4(&pi.flow) &&
 	    (stage > NSIGHT_PKT_RX_RECEIVE ||
 	     !skb_hwtstamps((struct sk_buff *)skb)->hwtstamp)) {
-		nsight_pkt4_write(skb, &pi, ifindex, stage);
-		if (!nsight_later_stage(stage))
-			nsight_pkt_recorded(skb, nh_off);
+		nsight_pkt4_write(skb, &pi, nh_off, ifindex, stage);
 		return;
 	}
 	r = nsight_reserve(&w, NSIGHT_REC_PKT, sizeof(*r));
