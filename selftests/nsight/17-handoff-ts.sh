@@ -10,6 +10,12 @@
 # n <= ts1 <= h <= a (nsight's h is the entry of sock_def_readable(), which
 # the patch's timestamp precedes) and ts0 <= ts1 <= recv.
 #
+# A second capture sends 1,000 datagrams over IPv4 300 us apart: the
+# reader is often still busy with one when the next arrives and may take
+# it between its enqueue and nsight's hand-off record (an early read, see
+# Documentation/nsight.rst, Message lifetimes); each must still be one
+# complete message.
+#
 # Only the test kernel carries the patch: on other kernels setsockopt()
 # rejects the unknown flag with EINVAL and the test is skipped.
 . /lib/nsight/lib.sh
@@ -23,7 +29,7 @@ case $? in
 *) ktap_plan 1; ktap_fail "probe SO_TIMESTAMPING with RX_HANDOFF" "$(cat /tmp/ho.probe)"; ktap_finish ;;
 esac
 
-ktap_plan 9
+ktap_plan 10
 nsight_load
 netns_pair nsa nsb 10.17.0.1 10.17.0.2
 ip -n nsa addr add fd17::1/64 dev veth0 nodad
@@ -64,6 +70,21 @@ check "IPv6: every datagram n <= handoff <= h <= a and ts0 <= handoff <= recv" t
 awk 'NR == 100 { $3 = $4 - 1000 } { print }' /tmp/ho4 >/tmp/ho4.bad
 check "control: a hand-off after nsight's h is rejected" \
 	sh -c "! handoff_ts check /tmp/ho4.bad /tmp/ho.json 9270"
+
+nsightctl start
+ip netns exec nsb taskset -c 1 handoff_ts recv 9272 1000 /tmp/ho7 >/tmp/ho7.log 2>&1 &
+r7=$!
+wait_until 100 0.1 grep -q listening /tmp/ho7.log
+ip netns exec nsa taskset -c 0 handoff_ts send 10.17.0.2 9272 1000 300
+wait $r7
+nsightctl stop
+nsightctl dump -o /tmp/ho7.nsight 2>/dev/null
+nsight-analyze --json --messages /tmp/ho7.nsight >/tmp/ho7.json 2>/tmp/ho7.err
+handoff_ts check /tmp/ho7 /tmp/ho7.json 9272 >/tmp/ho7.check 2>&1
+c7=$?
+ktap_diag "IPv4, 300 us apart: $(head -c 2000 /tmp/ho7.check)"
+ktap_diag "early reads: $(grep -Eo '"early_read": ?true' /tmp/ho7.json | wc -l)"
+check "IPv4, 300 us apart: every datagram a complete message in order" test $c7 -eq 0
 netns_cleanup
 nsight_unload
 ktap_finish

@@ -268,6 +268,21 @@ static int do_check(const char *out, const char *json, int port)
 		wait[matched] = a - r[i].ts1;
 		matched++;
 	}
+	/* What kept a datagram from matching: the other messages to the port. */
+	for (k = 0; k < n; k++) {
+		struct json_object *m = json_object_array_get_idx(msgs, k);
+		const char *dst = str_of(m, "flow", "dst");
+		size_t dl = strlen(dst), sl = strlen(suffix);
+
+		if (!strcmp(str_of(m, "dir", NULL), "rx") && dl >= sl &&
+		    !strcmp(dst + dl - sl, suffix) && rx_udp_bytes(m, suffix) < 0)
+			printf("incomplete: %s\n",
+			       json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
+	}
+	for (i = 0; i < nr; i++)
+		if (!r[i].matched)
+			printf("datagram len %" PRId64 " ts0 %" PRId64 " not matched\n",
+			       r[i].len, r[i].ts0);
 	json_object_put(root);
 	printf("datagrams %d, nsight complete udp rx messages to port %d: %d (length offset %"
 	       PRId64 "), matched %d\n", nr, port, udp_msgs, off, matched);

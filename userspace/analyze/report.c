@@ -284,6 +284,9 @@ void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a)
 			lt->stages_unresolved);
 	if (lt->fifo)
 		fprintf(f, "  udp receives matched in socket order (no app_copy): %" PRIu64 "\n", lt->fifo);
+	if (lt->early_reads)
+		fprintf(f, "  udp datagrams read before their hand-off record (h = the read): %" PRIu64 "\n",
+			lt->early_reads);
 	if (lt->unattributed_pkts)
 		fprintf(f, "  rx data packets of no socket seen: %" PRIu64 "\n", lt->unattributed_pkts);
 	if (lt->hw_used || lt->hw_unused)
@@ -330,9 +333,9 @@ static void print_msg(FILE *f, const struct nsight_msg *m, enum nsight_clockid c
 		fprintf(f, " total %" PRId64, m->total_ns);
 	else
 		fprintf(f, " incomplete %s", nsight_msg_reason_name(m->reason));
-	fprintf(f, " pkts %" PRIu32 " bytes %" PRIu64 "%s%s", m->packets, m->bytes,
+	fprintf(f, " pkts %" PRIu32 " bytes %" PRIu64 "%s%s%s", m->packets, m->bytes,
 		m->dir == NSIGHT_MSG_RX && m->t[NSIGHT_RX_N].hw ? " hw" : "",
-		m->fifo ? " fifo" : "");
+		m->fifo ? " fifo" : "", m->early_read ? " early" : "");
 	if (m->hold)
 		fprintf(f, " held %s", nsight_tcp_hold_name(m->hold));
 	fputc('\n', f);
@@ -489,6 +492,7 @@ static struct json_object *latency_json(const struct nsight_analysis *a, int *er
 	jo_add_u64(o, "out_of_order_records", lt->ooo_records, err);
 	jo_add_u64(o, "packet_stages_unresolved", lt->stages_unresolved, err);
 	jo_add_u64(o, "udp_fifo_matched", lt->fifo, err);
+	jo_add_u64(o, "udp_early_reads", lt->early_reads, err);
 	jo_add_u64(o, "unattributed_packets", lt->unattributed_pkts, err);
 	jo_add_u64(o, "hw_timestamps_used", lt->hw_used, err);
 	jo_add_u64(o, "hw_timestamps_unused", lt->hw_unused, err);
@@ -581,6 +585,7 @@ static struct json_object *msg_json(const struct nsight_msg *m, enum nsight_cloc
 	jo_add_u64(o, "packets", m->packets, err);
 	jo_add_u64(o, "bytes", m->bytes, err);
 	jo_add(o, "fifo", json_object_new_boolean(m->fifo), err);
+	jo_add(o, "early_read", json_object_new_boolean(m->early_read), err);
 	/* Why a TCP message's bytes waited, and how long. */
 	if (m->hold) {
 		jo_add_str(o, "tcp_hold", nsight_tcp_hold_name(m->hold), err);

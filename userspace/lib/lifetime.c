@@ -290,6 +290,7 @@ void nsight_lifetimes_keep(struct nsight_lifetimes *lt, uint64_t lo, uint64_t hi
 
 	lt->n_complete = 0;
 	lt->fifo = 0;
+	lt->early_reads = 0;
 	memset(lt->by_reason, 0, sizeof(lt->by_reason));
 	for (i = 0; i < lt->n; i++) {
 		const struct nsight_msg *m = &lt->msgs[i];
@@ -300,6 +301,7 @@ void nsight_lifetimes_keep(struct nsight_lifetimes *lt, uint64_t lo, uint64_t hi
 		lt->n_complete += m->reason == NSIGHT_MSG_COMPLETE;
 		lt->by_reason[m->reason]++;
 		lt->fifo += m->fifo;
+		lt->early_reads += m->early_read;
 		lt->msgs[n++] = *m;
 	}
 	lt->n = n;

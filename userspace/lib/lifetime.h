@@ -17,7 +17,12 @@
  * - UDP: a hand-off names the datagram made readable; the app_copy records
  *   of a thread since its last receive name the one a receive returned,
  *   and without them the oldest waiting one is taken (the queue is FIFO;
- *   such messages are marked "fifo").
+ *   such messages are marked "fifo"). A reader running on another CPU can
+ *   take a datagram between its enqueue and the hand-off's record (the
+ *   wake-up that follows it): when the copy names the first waiting
+ *   datagram and its hand-off came after the receive returned, h is that
+ *   return (the datagram was readable by then) and the message is marked
+ *   "early_read".
  * - TCP: a receive returns [tcp_seq - ret, tcp_seq); n is the earliest
  *   packet holding its first byte, h the first hand-off whose rcv_nxt is
  *   past it; segments inside an aggregate (NSIGHT_PKT_F_GSO) are not
@@ -150,6 +155,7 @@ struct nsight_msg {
 	bool fifo;			/* UDP receive matched by queue order:
 					 * no app_copy named the datagram
 					 */
+	bool early_read;		/* UDP: read before its hand-off record */
 	struct nsight_flow flow;	/* sender -> receiver of the data */
 	uint64_t sock_id;
 	char comm[16];			/* NUL-terminated; "" if unknown */
@@ -186,6 +192,7 @@ struct nsight_lifetimes {
 	uint64_t ooo_records;		/* records out of TSC order, all CPUs */
 	uint64_t stages_unresolved;	/* pkt_stage records without their pkt */
 	uint64_t fifo;			/* UDP receives matched by socket order */
+	uint64_t early_reads;		/* UDP datagrams read before their hand-off record */
 	uint64_t hw_used;		/* NIC times from hardware timestamps */
 	uint64_t hw_unused;		/* hw timestamps not convertible or implausible */
 	uint64_t unattributed_pkts;	/* RX data packets of no socket seen */
@@ -203,7 +210,7 @@ void nsight_lifetimes_fini(struct nsight_lifetimes *lt);
 /*
  * Keep only the messages whose earliest record lies in [@lo, @hi), in
  * their order, numbered 1.. per direction again, and count them again
- * (n_rx, n_tx, n_complete, by_reason, fifo); the record counters
+ * (n_rx, n_tx, n_complete, by_reason, fifo, early_reads); the record counters
  * (ooo_records, stages_unresolved, hw_*, unattributed_pkts) stay.
  */
 void nsight_lifetimes_keep(struct nsight_lifetimes *lt, uint64_t lo, uint64_t hi);

@@ -426,6 +426,7 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 		uint32_t r = s->rv.v[k], c = b->recv_copy[r];
 		const struct nsight_cap_app *a = &cap->recvs[r];
 		size_t j, found = SIZE_MAX;
+		bool early = false;
 
 		if (a->r.ret < 0 || (a->r.flags & MSG_PEEK))
 			continue;
@@ -436,8 +437,18 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 		for (j = next_waiting(next, 0); j < pend.n; j = next_waiting(next, j + 1)) {
 			const struct nsight_msg *p = &b->lt->msgs[pend.v[j]];
 
-			if (p->t[NSIGHT_RX_H].tsc > a->r.hdr.tsc)
+			if (p->t[NSIGHT_RX_H].tsc > a->r.hdr.tsc) {
+				/*
+				 * Read between its enqueue and its hand-off
+				 * record, on another CPU: the copy names it.
+				 */
+				if (c != NONE &&
+				    cap->handoffs[pend_ho.v[j]].r.pkt_id == cap->copies[c].r.pkt_id) {
+					found = j;
+					early = true;
+				}
 				break;
+			}
 			if (c == NONE ||
 			    cap->handoffs[pend_ho.v[j]].r.pkt_id == cap->copies[c].r.pkt_id) {
 				found = j;
@@ -449,6 +460,11 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 			m->fifo = c == NONE;
 			b->lt->fifo += m->fifo;
 			next[found] = found + 1;	/* taken */
+			if (early) {
+				m->early_read = true;
+				b->lt->early_reads++;
+				m->t[NSIGHT_RX_H].tsc = a->r.hdr.tsc;
+			}
 		} else {
 			/* No hand-off: the copy may still name the packet. */
 			m = nsight_lt_new_msg(b, NSIGHT_MSG_RX, IPPROTO_UDP, &mi);

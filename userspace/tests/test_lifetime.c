@@ -501,6 +501,57 @@ static void test_same_pkt_id_fifo(void)
  * stays incomplete, and every later one is matched, one taken out of
  * hand-off order included (the scans step over taken datagrams only).
  */
+/*
+ * The race 17-handoff-ts met: the reader on CPU 0, busy with the previous
+ * datagram, takes the next one right after CPU 1 queued it and before
+ * CPU 1's hand-off record (the wake-up after the enqueue). The copy names
+ * it: one complete message, h the read, marked early_read; the one before
+ * it stays as it was. A later hand-off the copy does not name is not
+ * taken.
+ */
+static void test_udp_early_read(void)
+{
+	struct nsight_flow sa = flow4(NULL, 9000, NULL, 0, UDP);
+	struct nsight_flow pa = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, UDP);
+	struct nsight_analysis a;
+	const struct nsight_msg *m;
+	struct synth s;
+
+	synth_init(&s, 2);
+	synth_tk(&s, 0, SYN_TK_TSC);
+	udp_in(&s, 10000, 1, 0xa1, pa, 0x51, sa);		/* n 10000, h 11000 */
+	udp_recv(&s, 12000, 0, 0xa1, 101, 0x51, sa);		/* a 12500 */
+	synth_pkt(&s, 1, 13000, NSIGHT_PKT_RX_GRO, 0xa2, pa, 0, 64, 0);
+	synth_pkt(&s, 1, 13500, NSIGHT_PKT_RX_RECEIVE, 0xa2, pa, 0, 64, 0);
+	udp_recv(&s, 14000, 0, 0xa2, 101, 0x51, sa);		/* a 14500 */
+	synth_handoff(&s, 1, 15000, 0x51, sa, 0xa2, 0);	/* h after a */
+	udp_in(&s, 20000, 1, 0xa3, pa, 0x51, sa);		/* n 20000, h 21000 */
+	udp_recv(&s, 19000, 0, 0xa4, 101, 0x51, sa);		/* names no waiting datagram */
+	REQUIRE(synth_analyze(&s, &a) == 0);
+	CHECK_U64(a.lt.early_reads, 1);
+	m = find_msg(&a, RX, 2);
+	REQUIRE(m);
+	CHECK_U64(m->reason, NSIGHT_MSG_COMPLETE);
+	CHECK(m->early_read && !m->fifo);
+	CHECK_U64(m->t[NSIGHT_RX_N].tsc, 13000);
+	CHECK_U64(m->t[NSIGHT_RX_H].tsc, 14500);
+	CHECK_U64(m->t[NSIGHT_RX_H].cpu, 1);
+	CHECK_U64(m->t[NSIGHT_RX_A].tsc, 14500);
+	CHECK_U64(m->total_ns, 1500);
+	m = find_msg(&a, RX, 1);
+	REQUIRE(m);
+	CHECK(!m->early_read);
+	CHECK_U64(m->t[NSIGHT_RX_H].tsc, 11000);
+	/* 0xa3 keeps its hand-off and waits; the receive of 0xa4 is its own. */
+	CHECK_U64(a.lt.n, 4);
+	CHECK_U64(a.lt.n_complete, 2);
+	for (size_t i = 0; i < a.lt.n; i++)
+		if (a.lt.msgs[i].t[NSIGHT_RX_H].tsc == 21000)
+			CHECK(!a.lt.msgs[i].early_read && !a.lt.msgs[i].t[NSIGHT_RX_A].valid);
+	nsight_analysis_fini(&a);
+	synth_free(&s);
+}
+
 static void test_udp_unseen_receive(void)
 {
 	struct nsight_flow sock = flow4(NULL, 9000, NULL, 0, UDP);
@@ -1075,6 +1126,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_tx_concurrent),
 	KTAP_TEST(test_missing_stages),
 	KTAP_TEST(test_same_pkt_id_fifo),
+	KTAP_TEST(test_udp_early_read),
 	KTAP_TEST(test_udp_unseen_receive),
 	KTAP_TEST(test_out_of_order),
 	KTAP_TEST(test_drops),
