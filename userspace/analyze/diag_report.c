@@ -253,7 +253,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 		       const struct nsight_analysis *a, const struct nsight_tty *t)
 {
 	const struct nsight_dx_opts *o = &dx->opts;
-	char comm[17], ref[300], tp[16], buf[300], b1[32], b2[32], b3[32], b4[32];
+	char comm[17], ref[300], tp[16], tp2[16], buf[300], b1[32], b2[32], b3[32], b4[32];
 	size_t i, k;
 
 	fprintf(f, "diagnosis: %s[%" PRIu32 "] %s: ", nsight_comm_format(g->comm, comm, sizeof(comm)), g->pid,
@@ -268,11 +268,22 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 			g->ref_candidates);
 		return;
 	}
-	fprintf(f, t->width ? "reference %zu (%s, median %s), tail %zu >= p%s (%s)\n" :
-			      "reference %zu messages (%s, median %s), tail %zu messages >= p%s (%s)\n",
-		g->n_ref, reference_desc(o, ref, sizeof(ref)), dur(t, g->ref_median, b1, sizeof(b1)),
-		g->n_msgs, nsight_pct_format(o->tail, tp, sizeof(tp)),
-		dur(t, g->tail_threshold, b2, sizeof(b2)));
+	if (o->tail_hi < 100000)
+		fprintf(f, t->width ? "reference %zu (%s, median %s), band %zu in p%s-p%s (%s to %s)\n" :
+				      "reference %zu messages (%s, median %s), band %zu messages in p%s-p%s (%s to %s)\n",
+			g->n_ref, reference_desc(o, ref, sizeof(ref)),
+			dur(t, g->ref_median, b1, sizeof(b1)), g->n_msgs,
+			nsight_pct_format(o->tail, tp, sizeof(tp)),
+			nsight_pct_format(o->tail_hi, tp2, sizeof(tp2)),
+			dur(t, g->tail_threshold, b2, sizeof(b2)),
+			dur(t, g->tail_threshold_hi, b3, sizeof(b3)));
+	else
+		fprintf(f, t->width ? "reference %zu (%s, median %s), tail %zu >= p%s (%s)\n" :
+				      "reference %zu messages (%s, median %s), tail %zu messages >= p%s (%s)\n",
+			g->n_ref, reference_desc(o, ref, sizeof(ref)),
+			dur(t, g->ref_median, b1, sizeof(b1)), g->n_msgs,
+			nsight_pct_format(o->tail, tp, sizeof(tp)),
+			dur(t, g->tail_threshold, b2, sizeof(b2)));
 	if (g->n_causes && t->width) {
 		/*
 		 * Compact: the numbers take 35 columns and the causes the rest,
@@ -500,6 +511,7 @@ static struct json_object *options_json(const struct nsight_dx_opts *o, int *err
 	else
 		jo_add_null(j, "baseline", err);
 	jo_add_f(j, "tail_pct", pct_f(o->tail), err);
+	jo_add_f(j, "tail_to_pct", pct_f(o->tail_hi), err);
 	jo_add_i64(j, "min_dev_ns", o->min_dev, err);
 	jo_add_f(j, "nested_threshold_pct", pct_f(o->nested), err);
 	return j;
@@ -707,10 +719,15 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 
 	tail = json_object_new_object();
 	jo_add_f(tail, "percentile", pct_f(dx->opts.tail), err);
+	jo_add_f(tail, "to_percentile", pct_f(dx->opts.tail_hi), err);
 	if (g->n_ref)
 		jo_add_i64(tail, "threshold_ns", g->tail_threshold, err);
 	else
 		jo_add_null(tail, "threshold_ns", err);
+	if (g->n_ref && dx->opts.tail_hi < 100000)
+		jo_add_i64(tail, "threshold_hi_ns", g->tail_threshold_hi, err);
+	else
+		jo_add_null(tail, "threshold_hi_ns", err);
 	jo_add_u64(tail, "candidates", g->tail_candidates, err);
 	jo_add_u64(tail, "messages", g->n_msgs, err);
 	jo_add_i64(tail, "excess_ns", g->tail_excess, err);

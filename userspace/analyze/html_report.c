@@ -226,12 +226,20 @@ static void balloon(struct rep *r, const struct nsight_dx_group *g)
 	svg_ticks(r->f, &ax, false, H - MB, H - MB - MT, fmt_num);
 	svg_text(r->f, (W + ML) / 2.0, H - 6, "middle", "label", "message id");
 	svg_text(r->f, 14, (H - MB + MT) / 2.0, "middle", "label vlabel", "latency");
-	/* The tail threshold. */
+	/* The tail threshold (a band's two). */
 	if (g->tail_threshold > 0) {
 		y = svg_pos(&ay, (double)g->tail_threshold);
 		fprintf(r->f, "<line class=\"threshold\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
 			ML, y, W - MR, y);
-		snprintf(b, sizeof(b), "tail >= %s", dur(g->tail_threshold, d, sizeof(d)));
+		snprintf(b, sizeof(b), "%s >= %s", g->tail_threshold_hi ? "band" : "tail",
+			 dur(g->tail_threshold, d, sizeof(d)));
+		svg_text(r->f, W - MR - 2, y - 3, "end", "small", b);
+	}
+	if (g->tail_threshold_hi > 0) {
+		y = svg_pos(&ay, (double)g->tail_threshold_hi);
+		fprintf(r->f, "<line class=\"threshold\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
+			ML, y, W - MR, y);
+		snprintf(b, sizeof(b), "band <= %s", dur(g->tail_threshold_hi, d, sizeof(d)));
 		svg_text(r->f, W - MR - 2, y - 3, "end", "small", b);
 	}
 	/* Messages outside the tail first (sampled), the tail on top. */
@@ -239,7 +247,9 @@ static void balloon(struct rep *r, const struct nsight_dx_group *g)
 	for (i = 0, k = 0; i < lt->n; i++) {
 		const struct nsight_msg *m = &lt->msgs[i];
 
-		if (!in_group(m, g) || m->total_ns >= g->tail_threshold || k++ % step)
+		if (!in_group(m, g) || (m->total_ns >= g->tail_threshold &&
+					(!g->tail_threshold_hi || m->total_ns <= g->tail_threshold_hi)) ||
+		    k++ % step)
 			continue;
 		fprintf(r->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.6\" fill=\"#aaa\"/>\n",
 			svg_pos(&ax, (double)m->id), svg_pos(&ay, (double)m->total_ns));
@@ -1052,11 +1062,16 @@ static void group_head(struct rep *r, const struct nsight_dx_group *g)
 		fprintf(r->f, "no reference: records were lost in the windows of all %zu reference messages",
 			g->ref_candidates);
 	else
-		fprintf(r->f, "reference %zu messages%s (median %s), tail %zu messages &gt;= p%s (%s)",
+		fprintf(r->f, "reference %zu messages%s (median %s), %s %zu messages %s p%s (%s)",
 			g->n_ref, r->dx->opts.baseline ? " of the baseline" : "",
-			dur(g->ref_median, b1, sizeof(b1)), g->n_msgs,
+			dur(g->ref_median, b1, sizeof(b1)),
+			g->tail_threshold_hi ? "band" : "tail", g->n_msgs,
+			g->tail_threshold_hi ? "from" : "&gt;=",
 			nsight_pct_format(r->dx->opts.tail, tp, sizeof(tp)),
 			dur(g->tail_threshold, b2, sizeof(b2)));
+	if (g->n_ref && g->tail_threshold_hi)
+		fprintf(r->f, " to p%s (%s)", nsight_pct_format(r->dx->opts.tail_hi, tp, sizeof(tp)),
+			dur(g->tail_threshold_hi, b2, sizeof(b2)));
 	if (g->n_cov)
 		fprintf(r->f, "; coverage median %.0f%%", g->cov_p50 * 100);
 	fputs("</p>\n", r->f);

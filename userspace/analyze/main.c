@@ -43,8 +43,8 @@ struct opts {
 	struct out_file *html_out, *perfetto_out;	/* opened before the analysis */
 	bool diag_opts;			/* any diagnosis option given */
 	bool intervals;			/* --intervals */
-	struct nsight_wi_spec whatif;	/* --what-if */
-	bool have_whatif;
+	struct nsight_wi_spec whatif[NSIGHT_WI_MAX_SPECS];	/* --what-if, in order */
+	size_t n_whatif;
 	bool merge;			/* --merge CLIENT SERVER */
 	long long synced_ns;		/* --synced NS, -1 if not given */
 	uint64_t window_ns;		/* --window, 0 if not given */
@@ -68,7 +68,8 @@ struct out_file {
 /* What the options add to the report; NULL when not asked for. */
 struct extras {
 	const struct nsight_intervals *iv;
-	const struct nsight_whatif *wi;
+	const struct nsight_whatif *wi;		/* n_wi steps */
+	size_t n_wi;
 	const struct nsight_analysis *b;	/* --baseline */
 };
 
@@ -110,9 +111,10 @@ static void usage(FILE *f)
 	      "      --html FILE         also write an HTML report with plots\n"
 	      "      --perfetto FILE     also write a trace for ui.perfetto.dev\n"
 	      "      --baseline FILE     compare with another capture, the reference from it\n"
-	      "      --tail pN           the tail: messages at or above pN (default p90)\n"
+	      "      --tail pN           messages at or above pN (default p90); pA-pB: a band\n"
 	      "      --window DURATION   a line per window DURATION wide (e.g. 100ms)\n"
-	      "      --what-if SPEC      latencies predicted without a cause ('remove:CAUSE')\n"
+	      "      --what-if SPEC      latencies predicted without a cause ('remove:CAUSE'),\n"
+	      "                          repeated: causes removed one after another\n"
 	      "  -h, --help              this help (-V, --version: the version)\n"
 	      "\n"
 	      "More options (--intervals, --slice, --min-dev, --categories, --clock, --color,\n"
@@ -158,7 +160,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			  nsight_chains_report_json(j, dx, a) ||
 			  nsight_critpath_report_json(j, dx, a) ||
 			  (x->iv && nsight_intervals_report_json(j, x->iv)) ||
-			  (x->wi && nsight_whatif_report_json(j, x->wi, o->dx.min_dev)))) {
+			  (x->wi && nsight_whatif_report_json(j, x->wi, x->n_wi, o->dx.min_dev)))) {
 			json_object_put(j);
 			j = NULL;
 		}
@@ -178,7 +180,8 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (x->iv)
 			nsight_intervals_report_tty(stdout, x->iv, &(struct nsight_tty){ 0 });
 		if (x->wi)
-			nsight_whatif_report_tty(stdout, x->wi, o->dx.min_dev, &(struct nsight_tty){ 0 });
+			nsight_whatif_report_tty(stdout, x->wi, x->n_wi, o->dx.min_dev,
+						 &(struct nsight_tty){ 0 });
 	} else {
 		nsight_tty_summary(stdout, name, a, o->clk, &o->tty);
 		if (x->b && nsight_tty_baseline_table(stdout, a, x->b, o->dx.baseline, false))
@@ -192,7 +195,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (x->iv)
 			nsight_intervals_report_tty(stdout, x->iv, &o->tty);
 		if (x->wi)
-			nsight_whatif_report_tty(stdout, x->wi, o->dx.min_dev, &o->tty);
+			nsight_whatif_report_tty(stdout, x->wi, x->n_wi, o->dx.min_dev, &o->tty);
 	}
 	if (o->strict && a->sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;
@@ -357,20 +360,21 @@ static int write_file(struct out_file *o, const char *what, const char *name,
 	return NSIGHT_EXIT_OK;
 }
 
-/* --what-if: predict @a's latencies under the spec. */
+/* --what-if: predict @a's latencies at each step, step i under the first i + 1 specs. */
 static int what_if(struct nsight_whatif *wi, struct nsight_analysis *a,
 		   const struct nsight_cats *cats, const char *name, const struct opts *o)
 {
 	struct nsight_diag d = { 0 };
 	struct nsight_profiler prof;
+	size_t i;
 	int err;
 
 	err = nsight_profiler_init(&prof, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, &d);
 	if (!err)
 		err = nsight_analysis_use_chains(&prof, a, &d);
-	if (!err)
-		err = nsight_whatif_run(wi, &o->whatif, &a->lt, &prof, a->keys, cats, o->dx.min_dev,
-					&d);
+	for (i = 0; !err && i < o->n_whatif; i++)
+		err = nsight_whatif_run(&wi[i], o->whatif, i + 1, &a->lt, &prof, a->keys, cats,
+					o->dx.min_dev, &d);
 	nsight_profiler_fini(&prof);
 	if (err)
 		fprintf(stderr, "nsight-analyze: %s: what-if: %s\n", name, d.msg);
@@ -384,7 +388,7 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 	struct nsight_analysis a, b;
 	struct nsight_diag d = { 0 };
 	struct nsight_intervals iv = { 0 };
-	struct nsight_whatif wi = { 0 };
+	struct nsight_whatif wi[NSIGHT_WI_MAX_SPECS] = { 0 };
 	struct nsight_cats cats;
 	struct nsight_dx dx;
 	bool have_b = false;
@@ -430,12 +434,12 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
 	}
-	if (o->have_whatif && what_if(&wi, &a, &cats, name, o)) {
+	if (o->n_whatif && what_if(wi, &a, &cats, name, o)) {
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
 	}
 	ret = print_report(&a, &dx, &(struct extras){ o->intervals ? &iv : NULL,
-						     o->have_whatif ? &wi : NULL,
+						     o->n_whatif ? wi : NULL, o->n_whatif,
 						     have_b ? &b : NULL }, name, o);
 	if (a.sum.triggers && !o->whole)
 		fprintf(stderr, "nsight-analyze: %s: a flight recorder's capture with %" PRIu64
@@ -446,7 +450,8 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 	if (!ret && o->perfetto)
 		ret = write_file(o->perfetto_out, "Perfetto trace", name, &a, &dx, NULL);
 out:
-	nsight_whatif_fini(&wi);
+	for (size_t i = 0; i < NSIGHT_WI_MAX_SPECS; i++)
+		nsight_whatif_fini(&wi[i]);
 	nsight_intervals_fini(&iv);
 	nsight_dx_fini(&dx);
 	if (have_b)
@@ -502,7 +507,7 @@ static int merge(int n, char **files, const struct opts *o)
 
 	if (n != 2)
 		return usage_error("%s", "--merge takes two captures: CLIENT SERVER");
-	if (o->pairs || o->html || o->perfetto || o->intervals || o->have_whatif || o->messages ||
+	if (o->pairs || o->html || o->perfetto || o->intervals || o->n_whatif || o->messages ||
 	    o->strict || o->dx.baseline || o->categories || o->window_ns)
 		return usage_error("%s", "--merge goes only with --json, --verbose, --tail, --synced and --time-params");
 	if (!strcmp(files[0], "-") && !strcmp(files[1], "-"))
@@ -576,6 +581,19 @@ static int parse_slice(const char *arg, struct nsight_dx_opts *dx)
 		return -1;
 	dx->slice = true;
 	return 0;
+}
+
+/* --tail pN (to the slowest) or pA-pB (a band, A < B). */
+static int parse_tail(const char *arg, struct nsight_dx_opts *dx)
+{
+	const char *p;
+
+	if (parse_pct(arg, true, &dx->tail, &p))
+		return -1;
+	dx->tail_hi = 100000;
+	if (*p == '-' && (parse_pct(p + 1, true, &dx->tail_hi, &p) || dx->tail >= dx->tail_hi))
+		return -1;
+	return *p ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -661,8 +679,9 @@ int main(int argc, char **argv)
 			o.diag_opts = true;
 			break;
 		case OPT_TAIL:
-			if (parse_pct(optarg, true, &o.dx.tail, &end) || *end)
-				return usage_error("bad tail '%s' (pN, 0 <= N <= 100, e.g. p99)", optarg);
+			if (parse_tail(optarg, &o.dx))
+				return usage_error("bad tail '%s' (pN or a band pA-pB, 0 <= A < B <= 100, e.g. p99 or p20-p30)",
+						   optarg);
 			o.diag_opts = true;
 			break;
 		case OPT_MIN_DEV: {
@@ -713,9 +732,11 @@ int main(int argc, char **argv)
 		case OPT_WHATIF: {
 			struct nsight_diag d = { 0 };
 
-			if (nsight_whatif_parse(&o.whatif, optarg, &d))
+			if (o.n_whatif == NSIGHT_WI_MAX_SPECS)
+				return usage_error("%s", "more than 8 --what-if (they stack, in order)");
+			if (nsight_whatif_parse(&o.whatif[o.n_whatif], optarg, &d))
 				return usage_error("bad --what-if %s", d.msg);
-			o.have_whatif = true;
+			o.n_whatif++;
 			break;
 		}
 		case OPT_MERGE:
@@ -754,8 +775,19 @@ int main(int argc, char **argv)
 			return usage_error("bad option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o.merge && o.dx.tail_hi < 100000)
+		return usage_error("%s", "--merge takes a tail pN, not a band");
 	if (o.merge)
 		return merge(argc - optind, argv + optind, &o);
+	/*
+	 * A band against a baseline (seeds/001 §7.4): the reference is the
+	 * same band of the baseline unless --slice says otherwise.
+	 */
+	if (o.dx.tail_hi < 100000 && o.dx.baseline && !o.dx.slice) {
+		o.dx.ref_lo = o.dx.tail;
+		o.dx.ref_hi = o.dx.tail_hi;
+		o.dx.slice = true;
+	}
 	if (o.synced_ns >= 0)
 		return usage_error("%s", "--synced goes with --merge");
 	if (argc - optind > 1)
@@ -768,7 +800,7 @@ int main(int argc, char **argv)
 		return usage_error("%s", "--html and --perfetto do not go with --time-check");
 	if ((o.html && !strcmp(o.html, "-")) || (o.perfetto && !strcmp(o.perfetto, "-")))
 		return usage_error("%s", "--html and --perfetto write to a file, not to stdout");
-	if (o.pairs && (o.intervals || o.have_whatif))
+	if (o.pairs && (o.intervals || o.n_whatif))
 		return usage_error("%s", "--intervals and --what-if do not go with --time-check");
 	if (o.pairs && o.diag_opts)
 		return usage_error("%s", "diagnosis options do not go with --time-check");
@@ -777,7 +809,7 @@ int main(int argc, char **argv)
 	if (o.dx.baseline && !strcmp(o.dx.baseline, "-") && !strcmp(name, "-"))
 		return usage_error("%s", "the capture and the baseline cannot both be stdin");
 	/* What needs the whole capture at once, which windows cannot give. */
-	whole_only = o.dx.baseline || o.html || o.perfetto || o.intervals || o.have_whatif || o.pairs;
+	whole_only = o.dx.baseline || o.html || o.perfetto || o.intervals || o.n_whatif || o.pairs;
 	if (o.window_ns && whole_only)
 		return usage_error("%s", "--window does not go with --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 	if (o.triggers && (o.window_ns || o.whole || whole_only))

@@ -36,19 +36,39 @@ static void row(FILE *f, const char *what, const int64_t *pct, int64_t max,
 	fprintf(f, "%10s\n", dur(t, max, b, sizeof(b)));
 }
 
-void nsight_whatif_report_tty(FILE *f, const struct nsight_whatif *wi, int64_t min_dev,
-			      const struct nsight_tty *t)
+/* The specs of @wi as "remove A, then scale B by 0.5", cleaned for a terminal. */
+static const char *specs_text(const struct nsight_whatif *wi, char *buf, size_t len)
 {
-	char spec[320], sp[320], comm[17], b1[32], b2[32];
+	char sp[320], c[320];
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < wi->n_specs && at < len; i++) {
+		clean(nsight_whatif_spec_format(&wi->specs[i], sp, sizeof(sp)), sizeof(sp), c,
+		      sizeof(c));
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", then " : "", c);
+	}
+	return buf;
+}
+
+static void step_tty(FILE *f, const struct nsight_whatif *wi, size_t step, size_t n_steps,
+		     int64_t min_dev, const struct nsight_tty *t)
+{
+	char spec[1024], sp[320], comm[17], b1[32], b2[32], head[32] = "what-if:";
+	const struct nsight_wi_spec *last = &wi->specs[wi->n_specs - 1];
 	size_t i;
 	int k;
 
-	clean(nsight_whatif_spec_format(&wi->spec, sp, sizeof(sp)), sizeof(sp), spec, sizeof(spec));
-	fprintf(f, "%swhat-if:%s %s%s\n", nsight_tty_bold(t), nsight_tty_off(t), spec,
-		t->width ? "" : " (ns)");
+	if (n_steps > 1)
+		snprintf(head, sizeof(head), "what-if step %zu:", step + 1);
+	fprintf(f, "%s%s%s %s%s\n", nsight_tty_bold(t), head, nsight_tty_off(t),
+		specs_text(wi, spec, sizeof(spec)), t->width ? "" : " (ns)");
 	if (!wi->found)
 		fputs("  no message has time in this cause: nothing changes (causes are named as in the diagnosis)\n",
 		      f);
+	else if (!wi->found_spec[wi->n_specs - 1])
+		fprintf(f, "  no message has time in %s: this step changes nothing\n",
+			clean(last->category, sizeof(last->category), sp, sizeof(sp)));
 	for (i = 0; i < wi->n; i++) {
 		const struct nsight_wi_group *g = &wi->groups[i];
 
@@ -78,6 +98,15 @@ void nsight_whatif_report_tty(FILE *f, const struct nsight_whatif *wi, int64_t m
 	}
 }
 
+void nsight_whatif_report_tty(FILE *f, const struct nsight_whatif *steps, size_t n_steps,
+			      int64_t min_dev, const struct nsight_tty *t)
+{
+	size_t i;
+
+	for (i = 0; i < n_steps; i++)
+		step_tty(f, &steps[i], i, n_steps, min_dev, t);
+}
+
 static struct json_object *pcts_json(const int64_t *pct, int64_t max, int *err)
 {
 	struct json_object *j = json_object_new_object();
@@ -89,26 +118,35 @@ static struct json_object *pcts_json(const int64_t *pct, int64_t max, int *err)
 	return j;
 }
 
-int nsight_whatif_report_json(struct json_object *o, const struct nsight_whatif *wi,
-			      int64_t min_dev)
+/* One step: the last spec's fields, every spec applied, the groups. */
+static struct json_object *step_json(const struct nsight_whatif *wi, int64_t min_dev, int *e)
 {
 	struct json_object *j = json_object_new_object(), *groups = json_object_new_array();
-	char buf[320], comm[17];
+	struct json_object *specs = json_object_new_array();
+	const struct nsight_wi_spec *last = &wi->specs[wi->n_specs - 1];
+	char buf[1024], comm[17];
 	int err = 0;
 	size_t i;
 
 	jo_add_str(j, "unit", "ns", &err);
-	jo_add_str(j, "spec", clean(nsight_whatif_spec_format(&wi->spec, buf, sizeof(buf)), 320,
-				    buf, sizeof(buf)), &err);
-	jo_add_str(j, "action", wi->spec.remove ? "remove" : "scale", &err);
-	jo_add_str(j, "category", clean(wi->spec.category, sizeof(wi->spec.category), buf,
+	jo_add_str(j, "spec", specs_text(wi, buf, sizeof(buf)), &err);
+	for (i = 0; i < wi->n_specs; i++) {
+		char sp[320];
+
+		jo_push(specs, json_object_new_string(clean(nsight_whatif_spec_format(
+			&wi->specs[i], sp, sizeof(sp)), sizeof(sp), buf, sizeof(buf))), &err);
+	}
+	jo_add(j, "specs", specs, &err);
+	jo_add_str(j, "action", last->remove ? "remove" : "scale", &err);
+	jo_add_str(j, "category", clean(last->category, sizeof(last->category), buf,
 					sizeof(buf)), &err);
-	if (wi->spec.role >= 0)
-		jo_add_str(j, "role", nsight_role_name((uint8_t)wi->spec.role), &err);
+	if (last->role >= 0)
+		jo_add_str(j, "role", nsight_role_name((uint8_t)last->role), &err);
 	else
 		jo_add_null(j, "role", &err);
-	jo_add_f(j, "factor", wi->spec.remove ? 0 : wi->spec.factor, &err);
+	jo_add_f(j, "factor", last->remove ? 0 : last->factor, &err);
 	jo_add_bool(j, "found", wi->found, &err);
+	jo_add_bool(j, "found_last", wi->found_spec[wi->n_specs - 1], &err);
 	jo_add_i64(j, "min_dev_ns", min_dev, &err);
 	for (i = 0; i < wi->n; i++) {
 		const struct nsight_wi_group *g = &wi->groups[i];
@@ -139,6 +177,22 @@ int nsight_whatif_report_json(struct json_object *o, const struct nsight_whatif 
 		jo_push(groups, go, &err);
 	}
 	jo_add(j, "groups", groups, &err);
-	jo_add(o, "what_if", j, &err);
+	if (err)
+		*e = err;
+	return j;
+}
+
+int nsight_whatif_report_json(struct json_object *o, const struct nsight_whatif *steps,
+			      size_t n_steps, int64_t min_dev)
+{
+	struct json_object *arr = json_object_new_array();
+	int err = 0;
+	size_t i;
+
+	for (i = 0; i < n_steps; i++)
+		jo_push(arr, step_json(&steps[i], min_dev, &err), &err);
+	if (n_steps)
+		jo_add(o, "what_if", step_json(&steps[n_steps - 1], min_dev, &err), &err);
+	jo_add(o, "what_if_steps", arr, &err);
 	return err ? -1 : 0;
 }

@@ -9,6 +9,9 @@
  *       now         2.70us    51.7us    51.7us    51.7us
  *       predicted   2.70us    2.70us    2.70us    2.70us
  *       next bottleneck: none of at least 1.00us in the 40 predicted tail messages (>= p90)
+ *
+ * With several specs, a block per step headed "what-if step N: remove A,
+ * then remove B".
  */
 #ifndef NSIGHT_WHATIF_REPORT_H
 #define NSIGHT_WHATIF_REPORT_H
@@ -19,12 +22,19 @@
 #include "terminal.h"
 #include "whatif.h"
 
-/* @min_dev: the granularity the next bottleneck was found with. */
-void nsight_whatif_report_tty(FILE *f, const struct nsight_whatif *wi, int64_t min_dev,
-			      const struct nsight_tty *t);
+/*
+ * The @n_steps predictions at @steps, step i applying the first i + 1
+ * specs ("what-if step 2: remove A, then remove B" when there are
+ * several); @min_dev: the granularity the next bottleneck was found with.
+ */
+void nsight_whatif_report_tty(FILE *f, const struct nsight_whatif *steps, size_t n_steps,
+			      int64_t min_dev, const struct nsight_tty *t);
 
-/* Add "what_if" to @o; 0 or -1 (no memory). */
-int nsight_whatif_report_json(struct json_object *o, const struct nsight_whatif *wi,
-			      int64_t min_dev);
+/*
+ * Add "what_if" (the last step: every spec applied) and "what_if_steps"
+ * (every step, in order) to @o; 0 or -1 (no memory).
+ */
+int nsight_whatif_report_json(struct json_object *o, const struct nsight_whatif *steps,
+			      size_t n_steps, int64_t min_dev);
 
 #endif /* NSIGHT_WHATIF_REPORT_H */

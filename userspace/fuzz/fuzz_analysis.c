@@ -94,6 +94,7 @@ static void one(const uint8_t *data, size_t size)
 	}
 	if (opt & OPT(26)) {
 		o.tail = 50000;
+		o.tail_hi = opt & OPT(25) ? 75000 : 100000;	/* a band */
 		o.min_dev = 0;
 	}
 	if (opt & OPT(27))

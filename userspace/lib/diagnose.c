@@ -13,6 +13,7 @@ void nsight_dx_opts_default(struct nsight_dx_opts *o)
 	o->ref_lo = 0;
 	o->ref_hi = 20000;
 	o->tail = 90000;
+	o->tail_hi = 100000;
 	o->min_dev = 1000;
 	o->nested = 80000;
 }
@@ -711,7 +712,7 @@ static int run_group(struct run *r, struct nsight_dx_group *g, const size_t *idx
 	const struct nsight_msg *msgs = r->in->lt->msgs;
 	const struct nsight_dx_input *src = base ? base : r->in;
 	const size_t *sidx = idx;
-	size_t lo, hi, i, first_tail;
+	size_t lo, hi, i, first_tail, end_tail;
 	int64_t *lat = NULL, *ref_lat = NULL;
 	size_t n_ref_lat = 0;
 	int ret = 0;
@@ -766,13 +767,19 @@ static int run_group(struct run *r, struct nsight_dx_group *g, const size_t *idx
 	g->tail_threshold = nsight_percentile(lat, n, o->tail);
 	for (first_tail = n; first_tail > 0 && lat[first_tail - 1] >= g->tail_threshold; first_tail--)
 		;
-	g->tail_candidates = n - first_tail;
+	end_tail = n;
+	if (o->tail_hi < 100000) {
+		g->tail_threshold_hi = nsight_percentile(lat, n, o->tail_hi);
+		while (end_tail > first_tail && lat[end_tail - 1] > g->tail_threshold_hi)
+			end_tail--;
+	}
+	g->tail_candidates = end_tail - first_tail;
 	g->msgs = calloc(g->tail_candidates ? g->tail_candidates : 1, sizeof(*g->msgs));
 	if (!g->msgs) {
 		ret = nomem(r);
 		goto out;
 	}
-	for (i = n; i > first_tail; i--) {
+	for (i = end_tail; i > first_tail; i--) {
 		ret = tail_msg(r, g, idx[i - 1], g->ref_median);
 		if (ret)
 			goto out;

@@ -10,7 +10,9 @@
  * expected time (mean over the reference, absent counting as 0), presence
  * (the fraction of reference messages having it) and expected count.
  *
- * Tail: the messages at or above a percentile of latency (p90). A tail
+ * Tail: the messages at or above a percentile of latency (p90), or a band
+ * of them, from one percentile to another (p20-p30: at or above the p20
+ * latency and at or below the p30 one; seeds/001 §7.4). A tail
  * message's deviation is its latency minus the reference's median. Each key
  * of its profile whose time exceeds the expected time by at least the
  * granularity (min_dev) is an anomaly, of one of four phases:
@@ -59,12 +61,13 @@ struct nsight_dx_opts {
 	uint32_t ref_lo, ref_hi;	/* reference slice by rank, per 100000 */
 	bool slice;			/* the slice was chosen (--slice) */
 	uint32_t tail;			/* tail from this percentile, per 100000 */
+	uint32_t tail_hi;		/* to this one (100000: the slowest) */
 	int64_t min_dev;		/* ns */
 	uint32_t nested;		/* nested threshold, per 100000 */
 	const char *baseline;		/* name of the baseline capture, or NULL */
 };
 
-/* The defaults: fastest 20%, tail p90, 1000 ns, 80%. */
+/* The defaults: fastest 20%, tail p90 (to the slowest), 1000 ns, 80%. */
 void nsight_dx_opts_default(struct nsight_dx_opts *o);
 
 enum nsight_dx_reason {
@@ -142,6 +145,7 @@ struct nsight_dx_group {
 	/* The tail. */
 	size_t tail_candidates;
 	int64_t tail_threshold;
+	int64_t tail_threshold_hi;	/* a band's top latency; 0 without a band */
 	uint64_t skipped_incomplete;	/* the group's incomplete: drops */
 	uint64_t skipped_ref, skipped_tail;	/* complete, a window lost records */
 

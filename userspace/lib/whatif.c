@@ -91,11 +91,16 @@ struct wmsg {
 	uint64_t a_tsc;
 };
 
-/* A piece of a message's windows, in time order, and whether it is the cause's. */
+/* A piece of a message's windows, in time order, and its keep index (see struct wb). */
 struct wpiece {
 	uint64_t ticks;
-	bool cause;
+	uint16_t kvi;
 };
+
+/* The distinct products of factors a key can keep: one per subset of the specs. */
+#define NKV (1u << NSIGHT_WI_MAX_SPECS)
+#define KVI_UNKNOWN 0
+#define KVI_NONE 1	/* no cause's: keeps all of its time */
 
 struct wgrp {
 	struct wmsg *m;
@@ -123,7 +128,10 @@ struct wb {
 	uint32_t *cat_of;	/* key -> index in cat_names */
 	char **cat_names;
 	size_t n_cats, cap_cats;
-	uint8_t *match;		/* key: 0 unknown, 1 no, 2 yes */
+	uint16_t *mask;		/* key: MASK_KNOWN, bit i: spec i's category */
+	uint16_t *kvi;		/* [role * nkeys + key]: KVI_*, or 2 + i: keeps kv[i] */
+	double kv[NKV];
+	size_t n_kv;
 	double *exp;		/* per group: [role * nkeys + key] */
 	struct wcause *wc;
 	size_t n_wc, cap_wc;
@@ -158,28 +166,110 @@ static uint32_t cat_of(struct wb *b, uint32_t key)
 	return (uint32_t)i;
 }
 
-/* Whether @key (of any role) belongs to the cause; -1 when out of memory. */
-static int key_matches(struct wb *b, uint32_t key)
-{
-	const char *want = b->wi->spec.category, *cat;
-	uint32_t c;
-	size_t l = strlen(want);
+#define MASK_KNOWN 0x8000
 
-	if (b->match[key])
-		return b->match[key] == 2;
+/* The specs whose category @key (of any role) belongs to; -1 when out of memory. */
+static int key_mask(struct wb *b, uint32_t key)
+{
+	const char *cat;
+	uint16_t mask = MASK_KNOWN;
+	uint32_t c;
+	size_t i;
+
+	if (b->mask[key])
+		return b->mask[key] & ~MASK_KNOWN;
 	c = cat_of(b, key);
 	if (c == NONE)
 		return -1;
 	cat = b->cat_names[c];
-	b->match[key] = !strcmp(cat, want) ||
-			(nsight_key_kind(b->keys, key) == NSIGHT_KEY_FUNC && !strncmp(cat, want, l) &&
-			 cat[l] == ':' && cat[l + 1] == ' ') ? 2 : 1;
-	return b->match[key] == 2;
+	for (i = 0; i < b->wi->n_specs; i++) {
+		const char *want = b->wi->specs[i].category;
+		size_t l = strlen(want);
+
+		if (!strcmp(cat, want) ||
+		    (nsight_key_kind(b->keys, key) == NSIGHT_KEY_FUNC && !strncmp(cat, want, l) &&
+		     cat[l] == ':' && cat[l + 1] == ' '))
+			mask |= (uint16_t)(1u << i);
+	}
+	b->mask[key] = mask;
+	return mask & ~MASK_KNOWN;
 }
 
-static bool ent_matches(struct wb *b, const struct went *e)
+static double spec_factor(const struct nsight_wi_spec *sp)
 {
-	return (b->wi->spec.role < 0 || b->wi->spec.role == e->role) && b->match[e->key] == 2;
+	return sp->remove ? 0 : sp->factor;
+}
+
+/*
+ * The keep index of @key in @role: KVI_NONE when no spec's cause holds it,
+ * else 2 + the index in b->kv of the product of the factors of the specs
+ * that do; -1 when out of memory.
+ */
+static int kvi_of(struct wb *b, uint32_t key, uint8_t role)
+{
+	uint16_t *slot = &b->kvi[(size_t)role * b->keys->n + key];
+	double keep = 1;
+	bool in = false;
+	int mask;
+	size_t i;
+
+	if (*slot != KVI_UNKNOWN)
+		return *slot;
+	mask = key_mask(b, key);
+	if (mask < 0)
+		return -1;
+	for (i = 0; i < b->wi->n_specs; i++) {
+		const struct nsight_wi_spec *sp = &b->wi->specs[i];
+
+		if ((mask & (1 << i)) && (sp->role < 0 || sp->role == role)) {
+			keep *= spec_factor(sp);
+			in = true;
+		}
+	}
+	if (!in) {
+		*slot = KVI_NONE;
+		return KVI_NONE;
+	}
+	for (i = 0; i < b->n_kv && b->kv[i] != keep; i++)
+		;
+	if (i == b->n_kv)
+		b->kv[b->n_kv++] = keep;	/* at most one per subset of the specs */
+	*slot = (uint16_t)(2 + i);
+	return *slot;
+}
+
+/* What @e keeps of its time: 1 outside the causes. */
+static double ent_keep(const struct wb *b, const struct went *e)
+{
+	uint16_t k = b->kvi[(size_t)e->role * b->keys->n + e->key];
+
+	return k >= 2 ? b->kv[k - 2] : 1;
+}
+
+/* Whether @e's key belongs, in its role, to one of the causes (known from gather()). */
+static bool ent_in_cause(const struct wb *b, const struct went *e)
+{
+	return b->kvi[(size_t)e->role * b->keys->n + e->key] >= 2;
+}
+
+/* Ticks by keep index, and what the causes take of them: sum (1 - keep) * ticks. */
+struct wsum {
+	uint64_t t[2 + NKV];
+};
+
+static void wsum_init(struct wsum *w, const struct wb *b)
+{
+	memset(w->t, 0, (2 + b->n_kv) * sizeof(w->t[0]));
+}
+
+static double wsum_removed(const struct wsum *w, const struct wb *b)
+{
+	double r = 0;
+	size_t i;
+
+	for (i = 0; i < b->n_kv; i++)
+		r += (1 - b->kv[i]) * (double)w->t[2 + i];
+	return r;
 }
 
 static int64_t value_in(const struct wb *b, const struct wmsg *m, uint8_t role, uint32_t key)
@@ -239,6 +329,18 @@ static struct wgrp *group_of(struct wb *b, const struct nsight_msg *m, size_t *g
 	return &b->g[i];
 }
 
+/* Time of @key in @role is in the causes: mark the specs it is in as found. */
+static void mark_found(struct wb *b, uint32_t key, uint8_t role)
+{
+	struct nsight_whatif *wi = b->wi;
+	int mask = b->mask[key] & ~MASK_KNOWN;
+	size_t i;
+
+	for (i = 0; i < wi->n_specs; i++)
+		if ((mask & (1 << i)) && (wi->specs[i].role < 0 || wi->specs[i].role == role))
+			wi->found_spec[i] = wi->found = true;
+}
+
 /* Profile every complete message into its group. */
 static int gather(struct wb *b, const struct nsight_lifetimes *lt, struct nsight_profiler *prof,
 		  struct nsight_diag *d)
@@ -275,13 +377,14 @@ static int gather(struct wb *b, const struct nsight_lifetimes *lt, struct nsight
 
 			if (e->key >= b->keys->n || !e->excl)
 				continue;
-			mt = key_matches(b, e->key);
+			mt = kvi_of(b, e->key, e->role);
 			if (mt < 0 || GROW(b->ents, b->n_ents, b->cap_ents)) {
 				err = -NSIGHT_E_NOMEM;
 				break;
 			}
 			b->ents[b->n_ents++] = (struct went){ e->key, e->role, e->excl };
-			b->wi->found |= mt && (b->wi->spec.role < 0 || b->wi->spec.role == e->role);
+			if (mt >= 2)
+				mark_found(b, e->key, e->role);
 			wm->n_ent++;
 		}
 	}
@@ -298,7 +401,6 @@ static int gather(struct wb *b, const struct nsight_lifetimes *lt, struct nsight
 static int64_t predict(struct wb *b, struct wmsg *m, size_t nkeys, const uint32_t *exp_keys,
 		       size_t n_exp)
 {
-	double f = b->wi->spec.remove ? 0 : b->wi->spec.factor;
 	int64_t removed[NSIGHT_ROLES] = { 0 }, deficit[NSIGHT_ROLES] = { 0 }, pred = m->lat;
 	size_t i;
 	int r;
@@ -306,8 +408,8 @@ static int64_t predict(struct wb *b, struct wmsg *m, size_t nkeys, const uint32_
 	for (i = 0; i < m->n_ent; i++) {
 		const struct went *e = &b->ents[m->ent + i];
 
-		if (ent_matches(b, e))
-			removed[e->role] += e->excl - llround((double)e->excl * f);
+		if (ent_in_cause(b, e))
+			removed[e->role] += e->excl - llround((double)e->excl * ent_keep(b, e));
 	}
 	for (i = 0; i < n_exp; i++) {
 		uint8_t role = (uint8_t)(exp_keys[i] / nkeys);
@@ -315,7 +417,7 @@ static int64_t predict(struct wb *b, struct wmsg *m, size_t nkeys, const uint32_
 		struct went e = { key, role, 0 };
 		int64_t want = llround(b->exp[exp_keys[i]]), have;
 
-		if (ent_matches(b, &e) || !removed[role])
+		if (ent_in_cause(b, &e) || !removed[role])
 			continue;
 		have = value_in(b, m, role, key);
 		if (want > have)
@@ -333,83 +435,79 @@ static int64_t predict(struct wb *b, struct wmsg *m, size_t nkeys, const uint32_
 static int on_piece(void *arg, const struct nsight_piece *pc)
 {
 	struct wb *b = arg;
-	struct went e = { pc->key[0], pc->role, 0 };
-	int mt = pc->key[0] < b->keys->n ? key_matches(b, pc->key[0]) : 0;
+	int k = pc->key[0] < b->keys->n ? kvi_of(b, pc->key[0], pc->role) : KVI_NONE;
 
-	if (mt < 0 || GROW(b->pc, b->n_pc, b->cap_pc)) {
+	if (k < 0 || GROW(b->pc, b->n_pc, b->cap_pc)) {
 		b->oom = true;
 		return -NSIGHT_E_NOMEM;
 	}
-	b->pc[b->n_pc++] = (struct wpiece){ pc->ticks, mt && ent_matches(b, &e) };
+	b->pc[b->n_pc++] = (struct wpiece){ pc->ticks, (uint16_t)k };
 	return 0;
 }
 
-/* The cause's ticks in [@from, @to) of the walk (ticks from its start). */
-static uint64_t cause_in(const struct wb *b, uint64_t from, uint64_t to)
+/* The ticks the causes take in [@from, @to) of the walk (ticks from its start). */
+static int64_t cause_in(const struct wb *b, uint64_t from, uint64_t to)
 {
-	uint64_t pos = 0, sum = 0;
+	struct wsum w;
+	uint64_t pos = 0;
 	size_t i;
 
+	wsum_init(&w, b);
 	for (i = 0; i < b->n_pc && pos < to; pos += b->pc[i++].ticks) {
 		uint64_t s = pos > from ? pos : from, e = pos + b->pc[i].ticks;
 
 		if (e > to)
 			e = to;
-		if (b->pc[i].cause && e > s)
-			sum += e - s;
+		if (b->pc[i].kvi >= 2 && e > s)
+			w.t[b->pc[i].kvi] += e - s;
 	}
-	return sum;
+	return llround(wsum_removed(&w, b));
 }
 
 /*
- * The cause's ticks on application core @cpu within [@s, @e), by the
- * timeline's innermost contexts, thread @tid's own not counted (a
+ * The ticks the causes take on application core @cpu within [@s, @e), by
+ * the timeline's innermost contexts, thread @tid's own not counted (a
  * message's walk calls them "app"): time no message's window holds.
  */
-static uint64_t cause_on_cpu(struct wb *b, uint32_t cpu, uint32_t tid, uint64_t s, uint64_t e)
+static int64_t cause_on_cpu(struct wb *b, uint32_t cpu, uint32_t tid, uint64_t s, uint64_t e)
 {
 	const struct nsight_timeline *tl = b->prof->tl;
 	const struct nsight_tl_cpu *c;
-	uint64_t sum = 0;
+	struct wsum w;
 	ssize_t i;
 
 	if (s >= e || cpu >= tl->nr_cpus || !tl->cpus[cpu].n)
 		return 0;
+	wsum_init(&w, b);
 	c = &tl->cpus[cpu];
 	i = nsight_tl_find(tl, cpu, s);
 	for (i = i < 0 ? 0 : i; (size_t)i < c->n && c->segs[i].start < e; i++) {
 		uint64_t from = c->segs[i].start > s ? c->segs[i].start : s;
 		uint64_t to = nsight_tl_seg_end(tl, cpu, (size_t)i);
 		const struct nsight_ctx *x = &tl->ctx[c->segs[i].ctx];
-		struct went en = { c->segs[i].key, NSIGHT_ROLE_A, 0 };
-		int mt;
+		uint32_t key = c->segs[i].key;
+		int k;
 
 		if (to > e)
 			to = e;
-		if (to <= from || en.key >= b->keys->n ||
+		if (to <= from || key >= b->keys->n ||
 		    (!nsight_ctx_is_gap(x->kind) && x->tid == tid &&
 		     (x->kind == NSIGHT_CTX_K_TASK || x->kind == NSIGHT_CTX_K_FUNC)))
 			continue;
-		mt = key_matches(b, en.key);
-		if (mt < 0) {
+		k = kvi_of(b, key, NSIGHT_ROLE_A);
+		if (k < 0) {
 			b->oom = true;
 			return 0;
 		}
-		if (mt && ent_matches(b, &en))
-			sum += to - from;
+		if (k >= 2)
+			w.t[k] += to - from;
 	}
-	return sum;
+	return llround(wsum_removed(&w, b));
 }
 
 static int64_t ticks_of(const struct nsight_profiler *p, int64_t ns)
 {
 	return llround((double)ns * (double)p->tsc_hz / 1e9);
-}
-
-/* What is left of @ticks of the cause at @f, taken away from its stretch. */
-static int64_t scaled(double f, uint64_t ticks)
-{
-	return llround((1 - f) * (double)ticks);
 }
 
 static int tid_a_cmp(const void *x, const void *y)
@@ -432,7 +530,6 @@ static int tid_a_cmp(const void *x, const void *y)
 static int requeue(struct wb *b, struct wgrp *g)
 {
 	struct nsight_profiler *p = b->prof;
-	double f = b->wi->spec.remove ? 0 : b->wi->spec.factor;
 	uint64_t prev_a = 0;
 	int64_t prev_pa = 0;	/* predicted, on the TSC */
 	bool have_prev = false;
@@ -466,14 +563,14 @@ static int requeue(struct wb *b, struct wgrp *g)
 			c_tsc = a_tsc;
 		e_tsc = p->entry < c_tsc ? c_tsc : p->entry > a_tsc ? a_tsc : p->entry;
 		/* In ticks from h: a message without the cause comes out exact. */
-		hp = ticks_of(p, wm->refill[NSIGHT_ROLE_R]) - scaled(f, cause_in(b, 0, a0));
+		hp = ticks_of(p, wm->refill[NSIGHT_ROLE_R]) - cause_in(b, 0, a0);
 		hh = (int64_t)(e_tsc - c_tsc) -
-		     scaled(f, cause_in(b, a0 + (c_tsc - h_tsc), a0 + (e_tsc - h_tsc)));
-		vv = (int64_t)(a_tsc - e_tsc) - scaled(f, cause_in(b, a0 + (e_tsc - h_tsc), total));
+		     cause_in(b, a0 + (c_tsc - h_tsc), a0 + (e_tsc - h_tsc));
+		vv = (int64_t)(a_tsc - e_tsc) - cause_in(b, a0 + (e_tsc - h_tsc), total);
 		until = p->entry < h_tsc ? p->entry : h_tsc;
 		if (have_prev && until > prev_a)
 			u = (int64_t)(until - prev_a) -
-			    scaled(f, cause_on_cpu(b, m->t[NSIGHT_RX_A].cpu, m->tid, prev_a, until));
+			    cause_on_cpu(b, m->t[NSIGHT_RX_A].cpu, m->tid, prev_a, until);
 		if (b->oom)
 			return -1;
 		busy = (have_prev ? prev_pa - (int64_t)h_tsc : hp) + u + hh;
@@ -494,7 +591,6 @@ static int next_bottleneck(struct wb *b, size_t gi, int64_t thr, size_t nkeys, i
 {
 	struct nsight_wi_group *out = &b->wi->groups[gi];
 	const struct wgrp *g = &b->g[gi];
-	double f = b->wi->spec.remove ? 0 : b->wi->spec.factor;
 	size_t i, k, best = SIZE_MAX;
 
 	b->n_wc = 0;
@@ -509,7 +605,7 @@ static int next_bottleneck(struct wb *b, size_t gi, int64_t thr, size_t nkeys, i
 			b->wc[k].ex = 0;
 		for (k = 0; k < m->n_ent; k++) {
 			const struct went *e = &b->ents[m->ent + k];
-			double v = (double)e->excl * (ent_matches(b, e) ? f : 1);
+			double v = (double)e->excl * ent_keep(b, e);
 			int64_t ex = llround(v - b->exp[(size_t)e->role * nkeys + e->key]);
 			uint32_t c = b->cat_of[e->key];
 			size_t j;
@@ -611,7 +707,7 @@ out:
 	return err;
 }
 
-int nsight_whatif_run(struct nsight_whatif *wi, const struct nsight_wi_spec *spec,
+int nsight_whatif_run(struct nsight_whatif *wi, const struct nsight_wi_spec *specs, size_t n_specs,
 		      const struct nsight_lifetimes *lt, struct nsight_profiler *prof,
 		      const struct nsight_keys *keys, const struct nsight_cats *cats,
 		      int64_t min_dev, struct nsight_diag *d)
@@ -621,13 +717,18 @@ int nsight_whatif_run(struct nsight_whatif *wi, const struct nsight_wi_spec *spe
 	int err;
 
 	memset(wi, 0, sizeof(*wi));
-	wi->spec = *spec;
+	if (!n_specs || n_specs > NSIGHT_WI_MAX_SPECS)
+		return nsight_diag_set(d, NSIGHT_E_INVAL, "%zu what-if specs (1 to %d)", n_specs,
+				       NSIGHT_WI_MAX_SPECS);
+	memcpy(wi->specs, specs, n_specs * sizeof(*specs));
+	wi->n_specs = n_specs;
 	wi->n_pred = lt->n;
 	wi->pred = malloc((lt->n ? lt->n : 1) * sizeof(*wi->pred));
 	b.cat_of = malloc(nkeys * sizeof(*b.cat_of));
-	b.match = calloc(nkeys, 1);
+	b.mask = calloc(nkeys, sizeof(*b.mask));
+	b.kvi = calloc(NSIGHT_ROLES * nkeys, sizeof(*b.kvi));
 	b.exp = malloc(NSIGHT_ROLES * nkeys * sizeof(*b.exp));
-	if (!wi->pred || !b.cat_of || !b.match || !b.exp) {
+	if (!wi->pred || !b.cat_of || !b.mask || !b.kvi || !b.exp) {
 		err = nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -647,7 +748,8 @@ out:
 		free(b.cat_names[i]);
 	free(b.cat_names);
 	free(b.cat_of);
-	free(b.match);
+	free(b.mask);
+	free(b.kvi);
 	free(b.exp);
 	free(b.ents);
 	free(b.wc);

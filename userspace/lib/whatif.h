@@ -53,6 +53,12 @@
  * it is the largest ("main"), then the largest total, is named.
  *
  * Messages whose windows lost records are left out and counted.
+ *
+ * Several specs apply together, in the order given (seeds/002's successive
+ * predictions: remove cause 1, then 2, ...): a key that belongs to more than
+ * one cause keeps the product of their factors; "the cause's time" above is
+ * then, per key, its time times (1 - that product). Running the first 1, 2,
+ * ... of a list gives the prediction, and the next bottleneck, at each step.
  */
 #ifndef NSIGHT_WHATIF_H
 #define NSIGHT_WHATIF_H
@@ -95,11 +101,16 @@ struct nsight_wi_group {
 	size_t tail;			/* predicted tail messages */
 };
 
+/* At most this many specs apply together. */
+#define NSIGHT_WI_MAX_SPECS 8
+
 struct nsight_whatif {
-	struct nsight_wi_spec spec;
+	struct nsight_wi_spec specs[NSIGHT_WI_MAX_SPECS];	/* in the order applied */
+	size_t n_specs;
+	bool found_spec[NSIGHT_WI_MAX_SPECS];	/* some message has time in spec i */
 	struct nsight_wi_group *groups;	/* by comm, pid, direction */
 	size_t n;
-	bool found;			/* some message has time in the cause */
+	bool found;			/* some message has time in one of the causes */
 	/* Per message (index in the lifetimes), INT64_MIN when not predicted. */
 	int64_t *pred;
 	size_t n_pred;
@@ -112,11 +123,12 @@ int nsight_whatif_parse(struct nsight_wi_spec *spec, const char *s, struct nsigh
 const char *nsight_whatif_spec_format(const struct nsight_wi_spec *spec, char *buf, size_t len);
 
 /*
- * Predict @lt (profiled by @prof) under @spec; @min_dev (ns) is the
- * granularity of the next bottleneck. Returns 0 or -NSIGHT_E_NOMEM;
- * nsight_whatif_fini() either way.
+ * Predict @lt (profiled by @prof) under the @n_specs specs at @specs
+ * (1 to NSIGHT_WI_MAX_SPECS), applied together; @min_dev (ns) is the
+ * granularity of the next bottleneck. Returns 0, -NSIGHT_E_INVAL for a
+ * count out of range or -NSIGHT_E_NOMEM; nsight_whatif_fini() either way.
  */
-int nsight_whatif_run(struct nsight_whatif *wi, const struct nsight_wi_spec *spec,
+int nsight_whatif_run(struct nsight_whatif *wi, const struct nsight_wi_spec *specs, size_t n_specs,
 		      const struct nsight_lifetimes *lt, struct nsight_profiler *prof,
 		      const struct nsight_keys *keys, const struct nsight_cats *cats,
 		      int64_t min_dev, struct nsight_diag *d);

@@ -77,14 +77,14 @@ static inline void cli_run(const struct cli *c, struct cli_result *r, const char
 			   const char *const *args)
 {
 	const char *bin = getenv("NSIGHT_ANALYZE");
-	const char *argv[12];
+	const char *argv[24];
 	int i, status;
 	pid_t pid;
 
 	if (!bin)
 		bin = "build-asan/nsight-analyze";
 	argv[0] = bin;
-	for (i = 0; args[i] && i < 10; i++)
+	for (i = 0; args[i] && i < 22; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
 

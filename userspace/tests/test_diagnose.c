@@ -710,6 +710,34 @@ static void test_slice_and_tail(void)
 	CHECK_STR_HAS(r.out, "tail 2 messages >= p99.9 (82700 ns)\n");
 	cli_result_free(&r);
 
+	/*
+	 * A band (seeds/001 §7.4): from the p85 latency to the p95 one, the
+	 * slowest two (82700 ns) left out.
+	 */
+	run(&r, (const char *[]){ "--tail", "p85-p95", path("hol"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	CHECK_STR_HAS(sec, "reference 8 messages (fastest 20%, median 2700 ns), band 6 messages in p85-p95 (22700 ns to 62700 ns)\n");
+	CHECK_FIRST(sec, "Head-of-line blocking (A)");
+	CHECK(!strstr(sec, "latency 82700 ns"));
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--json", "--tail", "p85-p95", path("hol"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "\"tail_to_pct\": 95.0,");
+	CHECK_STR_HAS(r.out, "\"to_percentile\": 95.0,\n          \"threshold_ns\": 22700,\n          \"threshold_hi_ns\": 62700,\n          \"candidates\": 6,");
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--tail", "p30-p20", path("hog"), NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "bad tail 'p30-p20' (pN or a band pA-pB");
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--tail", "p20-", path("hog"), NULL });
+	CHECK_U64(r.status, 2);
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--merge", "--tail", "p20-p30", path("hog"), path("hol"), NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "--merge takes a tail pN, not a band");
+	cli_result_free(&r);
+
 	run(&r, (const char *[]){ "--slice", "p30-p20", path("hog"), NULL });
 	CHECK_U64(r.status, 2);
 	CHECK_STR_HAS(r.err, "bad slice 'p30-p20'");
@@ -765,6 +793,25 @@ static void test_baseline(void)
 	run(&r, (const char *[]){ "--baseline", path("clean"), "--slice", "p40-p60", path("allhog"), NULL });
 	CHECK_U64(r.status, 0);
 	snprintf(want, sizeof(want), "reference 8 messages (slice p40-p60 of baseline %s, median 3060 ns)",
+		 path("clean"));
+	CHECK_STR_HAS(r.out, want);
+	cli_result_free(&r);
+
+	/* A band against the same band of the baseline. */
+	run(&r, (const char *[]){ "--baseline", path("clean"), "--tail", "p20-p30", path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	sec = section(r.out, "server[100] rx");
+	snprintf(want, sizeof(want),
+		 "reference 5 messages (slice p20-p30 of baseline %s, median 2880 ns), band 40 messages in p20-p30 (51700 ns to 51700 ns)\n",
+		 path("clean"));
+	CHECK_STR_HAS(sec, want);
+	CHECK_FIRST(sec, "stress interference (A)");
+	cli_result_free(&r);
+	/* --slice still chooses the baseline's reference. */
+	run(&r, (const char *[]){ "--baseline", path("clean"), "--slice", "p0-p20", "--tail", "p20-p30",
+				  path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	snprintf(want, sizeof(want), "reference 8 messages (slice p0-p20 of baseline %s, median 2700 ns), band 40",
 		 path("clean"));
 	CHECK_STR_HAS(r.out, want);
 	cli_result_free(&r);

@@ -21,28 +21,39 @@ struct run {
 	struct nsight_whatif wi;
 };
 
-static int predict(struct scen *sc, const char *spec_s, struct run *r)
+/* Predict @sc under the @n specs at @spec_s, applied together. */
+static int predict_n(struct scen *sc, const char *const *spec_s, size_t n, struct run *r)
 {
+	struct nsight_wi_spec spec[NSIGHT_WI_MAX_SPECS + 1];
 	struct nsight_profiler prof;
-	struct nsight_wi_spec spec;
 	struct nsight_diag d = { 0 };
+	size_t i;
 	int err;
 
 	synth_flush(&sc->s);
 	nsight_cats_init(&r->cats);
+	for (i = 0; i < n; i++)
+		if (nsight_whatif_parse(&spec[i], spec_s[i], &d)) {
+			printf("# %s\n", d.msg);
+			return -1;
+		}
 	if (nsight_cats_parse(&r->cats, nsight_categories_builtin, strlen(nsight_categories_builtin),
-			      "builtin", &d) || nsight_whatif_parse(&spec, spec_s, &d) ||
-	    synth_analyze(&sc->s, &r->a)) {
+			      "builtin", &d) || synth_analyze(&sc->s, &r->a)) {
 		printf("# %s\n", d.msg);
 		return -1;
 	}
 	err = nsight_profiler_init(&prof, &r->a.tl, &r->a.cap, &r->a.tc, SYN_HZ, &d);
 	if (!err)
-		err = nsight_whatif_run(&r->wi, &spec, &r->a.lt, &prof, r->a.keys, &r->cats, 1000, &d);
+		err = nsight_whatif_run(&r->wi, spec, n, &r->a.lt, &prof, r->a.keys, &r->cats, 1000, &d);
 	nsight_profiler_fini(&prof);
 	if (err)
 		printf("# %s\n", d.msg);
 	return err;
+}
+
+static int predict(struct scen *sc, const char *spec_s, struct run *r)
+{
+	return predict_n(sc, &spec_s, 1, r);
 }
 
 static void run_fini(struct run *r, struct scen *sc)
@@ -246,6 +257,76 @@ static void test_drops(void)
 	run_fini(&r, &sc);
 }
 
+/*
+ * Two causes in one capture: the hog in the first 40 messages, NET_RX
+ * inside the server in the next 40 (every 8th message slow in each).
+ * Removing the hog predicts its messages clean and names the receive
+ * processing next; removing both predicts every message clean. The
+ * factors of two specs on one cause multiply.
+ */
+static void test_stacked(void)
+{
+	static const char *const both[] = { "remove:stress interference (A)",
+					    "remove:Receive processing (A)" };
+	static const char *const halves[] = { "scale:stress interference=0.5",
+					      "scale:stress interference (A)=0.5" };
+	static const char *const nine[NSIGHT_WI_MAX_SPECS + 1] = {
+		"remove:a", "remove:b", "remove:c", "remove:d", "remove:e", "remove:f",
+		"remove:g", "remove:h", "remove:i" };
+	const struct nsight_wi_group *g;
+	struct scen sc;
+	struct run r;
+	size_t i, bad;
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	scen_run(&sc, 40, SC_NETRX, 8, 7);
+	REQUIRE(predict_n(&sc, both, 1, &r) == 0);
+	REQUIRE(r.wi.n == 1 && r.a.lt.n == 80);
+	g = &r.wi.groups[0];
+	for (i = 0, bad = 0; i < r.a.lt.n; i++)
+		bad += r.wi.pred[i] != (i >= 40 && i % 8 == 7 ? 42700 : 2700);
+	CHECK_U64(bad, 0);
+	CHECK_U64(g->changed, 5);
+	CHECK(g->has_next && !strcmp(g->next, "Receive processing (A)"));
+	CHECK_U64(g->next_main, 5);
+	run_fini(&r, &sc);
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	scen_run(&sc, 40, SC_NETRX, 8, 7);
+	REQUIRE(predict_n(&sc, both, 2, &r) == 0);
+	g = &r.wi.groups[0];
+	for (i = 0, bad = 0; i < r.a.lt.n; i++)
+		bad += r.wi.pred[i] != 2700;
+	CHECK_U64(bad, 0);
+	CHECK_U64(g->changed, 10);
+	CHECK(r.wi.found_spec[0] && r.wi.found_spec[1] && !g->has_next);
+	CHECK_U64(g->pred_max, 2700);
+	run_fini(&r, &sc);
+
+	/* A quarter of the hog's 50 us: 51700 - 37500 + the idle's 1000. */
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	REQUIRE(predict_n(&sc, halves, 2, &r) == 0);
+	check_preds(&r, 40, 15200);
+	run_fini(&r, &sc);
+
+	/* A second cause no message has: found, but not in the last spec. */
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	REQUIRE(predict_n(&sc, (const char *const[]){ both[0], "remove:nothing like it" }, 2,
+			  &r) == 0);
+	CHECK(r.wi.found && r.wi.found_spec[0] && !r.wi.found_spec[1]);
+	check_preds(&r, 40, 2700);
+	run_fini(&r, &sc);
+
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	CHECK(predict_n(&sc, nine, NSIGHT_WI_MAX_SPECS + 1, &r) == -NSIGHT_E_INVAL);
+	run_fini(&r, &sc);
+}
+
 static void test_cli(void)
 {
 	const char *hog = cli_file(&c, "hog");
@@ -289,6 +370,46 @@ static void test_cli(void)
 	json_object_put(j);
 	cli_result_free(&r);
 
+	/* Stacked: two steps in the text and in "what_if_steps". */
+	cli_run(&c, &r, NULL, (const char *[]){ "--what-if", "remove:stress interference (A)",
+						"--what-if", "remove:nothing like it", hog, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "what-if step 1: remove stress interference (A)\n"
+			     "  server[100] rx: 40 messages, 5 changed, 245us removed\n");
+	CHECK_STR_HAS(r.out, "what-if step 2: remove stress interference (A), then remove nothing like it\n"
+			     "  no message has time in nothing like it: this step changes nothing\n");
+	cli_result_free(&r);
+	cli_run(&c, &r, NULL, (const char *[]){ "--json", "--what-if", "remove:stress interference (A)",
+						"--what-if", "scale:Receive processing=0.5", hog, NULL });
+	CHECK_U64(r.status, 0);
+	j = r.out ? json_tokener_parse(r.out) : NULL;
+	REQUIRE(j);
+	CHECK(json_object_object_get_ex(j, "what_if_steps", &w) && json_object_array_length(w) == 2);
+	CHECK(json_object_object_get_ex(j, "what_if", &w) &&
+	      json_object_object_get_ex(w, "specs", &v) && json_object_array_length(v) == 2 &&
+	      !strcmp(json_object_get_string(json_object_array_get_idx(v, 1)),
+		      "scale Receive processing by 0.5"));
+	CHECK(json_object_object_get_ex(w, "spec", &v) &&
+	      !strcmp(json_object_get_string(v),
+		      "remove stress interference (A), then scale Receive processing by 0.5"));
+	json_object_put(j);
+	cli_result_free(&r);
+	{
+		const char *argv[2 * NSIGHT_WI_MAX_SPECS + 4];
+		size_t k, n = 0;
+
+		for (k = 0; k <= NSIGHT_WI_MAX_SPECS; k++) {
+			argv[n++] = "--what-if";
+			argv[n++] = "remove:x";
+		}
+		argv[n++] = hog;
+		argv[n] = NULL;
+		cli_run(&c, &r, NULL, argv);
+		CHECK_U64(r.status, 2);
+		CHECK_STR_HAS(r.err, "more than 8 --what-if");
+		cli_result_free(&r);
+	}
+
 	cli_run(&c, &r, NULL, (const char *[]){ "--what-if", "scale:x=y", hog, NULL });
 	CHECK_U64(r.status, 2);
 	CHECK_STR_HAS(r.err, "bad --what-if 'scale:x=y': bad factor (0 to 100)");
@@ -314,6 +435,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_receive_and_functions),
 	KTAP_TEST(test_queue),
 	KTAP_TEST(test_drops),
+	KTAP_TEST(test_stacked),
 	KTAP_TEST(test_cli),
 	KTAP_TEST(cleanup),
 )
