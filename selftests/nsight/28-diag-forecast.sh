@@ -16,7 +16,8 @@
 # remove:KW predicts, at step 1, the capture with the work item alone and,
 # at step 2, the one with neither; the bound is 35%: the second step
 # carries the first one's error and a reference taken on a core that
-# seldom idles (7.6% and 23.2% measured, 2026-11-28).
+# seldom idles (steps 1 and 2: 7.6% and 23.2%, then 2.8% and 1.9%, in two
+# boots, 2026-11-28).
 #
 # 3,000 requests per capture: a p99 of 1,000 is their 10th slowest, and
 # under TCG about 1% of requests meet a rare wake-up of 100-170 us (the
