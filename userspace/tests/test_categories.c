@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Category rules: the CSV, its errors, matching and the built-in rules. */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <zlib.h>
+
 #include "categories.h"
 #include "categories_builtin.h"
 #include "test.h"
@@ -150,17 +154,108 @@ static void test_functions(void)
 	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "softirq:NET_RX > nsight_slow_rcv [nsight_slowpath]",
 		  "Receive processing: nsight_slow_rcv [nsight_slowpath]");
 	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "softirq:NET_RX > ip_rcv", "IP input in Receive processing");
-	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "app > tcp_recvmsg", "Application processing: tcp_recvmsg");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "app > tcp_recvmsg", "Application processing: socket layer");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "softirq:NET_RX > kmem_cache_alloc_node",
+		  "Receive processing: memory allocation");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "softirq:NET_RX > e1000_clean_rx_irq [e1000e]",
+		  "Receive processing: network drivers");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "task:stress > native_queued_spin_lock_slowpath",
+		  "stress interference: kernel locks");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "app > dequeue_signal", "Application processing: signals");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "app > sched_clock_cpu", "Application processing: clock reads");
+	/* A function no rule names keeps its own. */
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "app > my_own_fn", "Application processing: my_own_fn");
 	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "work:vmstat_update > refresh_cpu_vm_stats",
 		  "OS threads: vmstat_update: refresh_cpu_vm_stats");
 	/* The last separator counts: a comm may hold one. */
-	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "task:a > b > schedule", "a > b interference: schedule");
-	/* No outer context: the symbol alone. */
-	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "schedule", ": schedule");
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "task:a > b > schedule", "a > b interference: scheduling");
+	/* No outer context: the category alone. */
+	CHECK_CAT(&c, NSIGHT_KEY_FUNC, "schedule", ": scheduling");
+	nsight_cats_fini(&c);
+}
+
+/* The length of @p before its first wildcard: no name without it can match. */
+static size_t literal_prefix(const char *p)
+{
+	return strcspn(p, "*?[\\");
+}
+
+/*
+ * The built-in function rules against the real symbol tables of both
+ * Debian kernels (tests/data/ksyms-*.txt.gz, from scripts/ksyms-fixture.sh):
+ * every rule that names kernel functions ("<outer>: what") must be the
+ * first to match at least one function of one of them: none is dead or
+ * shadowed by an earlier rule.
+ */
+static void test_kernel_symbols(void)
+{
+	static const char *const files[] = { "tests/data/ksyms-deb612.txt.gz",
+					     "tests/data/ksyms-deb61.txt.gz" };
+	struct nsight_diag d = { 0 };
+	struct nsight_cats c;
+	size_t *pre, *wins, i, k, checked = 0, dead = 0;
+	char line[512];
+
+	nsight_cats_init(&c);
+	REQUIRE(nsight_cats_parse(&c, nsight_categories_builtin, strlen(nsight_categories_builtin),
+				  "builtin", &d) == 0);
+	pre = calloc(c.n, sizeof(*pre));
+	wins = calloc(c.n, sizeof(*wins));
+	REQUIRE(pre && wins);
+	for (i = 0; i < c.n; i++)
+		pre[i] = literal_prefix(c.v[i].pattern);
+	for (k = 0; k < 2; k++) {
+		gzFile f = gzopen(files[k], "rb");
+		size_t n = 0, named = 0, all = 0;
+
+		if (!f) {
+			KTAP_FAIL("%s: cannot open", files[k]);
+			continue;
+		}
+		while (gzgets(f, line, sizeof(line))) {
+			const char *of = strstr(line, " of ");
+
+			line[strcspn(line, "\n")] = '\0';
+			if (line[0] == '#' && of)
+				all = strtoul(of + 4, NULL, 10);	/* "...; N of M." */
+			if (line[0] == '#' || !line[0])
+				continue;
+			n++;
+			for (i = 0; i < c.n; i++) {
+				const struct nsight_cat_rule *r = &c.v[i];
+
+				if (r->kind != NSIGHT_KEY_FUNC || strncmp(line, r->pattern, pre[i]) ||
+				    fnmatch(r->pattern, line, 0))
+					continue;
+				wins[i]++;
+				named += !!strncmp(r->category, "<outer>: <name>", 16);
+				break;
+			}
+		}
+		gzclose(f);
+		printf("# %s: %zu of the kernel's %zu functions named by a rule of what they do\n",
+		       files[k], named, all);
+		CHECK(n > 1000);
+	}
+	for (i = 0; i < c.n; i++) {
+		if (c.v[i].kind != NSIGHT_KEY_FUNC || strncmp(c.v[i].category, "<outer>: ", 9) ||
+		    !strcmp(c.v[i].category, "<outer>: <name>"))
+			continue;
+		checked++;
+		if (!wins[i] && dead++ < 20)
+			KTAP_FAIL("func,%s,%s: first for no function of either kernel",
+				  c.v[i].pattern, c.v[i].category);
+	}
+	printf("# %zu function rules, %zu dead or shadowed\n", checked, dead);
+	CHECK(checked >= 500);
+	CHECK_U64(dead, 0);
+	free(pre);
+	free(wins);
 	nsight_cats_fini(&c);
 }
 
 KTAP_MAIN(
+	KTAP_TEST(test_kernel_symbols),
 	KTAP_TEST(test_functions),
 	KTAP_TEST(test_builtin),
 	KTAP_TEST(test_user_first),
