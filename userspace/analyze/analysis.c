@@ -91,6 +91,23 @@ int nsight_analysis_begin(struct nsight_analysis *a, uint32_t nr_cpus,
 	return err;
 }
 
+/* ns after the first record -> TSC, saturating. */
+static uint64_t range_tsc(const struct nsight_analysis *a, uint64_t ns)
+{
+	uint64_t hz = a->tc.tsc_hz ? a->tc.tsc_hz : a->sum.hdr.tsc_hz;
+	uint64_t first = a->sum.have_tsc ? a->sum.tsc_first : 0;
+	long double t = (long double)ns * (long double)hz / 1e9L + (long double)first;
+
+	return t >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)t;
+}
+
+static void set_range(struct nsight_analysis *a, const struct nsight_analysis_opts *o)
+{
+	a->have_range = true;
+	a->range_lo = range_tsc(a, o->range_from_ns);
+	a->range_hi = range_tsc(a, o->range_to_ns);
+}
+
 int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
 			const struct nsight_analysis_opts *o, struct nsight_diag *d)
 {
@@ -113,6 +130,10 @@ int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
 		err = nsight_lifetimes_build(&a->lt, &a->cap, &a->tc, d);
 		if (!err && o->own)
 			nsight_lifetimes_keep(&a->lt, o->own_lo, o->own_hi);
+		if (!err && o->range) {
+			set_range(a, o);
+			nsight_lifetimes_keep(&a->lt, a->range_lo, a->range_hi);
+		}
 		if (!err)
 			err = nsight_latency_build(&a->lat, &a->lt, d);
 		a->have_lifetimes = !err;

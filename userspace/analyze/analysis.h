@@ -37,6 +37,10 @@ struct nsight_analysis_opts {
 	bool own;			/* keep only the messages whose earliest
 					 * record is in [own_lo, own_hi) */
 	uint64_t own_lo, own_hi;
+	bool range;			/* --range: keep only the messages whose
+					 * earliest record is in [range_from_ns,
+					 * range_to_ns) after the first record */
+	uint64_t range_from_ns, range_to_ns;
 };
 
 struct nsight_analysis {
@@ -54,6 +58,8 @@ struct nsight_analysis {
 	struct nsight_samples samples;	/* the sample source's stacks, and PT's */
 	struct nsight_ptev ptev;	/* Intel PT trace, code and parameters */
 	bool have_lifetimes;
+	bool have_range;		/* --range: messages and the Perfetto */
+	uint64_t range_lo, range_hi;	/* trace kept to [lo, hi) (TSC) */
 };
 
 /*

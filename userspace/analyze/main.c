@@ -17,6 +17,7 @@
 #include "diag_report.h"
 #include "html_report.h"
 #include "intervals_report.h"
+#include "json_out.h"
 #include "merge_report.h"
 #include "whatif_report.h"
 #include "window_report.h"
@@ -48,6 +49,8 @@ struct opts {
 	bool merge;			/* --merge CLIENT SERVER */
 	long long synced_ns;		/* --synced NS, -1 if not given */
 	uint64_t window_ns;		/* --window, 0 if not given */
+	bool range;			/* --range FROM:TO */
+	uint64_t range_from_ns, range_to_ns;
 	bool triggers;			/* --triggers */
 	bool whole;			/* --whole */
 	FILE *progress;			/* stderr if a terminal, else NULL */
@@ -89,6 +92,7 @@ enum {
 	OPT_MERGE,
 	OPT_SYNCED,
 	OPT_WINDOW,
+	OPT_RANGE,
 	OPT_TRIGGERS,
 	OPT_WHOLE,
 };
@@ -147,6 +151,32 @@ static int put_json(struct json_object *o)
 	return NSIGHT_EXIT_OK;
 }
 
+/* --range in the text: what the report covers. */
+static void range_text(FILE *f, const struct nsight_analysis *a, const struct opts *o)
+{
+	if (!a->have_range)
+		return;
+	fprintf(f, "range: %.6f s to %.6f s after the first record (TSC %" PRIu64 "..%" PRIu64
+		"): the messages whose first record lies in it\n", (double)o->range_from_ns / 1e9,
+		(double)o->range_to_ns / 1e9, a->range_lo, a->range_hi);
+}
+
+static struct json_object *range_json(const struct nsight_analysis *a, const struct opts *o)
+{
+	struct json_object *r = json_object_new_object();
+	int err = 0;
+
+	jo_add_u64(r, "from_ns", o->range_from_ns, &err);
+	jo_add_u64(r, "to_ns", o->range_to_ns, &err);
+	jo_add_u64(r, "tsc_from", a->range_lo, &err);
+	jo_add_u64(r, "tsc_to", a->range_hi, &err);
+	if (err) {
+		json_object_put(r);
+		return NULL;
+	}
+	return r;
+}
+
 static int print_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
 			const struct extras *x, const char *name, const struct opts *o)
 {
@@ -154,8 +184,11 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 
 	if (o->json) {
 		struct json_object *j = nsight_summary_to_json(name, &a->sum);
+		int rerr = 0;
 
-		if (j && (nsight_report_add_json(j, a, o->clk, o->messages) ||
+		if (j && a->have_range)
+			jo_add(j, "range", range_json(a, o), &rerr);
+		if (j && (rerr || nsight_report_add_json(j, a, o->clk, o->messages) ||
 			  nsight_diag_report_json(j, dx, a) ||
 			  nsight_chains_report_json(j, dx, a) ||
 			  nsight_critpath_report_json(j, dx, a) ||
@@ -167,6 +200,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		ret = put_json(j);
 	} else if (o->verbose) {
 		nsight_summary_print_text(stdout, name, &a->sum);
+		range_text(stdout, a, o);
 		nsight_report_time_text(stdout, a, o->clk);
 		nsight_report_latency_text(stdout, a);
 		if (x->b && nsight_tty_baseline_table(stdout, a, x->b, o->dx.baseline, true))
@@ -184,6 +218,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 						 &(struct nsight_tty){ 0 });
 	} else {
 		nsight_tty_summary(stdout, name, a, o->clk, &o->tty);
+		range_text(stdout, a, o);
 		if (x->b && nsight_tty_baseline_table(stdout, a, x->b, o->dx.baseline, false))
 			ret = nomem();
 		if (o->messages)
@@ -383,7 +418,9 @@ static int what_if(struct nsight_whatif *wi, struct nsight_analysis *a,
 
 static int analyze(FILE *in, const char *name, const struct opts *o)
 {
-	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = !o->pairs };
+	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = !o->pairs,
+					   .range = o->range, .range_from_ns = o->range_from_ns,
+					   .range_to_ns = o->range_to_ns };
 	struct nsight_progress pg;
 	struct nsight_analysis a, b;
 	struct nsight_diag d = { 0 };
@@ -583,6 +620,23 @@ static int parse_slice(const char *arg, struct nsight_dx_opts *dx)
 	return 0;
 }
 
+/* --range FROM:TO, two durations after the capture's first record. */
+static int parse_range(const char *arg, struct opts *o)
+{
+	const char *colon = strchr(arg, ':');
+	char from[64];
+
+	if (!colon || (size_t)(colon - arg) >= sizeof(from))
+		return -1;
+	memcpy(from, arg, (size_t)(colon - arg));
+	from[colon - arg] = '\0';
+	if (parse_duration(from, &o->range_from_ns) || parse_duration(colon + 1, &o->range_to_ns) ||
+	    o->range_from_ns >= o->range_to_ns)
+		return -1;
+	o->range = true;
+	return 0;
+}
+
 /* --tail pN (to the slowest) or pA-pB (a band, A < B). */
 static int parse_tail(const char *arg, struct nsight_dx_opts *dx)
 {
@@ -620,6 +674,7 @@ int main(int argc, char **argv)
 		{ "merge", no_argument, NULL, OPT_MERGE },
 		{ "synced", required_argument, NULL, OPT_SYNCED },
 		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "range", required_argument, NULL, OPT_RANGE },
 		{ "triggers", no_argument, NULL, OPT_TRIGGERS },
 		{ "whole", no_argument, NULL, OPT_WHOLE },
 		{ "help", no_argument, NULL, 'h' },
@@ -756,6 +811,11 @@ int main(int argc, char **argv)
 				return usage_error("bad --window '%s' (a duration with a unit: ns, us, ms or s, e.g. 100ms)",
 						   optarg);
 			break;
+		case OPT_RANGE:
+			if (parse_range(optarg, &o))
+				return usage_error("bad --range '%s' (FROM:TO after the first record, durations with a unit, FROM < TO, e.g. 30s:31s)",
+						   optarg);
+			break;
 		case OPT_TRIGGERS:
 			o.triggers = true;
 			break;
@@ -775,6 +835,10 @@ int main(int argc, char **argv)
 			return usage_error("bad option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o.merge && o.range)
+		return usage_error("%s", "--range does not go with --merge");
+	if (o.range && (o.window_ns || o.triggers || o.pairs))
+		return usage_error("%s", "--range does not go with --window, --triggers or --time-check");
 	if (o.merge && o.dx.tail_hi < 100000)
 		return usage_error("%s", "--merge takes a tail pN, not a band");
 	if (o.merge)

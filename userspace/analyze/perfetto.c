@@ -53,6 +53,7 @@ struct pf {
 	FILE *f;
 	const struct nsight_analysis *a;
 	uint64_t tsc0, hz;
+	uint64_t lo, hi;	/* the CPU tracks' range (TSC), --range */
 	bool first;		/* no event written yet */
 	char key[NSIGHT_KEY_NAME_MAX * 2 + 64];
 };
@@ -288,12 +289,19 @@ static void cpu_track(struct pf *p, uint32_t cpu)
 
 	for (i = 0; i < c->n; i++) {
 		const struct nsight_seg *sg = &c->segs[i];
-		size_t n = sg->ctx < tl->n_ctx ? chain_of(tl, sg->ctx, chain) : 0, same = 0, k;
+		uint64_t end = i + 1 < c->n ? c->segs[i + 1].start : c->last;
+		size_t n, same = 0, k;
 
 		/* A last segment that lasts no time: nothing ran in it. */
 		if (i + 1 == c->n && sg->start >= c->last)
 			break;
-		ns = pf_ns(p, sg->start);
+		/* Outside the range: cut at its edges. */
+		if (end <= p->lo)
+			continue;
+		if (sg->start >= p->hi)
+			break;
+		n = sg->ctx < tl->n_ctx ? chain_of(tl, sg->ctx, chain) : 0;
+		ns = pf_ns(p, sg->start > p->lo ? sg->start : p->lo);
 		while (same < n && same < n_open && open[same] == chain[same])
 			same++;
 		while (n_open > same) {
@@ -305,8 +313,8 @@ static void cpu_track(struct pf *p, uint32_t cpu)
 			open[n_open++] = chain[k];
 		}
 	}
-	if (c->n && pf_ns(p, c->last) > ns)
-		ns = pf_ns(p, c->last);
+	if (c->n && pf_ns(p, c->last < p->hi ? c->last : p->hi) > ns)
+		ns = pf_ns(p, c->last < p->hi ? c->last : p->hi);
 	while (n_open--)
 		ctx_end(p, cpu, ns);
 }
@@ -496,7 +504,7 @@ static struct pf_dx *dx_index(const struct nsight_lifetimes *lt, const struct ns
 int nsight_perfetto_write(FILE *f, const struct nsight_analysis *a, const struct nsight_dx *dx,
 			  struct nsight_diag *d)
 {
-	struct pf p = { .f = f, .a = a, .first = true };
+	struct pf p = { .f = f, .a = a, .first = true, .lo = 0, .hi = UINT64_MAX };
 	const struct nsight_lifetimes *lt = &a->lt;
 	bool ctx = a->tl.finished && a->tl.cpus;
 	uint32_t nr_cpus = ctx ? a->tl.nr_cpus : a->sum.nr_cpus, cpu;
@@ -507,6 +515,10 @@ int nsight_perfetto_write(FILE *f, const struct nsight_analysis *a, const struct
 
 	p.tsc0 = a->sum.have_tsc ? a->sum.tsc_first : 0;
 	p.hz = a->tc.tsc_hz ? a->tc.tsc_hz : a->sum.hdr.tsc_hz;
+	if (a->have_range) {
+		p.lo = a->range_lo;
+		p.hi = a->range_hi;
+	}
 	if (a->have_lifetimes && lt->n) {
 		x = dx_index(lt, dx);
 		if (!x) {
@@ -520,6 +532,8 @@ int nsight_perfetto_write(FILE *f, const struct nsight_analysis *a, const struct
 		",\"tsc_first\":%" PRIu64, NSIGHT_TOOLS_VERSION, p.hz ? p.hz : 1000000000u, p.tsc0);
 	if (!p.hz)
 		fputs(",\"tsc_hz_assumed\":true", f);
+	if (a->have_range)
+		fprintf(f, ",\"range_tsc\":[%" PRIu64 ",%" PRIu64 "]", p.lo, p.hi);
 	if (a->sum.have_tsc &&
 	    nsight_tc_convert(&a->tc, p.tsc0, NSIGHT_CLOCK_REALTIME, &start) != NSIGHT_TC_UNAVAILABLE)
 		fprintf(f, ",\"start_realtime_ns\":%" PRId64, start);

@@ -63,6 +63,18 @@ static int trace_of(const struct nsight_analysis *a, const struct nsight_dx *dx,
 	return ret;
 }
 
+/* Read and check the trace in @path into @t; false if unreadable. */
+static bool trace_of_file(struct trace *t, const char *path)
+{
+	memset(t, 0, sizeof(*t));
+	t->buf = cli_slurp(path);
+	if (!t->buf)
+		return false;
+	t->len = strlen(t->buf);
+	trace_check_text(t);
+	return true;
+}
+
 static void trace_free(struct trace *t)
 {
 	json_object_put(t->root);
@@ -650,11 +662,7 @@ static void test_cli(void)
 	if (r.status)
 		printf("# stderr: %s\n", r.err ? r.err : "");
 	cli_result_free(&r);
-	memset(&t, 0, sizeof(t));
-	t.buf = cli_slurp(out);
-	REQUIRE(t.buf);
-	t.len = strlen(t.buf);
-	trace_check_text(&t);
+	REQUIRE(trace_of_file(&t, out));
 	CHECK_U64(t.r.violations, 0);
 	CHECK_U64(t.r.c.async, 40);
 	CHECK_U64(t.r.c.flows, 40);
@@ -678,6 +686,79 @@ static void test_cli(void)
 	text = cli_slurp(log);
 	CHECK_STR_HAS(text, "not ok 1 - ");
 	free(text);
+	CHECK(cli_fini(&c, files) == 0);
+}
+
+/*
+ * --range FROM:TO: the report and the trace keep the messages whose first
+ * record lies in the range, and the CPU tracks are cut at its edges.
+ */
+static void test_range(void)
+{
+	static const char *const files[] = { "c.nsight", "t.json", NULL };
+	char in[192], out[192];
+	struct json_object *j, *v;
+	struct cli_result r;
+	struct trace t;
+	struct scen sc;
+	struct cli c;
+	size_t i, outside = 0;
+	int64_t all = 0, kept = 0;
+
+	REQUIRE(cli_init(&c) == 0);
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_NETRX, 8, 7);
+	REQUIRE(scen_save(&sc, cli_path(&c, "c.nsight", in, sizeof(in))) == 0);
+	cli_path(&c, "t.json", out, sizeof(out));
+	cli_run(&c, &r, NULL, (const char *const[]){ "--json", in, NULL });
+	CHECK_U64(r.status, 0);
+	j = r.out ? json_tokener_parse(r.out) : NULL;
+	if (j && json_object_object_get_ex(j, "latency", &v) &&
+	    json_object_object_get_ex(v, "complete", &v))
+		all = json_object_get_int64(v);
+	json_object_put(j);
+	cli_result_free(&r);
+
+	cli_run(&c, &r, NULL, (const char *const[]){ "--json", "--range", "1ms:3ms", "--perfetto", out,
+						      in, NULL });
+	CHECK_U64(r.status, 0);
+	j = r.out ? json_tokener_parse(r.out) : NULL;
+	REQUIRE(j);
+	if (json_object_object_get_ex(j, "latency", &v) &&
+	    json_object_object_get_ex(v, "complete", &v))
+		kept = json_object_get_int64(v);
+	CHECK(json_object_object_get_ex(j, "range", &v) &&
+	      json_object_object_get_ex(v, "from_ns", &v) && json_object_get_int64(v) == 1000000);
+	json_object_put(j);
+	cli_result_free(&r);
+	printf("# %" PRId64 " complete messages, %" PRId64 " in 1-3 ms\n", all, kept);
+	CHECK(all == 40 && kept > 0 && kept < all);
+
+	REQUIRE(trace_of_file(&t, out));
+	CHECK_U64(t.r.violations, 0);
+	CHECK_U64(t.r.c.async, (uint64_t)kept);
+	CHECK(t.n_sl > 0);
+	for (i = 0; i < t.n_sl; i++)
+		outside += t.sl[i].pid == 4194305 && (t.sl[i].ts < 1000 || t.sl[i].end > 3000);
+	CHECK_U64(outside, 0);
+	CHECK_STR_HAS(t.buf, "\"range_tsc\":[");
+	trace_free(&t);
+
+	cli_run(&c, &r, NULL, (const char *const[]){ "--range", "1ms:3ms", in, NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "range: 0.001000 s to 0.003000 s after the first record");
+	cli_result_free(&r);
+	cli_run(&c, &r, NULL, (const char *const[]){ "--range", "3ms:1ms", in, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "bad --range '3ms:1ms'");
+	cli_result_free(&r);
+	cli_run(&c, &r, NULL, (const char *const[]){ "--range", "3ms", in, NULL });
+	CHECK_U64(r.status, 2);
+	cli_result_free(&r);
+	cli_run(&c, &r, NULL, (const char *const[]){ "--range", "1ms:2ms", "--window", "1ms", in, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "--range does not go with --window");
+	cli_result_free(&r);
 	CHECK(cli_fini(&c, files) == 0);
 }
 
@@ -797,6 +878,7 @@ static void test_checker_accepts(void)
 
 KTAP_MAIN(
 	KTAP_TEST(test_messages_and_contexts),
+	KTAP_TEST(test_range),
 	KTAP_TEST(test_context_kinds),
 	KTAP_TEST(test_resumed_fault),
 	KTAP_TEST(test_functions),
