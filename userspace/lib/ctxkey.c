@@ -18,6 +18,7 @@ static const char *const kind_names[__NSIGHT_KEY_KINDS] = {
 	[NSIGHT_KEY_FUNC]	= "func",
 	[NSIGHT_KEY_BLOCKED]	= "blocked",
 	[NSIGHT_KEY_TCP]	= "tcp",
+	[NSIGHT_KEY_NIC]	= "nic",
 };
 
 const char *nsight_key_kind_name(enum nsight_key_kind kind)

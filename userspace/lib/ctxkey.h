@@ -45,6 +45,10 @@ enum nsight_key_kind {
 	NSIGHT_KEY_TCP,		/* a TCP send's bytes held in the send queue,
 				 * named by enum nsight_tcp_hold
 				 */
+	NSIGHT_KEY_NIC,		/* a received packet in the NIC: from its
+				 * hardware stamp to its first record
+				 * (enum nsight_nic_stretch)
+				 */
 	__NSIGHT_KEY_KINDS
 };
 

@@ -78,6 +78,11 @@ static void advice(const struct nsight_dx_group *g, const struct nsight_keys *ke
 	case NSIGHT_KEY_TCP:
 		tcp_advice(name, buf, len);
 		break;
+	case NSIGHT_KEY_NIC:
+		snprintf(buf, len, "packets waited in the NIC (%s): lower or turn off interrupt "
+			 "coalescing (ethtool -C IFACE adaptive-rx off rx-usecs N) or busy-poll "
+			 "(SO_BUSY_POLL)", name);
+		break;
 	case NSIGHT_KEY_APP:
 		snprintf(buf, len, "%s's own processing took longer: profile it (the sample "
 			 "source, Intel PT)", app);

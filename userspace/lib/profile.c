@@ -38,6 +38,16 @@ static bool any_tcp(const struct nsight_cap_app *v, size_t n)
 	return false;
 }
 
+static bool any_hw(const struct nsight_capture *cap)
+{
+	size_t i;
+
+	for (i = 0; i < cap->n_pkts; i++)
+		if (cap->pkts[i].r.flags & NSIGHT_PKT_F_HWTSTAMP)
+			return true;
+	return false;
+}
+
 int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline *tl,
 			 const struct nsight_capture *cap, const struct nsight_timeconv *tc,
 			 uint64_t hdr_tsc_hz, struct nsight_diag *d)
@@ -72,6 +82,23 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 		p->hold_key[r] = nsight_keys_intern(tl->keys, NSIGHT_KEY_TCP, name, strlen(name));
 		if (p->hold_key[r] == NSIGHT_KEY_NONE)
 			return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	}
+	/* nic:<stretch>, where a packet carries a hardware stamp. */
+	for (i = 0; i < __NSIGHT_NIC_STRETCHES; i++)
+		p->nic_key[i] = NSIGHT_KEY_NONE;
+	if (any_hw(cap)) {
+		static const char *const names[__NSIGHT_NIC_STRETCHES] = {
+			[NSIGHT_NIC_WIRE_IRQ] = "wire to IRQ",
+			[NSIGHT_NIC_IRQ_NAPI] = "IRQ to NAPI",
+			[NSIGHT_NIC_WIRE_NAPI] = "wire to NAPI",
+		};
+
+		for (i = 0; i < __NSIGHT_NIC_STRETCHES; i++) {
+			p->nic_key[i] = nsight_keys_intern(tl->keys, NSIGHT_KEY_NIC, names[i],
+							   strlen(names[i]));
+			if (p->nic_key[i] == NSIGHT_KEY_NONE)
+				return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+		}
 	}
 	for (i = 0; i < p->n_recv; i++)
 		p->recv_idx[i] = (uint32_t)i;
@@ -392,6 +419,45 @@ static int walk_app_window(struct walk *w, uint32_t cpu, uint64_t s, uint64_t e)
 	return walk_window(w, cpu, s, e);
 }
 
+static int nic_piece(struct walk *w, uint32_t key, uint64_t ticks)
+{
+	struct nsight_piece pc = { .ticks = ticks, .role = w->role, .depth = 1, .key = { key } };
+
+	return ticks ? w->fn(w->arg, &pc) : 0;
+}
+
+/*
+ * [@s, @e) of a packet in the NIC, @e its first record on @cpu: cut at the
+ * start of the last hard interrupt that began on @cpu in it.
+ */
+static int walk_nic(struct walk *w, uint32_t cpu, uint64_t s, uint64_t e)
+{
+	const struct nsight_timeline *tl = w->p->tl;
+	const uint32_t *k = w->p->nic_key;
+	uint64_t irq = 0;
+	uint32_t prev = NONE;
+	ssize_t i;
+	int ret;
+
+	if (cpu < tl->nr_cpus && tl->cpus[cpu].n) {
+		const struct nsight_tl_cpu *c = &tl->cpus[cpu];
+
+		i = nsight_tl_find(tl, cpu, s);
+		for (i = i < 0 ? 0 : i; (size_t)i < c->n && c->segs[i].start < e; i++) {
+			uint32_t x = c->segs[i].ctx;
+
+			if (x < tl->n_ctx && tl->ctx[x].kind == NSIGHT_CTX_K_IRQ && x != prev &&
+			    nsight_tl_seg_end(tl, cpu, (size_t)i) > s)
+				irq = c->segs[i].start > s ? c->segs[i].start : s;
+			prev = x;
+		}
+	}
+	if (!irq)
+		return nic_piece(w, k[NSIGHT_NIC_WIRE_NAPI], e - s);
+	ret = nic_piece(w, k[NSIGHT_NIC_WIRE_IRQ], irq - s);
+	return ret ? ret : nic_piece(w, k[NSIGHT_NIC_IRQ_NAPI], e - irq);
+}
+
 /*
  * The window [@start, @end) on @cpu. TCP bytes that waited in it (in the
  * send queue, or on receive for a hole before them) make that wait one
@@ -467,6 +533,7 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 	p->n_hol = 0;
 	if (m->dir == NSIGHT_MSG_RX) {
 		const struct nsight_msg_time *h = &m->t[NSIGHT_RX_H], *a = &m->t[NSIGHT_RX_A];
+		const struct nsight_msg_time *sw = &m->t[NSIGHT_RX_N];
 		uint64_t n = nsight_profile_rx_start(p, m);
 
 		if (n > h->tsc)
@@ -480,6 +547,13 @@ int nsight_profile_walk(struct nsight_profiler *p, const struct nsight_msg *m,
 		 * window is application-core time too.
 		 */
 		w.role = h->cpu == a->cpu ? NSIGHT_ROLE_A : NSIGHT_ROLE_R;
+		/* A hardware NIC time: the packet's time in the NIC first. */
+		if (n < sw->tsc && sw->tsc <= h->tsc && p->nic_key[0] != NSIGHT_KEY_NONE) {
+			ret = walk_nic(&w, sw->cpu, n, sw->tsc);
+			if (ret)
+				return ret;
+			n = sw->tsc;
+		}
 		ret = walk_msg_window(&w, m, h->cpu, n, h->tsc);
 		if (ret)
 			return ret;

@@ -25,6 +25,12 @@
  * the waker>" alone, whatever the core ran meanwhile (the thread could not
  * have run). Sleeps ended by an interrupt (timers, I/O) keep the core's
  * contexts.
+ *
+ * With a hardware NIC time, the stretch from it to the packet's first
+ * record is the NIC's, whatever the receive core ran meanwhile ("NIC
+ * delay", seeds/001): nic:wire to IRQ up to the last hard interrupt that
+ * began on the packet's CPU before that record, then nic:IRQ to NAPI; with
+ * no interrupt there (busy polling, the irq source off), nic:wire to NAPI.
  */
 #ifndef NSIGHT_PROFILE_H
 #define NSIGHT_PROFILE_H
@@ -73,6 +79,14 @@ struct nsight_blk_period {
 	uint32_t key, wake;
 };
 
+/* The stretches of a received packet's time in the NIC (nic:<name>). */
+enum nsight_nic_stretch {
+	NSIGHT_NIC_WIRE_IRQ,	/* "wire to IRQ": stamp to the interrupt */
+	NSIGHT_NIC_IRQ_NAPI,	/* "IRQ to NAPI": interrupt to the first record */
+	NSIGHT_NIC_WIRE_NAPI,	/* "wire to NAPI": no interrupt seen */
+	__NSIGHT_NIC_STRETCHES
+};
+
 struct nsight_profiler {
 	const struct nsight_timeline *tl;
 	const struct nsight_threads *chains;	/* NULL: no blocked time */
@@ -88,6 +102,7 @@ struct nsight_profiler {
 	size_t n_blk, cap_blk;
 	uint64_t *stamp_blk;		/* per wakeup: the window it was counted in */
 	uint32_t hold_key[__NSIGHT_HOLD_REASONS];	/* tcp:<why>, once made */
+	uint32_t nic_key[__NSIGHT_NIC_STRETCHES];	/* nic:<stretch>, once made */
 	/* nsight_profile_build()'s scratch. */
 	uint32_t *slot[NSIGHT_ROLES];	/* key -> entry + 1 */
 	size_t n_slot;

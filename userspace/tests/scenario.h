@@ -36,6 +36,8 @@ enum scen_kind {
 			 * (SC_KSYMS) runs in it */
 	SC_NETRX_PT,	/* SC_NETRX, its time noted in scen.marks (for a PT
 			 * trace of slow_fn) */
+	SC_NIC,		/* SC_NORMAL, but with scen_hw() the NIC stamped the
+			 * packet 40 us before its interrupt (300 ns else) */
 };
 
 /* Kernel symbols of the sampled stacks of SC_NETRX_FN. */
@@ -88,7 +90,24 @@ struct scen {
 				 */
 	uint64_t marks[16];	/* SC_NETRX_PT: when the softirq began */
 	size_t n_marks;
+	bool hw;		/* scen_hw(): packets carry hardware stamps */
+	uint64_t nic_lead;	/* the next packet's stamp, ns before its IRQ */
 };
+
+/* realtime - PHC time of scen_hw()'s NIC clock. */
+#define SC_PHC_OFFSET	(SYN_OFFS + SYN_MONO0 - 50000)
+
+/* The NIC (ifindex 2, eth0) stamps what it receives; a PHC sample converts it. */
+static inline void scen_hw(struct scen *sc)
+{
+	sc->hw = true;
+	sc->s.phc[0] = (struct nsight_phc_sample){ .phc_index = 0, .ifindex = 2, .ifname = "eth0",
+						   .sys_before_ns = SC_PHC_OFFSET + 1000000,
+						   .phc_ns = 1000000,
+						   .sys_after_ns = SC_PHC_OFFSET + 1000000,
+						   .method = NSIGHT_PHC_PRECISE };
+	sc->s.n_phc = 1;
+}
 
 static inline void scen_init(struct scen *sc, const char *comm)
 {
@@ -105,6 +124,9 @@ static inline void scen_init(struct scen *sc, const char *comm)
 	sc->app_irq = false;
 	sc->flood = 0;
 	sc->rx_drops = 0;
+	sc->n_marks = 0;
+	sc->hw = false;
+	sc->nic_lead = 300;
 	sc->sock = flow4(NULL, 9000, NULL, 0, IPPROTO_UDP);
 	sc->flow = flow4("10.0.0.1", 5000, "10.0.0.2", 9000, IPPROTO_UDP);
 	/* X idles; Y too, after the server went to sleep in recv at 90. */
@@ -127,7 +149,9 @@ static inline void scen_rx(struct scen *sc, uint64_t n, size_t n_pkts, uint64_t 
 		uint64_t t = n + i * 1000;
 
 		ids[i] = ++sc->pkt;
-		synth_pkt(&sc->s, SC_X, t, NSIGHT_PKT_RX_GRO, ids[i], sc->flow, 0, 64, 0);
+		synth_pkt_hw(&sc->s, SC_X, t, NSIGHT_PKT_RX_GRO, ids[i], sc->flow, 0, 64, 0, 0,
+			     sc->hw ? syn_mono(n - 1500 - sc->nic_lead) + SYN_OFFS - SC_PHC_OFFSET :
+				      0);
 		synth_pkt(&sc->s, SC_X, t + 200, NSIGHT_PKT_RX_RECEIVE, ids[i], sc->flow, 0, 64, 0);
 		if (i + sc->rx_drops >= n_pkts)
 			synth_sock_drop(&sc->s, SC_X, t + 700, 0x51, sc->sock, ids[i], -ENOMEM,
@@ -166,10 +190,12 @@ static inline void scen_msg(struct scen *sc, enum scen_kind kind)
 	uint64_t n = sc->t, h, id, wake = 0, a = 0, work = 3000;
 	unsigned int i;
 
+	sc->nic_lead = kind == SC_NIC ? 40000 : 300;
 	scen_rx(sc, n, 1, &h, &id);
 	switch (kind) {
 	case SC_NORMAL:
 	case SC_SMALL:
+	case SC_NIC:
 		wake = h + 1000;
 		a = kind == SC_SMALL ? h + 2000 + sc->small_ns : h + 2000 + sc->jitter;
 		synth_idle(&sc->s, SC_Y, wake - 100, false);

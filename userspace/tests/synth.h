@@ -216,10 +216,13 @@ static inline struct nsight_flow flow4(const char *saddr, uint16_t sport, const 
 	return f;
 }
 
-/* A packet record; a non-zero @wire_hash sets NSIGHT_PKT_F_WIRE_HASH. */
-static inline void synth_pkt_wire(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_t stage,
-				  uint64_t pkt_id, struct nsight_flow flow, uint32_t seq,
-				  uint32_t len, uint8_t flags, uint32_t wire_hash)
+/*
+ * A packet record; a non-zero @wire_hash sets NSIGHT_PKT_F_WIRE_HASH, a
+ * non-zero @hw_tstamp (the NIC's clock) NSIGHT_PKT_F_HWTSTAMP.
+ */
+static inline void synth_pkt_hw(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_t stage,
+				uint64_t pkt_id, struct nsight_flow flow, uint32_t seq,
+				uint32_t len, uint8_t flags, uint32_t wire_hash, int64_t hw_tstamp)
 {
 	struct nsight_rec_pkt p;
 
@@ -236,7 +239,18 @@ static inline void synth_pkt_wire(struct synth *s, uint32_t cpu, uint64_t tsc, u
 		p.wire_hash = wire_hash;
 		p.flags |= NSIGHT_PKT_F_WIRE_HASH;
 	}
+	if (hw_tstamp) {
+		p.hw_tstamp = hw_tstamp;
+		p.flags |= NSIGHT_PKT_F_HWTSTAMP;
+	}
 	synth_put(s, cpu, &p, sizeof(p));
+}
+
+static inline void synth_pkt_wire(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_t stage,
+				  uint64_t pkt_id, struct nsight_flow flow, uint32_t seq,
+				  uint32_t len, uint8_t flags, uint32_t wire_hash)
+{
+	synth_pkt_hw(s, cpu, tsc, stage, pkt_id, flow, seq, len, flags, wire_hash, 0);
 }
 
 static inline void synth_pkt(struct synth *s, uint32_t cpu, uint64_t tsc, uint8_t stage,

@@ -481,7 +481,10 @@ static void test_profile_one_core(void)
 	synth_free(&s);
 }
 
-/* A NIC hardware time starts the receive core's window before the GRO record. */
+/*
+ * A NIC hardware time starts the receive core's window before the GRO
+ * record: the packet was in the NIC from its stamp to that record.
+ */
 static void test_profile_hw(void)
 {
 	const int64_t offset = SYN_OFFS + SYN_MONO0 - 50000;	/* realtime - PHC */
@@ -517,10 +520,34 @@ static void test_profile_hw(void)
 	REQUIRE(m && m->t[NSIGHT_RX_N].hw);
 	CHECK_U64(m->total_ns, 3900);
 	REQUIRE(nsight_profile_build(&p, m, &pr, &d) == 0);
-	/* The irq ended at n - 1200; NET_RX began at n - 1000. */
+	/*
+	 * The irq ran from n - 1500 to n - 1200, before the stamp: no
+	 * interrupt began in the NIC's stretch, wire to NAPI. Then NET_RX to h.
+	 */
 	CHECK_U64(pr.window_ns[NSIGHT_ROLE_R], 1900);
-	CHECK_U64(ent(&a, &pr, NSIGHT_ROLE_R, "idle:irq:eth0", 'e'), 200);
-	CHECK_U64(ent(&a, &pr, NSIGHT_ROLE_R, "softirq:NET_RX", 'e'), 1700);
+	CHECK_U64(ent(&a, &pr, NSIGHT_ROLE_R, "nic:wire to NAPI", 'e'), 1200);
+	CHECK_U64(ent(&a, &pr, NSIGHT_ROLE_R, "softirq:NET_RX", 'e'), 700);
+	CHECK(ent(&a, &pr, NSIGHT_ROLE_R, "idle:irq:eth0", 'e') == -1);
+	nsight_profile_fini(&pr);
+
+	/* Stamped 1600 ns before: the irq began after it, at n - 1500. */
+	nsight_profiler_fini(&p);
+	nsight_analysis_fini(&a);
+	for (pos = 0; pos < sc.s.len[SC_X];) {
+		struct nsight_rec_pkt *r = (struct nsight_rec_pkt *)(sc.s.buf[SC_X] + pos);
+
+		if (r->hdr.type == NSIGHT_REC_PKT && r->stage == NSIGHT_PKT_RX_GRO)
+			r->hw_tstamp -= 400;
+		pos += r->hdr.size;
+	}
+	REQUIRE(synth_analyze(&sc.s, &a) == 0);
+	REQUIRE(nsight_profiler_init(&p, &a.tl, &a.cap, &a.tc, SYN_HZ, &d) == 0);
+	m = msg(&a, 1);
+	REQUIRE(m && m->t[NSIGHT_RX_N].hw);
+	REQUIRE(nsight_profile_build(&p, m, &pr, &d) == 0);
+	CHECK_U64(ent(&a, &pr, NSIGHT_ROLE_R, "nic:wire to IRQ", 'e'), 100);
+	CHECK_U64(ent(&a, &pr, NSIGHT_ROLE_R, "nic:IRQ to NAPI", 'e'), 1500);
+	CHECK_U64(ent(&a, &pr, NSIGHT_ROLE_R, "softirq:NET_RX", 'e'), 700);
 	nsight_profile_fini(&pr);
 	nsight_profiler_fini(&p);
 	nsight_analysis_fini(&a);
