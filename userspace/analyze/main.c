@@ -74,6 +74,7 @@ struct extras {
 	const struct nsight_whatif *wi;		/* n_wi steps */
 	size_t n_wi;
 	const struct nsight_analysis *b;	/* --baseline */
+	const struct nsight_dx *bdx;		/* a band: the baseline's own */
 };
 
 /* Long options without a short one. */
@@ -177,6 +178,21 @@ static struct json_object *range_json(const struct nsight_analysis *a, const str
 	return r;
 }
 
+/* "baseline_diagnosis": the baseline's band against its own reference. */
+static int baseline_dx_json(struct json_object *j, const struct extras *x, const struct opts *o)
+{
+	struct json_object *b = json_object_new_object();
+	int err = 0;
+
+	if (!b || nsight_diag_report_json(b, x->bdx, x->b)) {
+		json_object_put(b);
+		return -1;
+	}
+	jo_add_str(b, "file", o->dx.baseline, &err);
+	jo_add(j, "baseline_diagnosis", b, &err);
+	return err ? -1 : 0;
+}
+
 static int print_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
 			const struct extras *x, const char *name, const struct opts *o)
 {
@@ -190,6 +206,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			jo_add(j, "range", range_json(a, o), &rerr);
 		if (j && (rerr || nsight_report_add_json(j, a, o->clk, o->messages) ||
 			  nsight_diag_report_json(j, dx, a) ||
+			  (x->bdx && baseline_dx_json(j, x, o)) ||
 			  nsight_chains_report_json(j, dx, a) ||
 			  nsight_critpath_report_json(j, dx, a) ||
 			  (x->iv && nsight_intervals_report_json(j, x->iv)) ||
@@ -208,6 +225,11 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_text(stdout, dx, a);
+		if (x->bdx) {
+			fprintf(stdout, "baseline %s, the same band against its own fastest 20%%:\n",
+				o->dx.baseline);
+			nsight_diag_report_text(stdout, x->bdx, x->b);
+		}
 		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }) ||
 		    nsight_critpath_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }))
 			ret = NSIGHT_EXIT_FAIL;
@@ -224,6 +246,11 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_tty(stdout, dx, a, &o->tty);
+		if (x->bdx) {
+			fprintf(stdout, "baseline %s, the same band against its own fastest 20%%:\n",
+				o->dx.baseline);
+			nsight_diag_report_tty(stdout, x->bdx, x->b, &o->tty);
+		}
 		if (nsight_chains_report_text(stdout, dx, a, &o->tty) ||
 		    nsight_critpath_report_text(stdout, dx, a, &o->tty))
 			ret = NSIGHT_EXIT_FAIL;
@@ -427,11 +454,12 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 	struct nsight_intervals iv = { 0 };
 	struct nsight_whatif wi[NSIGHT_WI_MAX_SPECS] = { 0 };
 	struct nsight_cats cats;
-	struct nsight_dx dx;
-	bool have_b = false;
+	struct nsight_dx dx, bdx;
+	bool have_b = false, have_bdx = false;
 	int ret;
 
 	memset(&dx, 0, sizeof(dx));
+	memset(&bdx, 0, sizeof(bdx));
 	if (!o->pairs && load_categories(&cats, o)) {
 		nsight_cats_fini(&cats);
 		return NSIGHT_EXIT_FAIL;
@@ -464,6 +492,22 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
 	}
+	/* A band and a baseline: the baseline's band against its own fastest 20% too. */
+	if (have_b && o->dx.tail_hi < 100000) {
+		struct nsight_dx_opts bo = o->dx;
+
+		bo.baseline = NULL;
+		bo.slice = false;
+		bo.ref_lo = 0;
+		bo.ref_hi = 20000;
+		ret = nsight_analysis_diagnose(&bdx, &b, NULL, &cats, &bo, &d);
+		if (ret) {
+			fprintf(stderr, "nsight-analyze: %s: %s\n", o->dx.baseline, d.msg);
+			ret = NSIGHT_EXIT_FAIL;
+			goto out;
+		}
+		have_bdx = true;
+	}
 	if (o->intervals &&
 	    nsight_intervals_build(&iv, &a.tl, &a.lt, a.tc.tsc_hz ? a.tc.tsc_hz : a.sum.hdr.tsc_hz,
 				   &d)) {
@@ -477,7 +521,8 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 	}
 	ret = print_report(&a, &dx, &(struct extras){ o->intervals ? &iv : NULL,
 						     o->n_whatif ? wi : NULL, o->n_whatif,
-						     have_b ? &b : NULL }, name, o);
+						     have_b ? &b : NULL,
+						     have_bdx ? &bdx : NULL }, name, o);
 	if (a.sum.triggers && !o->whole)
 		fprintf(stderr, "nsight-analyze: %s: a flight recorder's capture with %" PRIu64
 			" trigger windows, analysed as one; --triggers analyses each\n", name,
@@ -491,6 +536,7 @@ out:
 		nsight_whatif_fini(&wi[i]);
 	nsight_intervals_fini(&iv);
 	nsight_dx_fini(&dx);
+	nsight_dx_fini(&bdx);
 	if (have_b)
 		nsight_analysis_fini(&b);	/* before a: it uses a's keys */
 	nsight_analysis_fini(&a);

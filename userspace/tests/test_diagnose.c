@@ -832,6 +832,19 @@ static void test_baseline(void)
 		 path("clean"));
 	CHECK_STR_HAS(sec, want);
 	CHECK_FIRST(sec, "stress interference (A)");
+	/* Beside it, the baseline's band against its own fastest 20%: nothing slow. */
+	snprintf(want, sizeof(want), "baseline %s, the same band against its own fastest 20%%:\n"
+		 "evidence: context records; no function-level evidence (no sample or pt records)\n"
+		 "diagnosis: server[100] rx: reference 8 messages (fastest 20%%, median 2700 ns), band 8 messages in p20-p30 (2790 ns to 2880 ns)\n",
+		 path("clean"));
+	CHECK_STR_HAS(r.out, want);
+	CHECK_STR_HAS(strstr(r.out, "the same band against its own") ?
+		      strstr(r.out, "the same band against its own") : "", "  no cause: ");
+	cli_result_free(&r);
+	run(&r, (const char *[]){ "--json", "--baseline", path("clean"), "--tail", "p20-p30",
+				  path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "\"baseline_diagnosis\": {");
 	cli_result_free(&r);
 	/* --slice still chooses the baseline's reference. */
 	run(&r, (const char *[]){ "--baseline", path("clean"), "--slice", "p0-p20", "--tail", "p20-p30",
