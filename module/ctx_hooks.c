@@ -20,6 +20,7 @@
 #include "ctx_hooks.h"
 #include "tracepoint.h"
 #include "kprobe.h"
+#include "fentry.h"
 #include "buffer.h"
 #include "profile.h"
 #include "compat.h"
@@ -363,6 +364,52 @@ static int nsight_fault_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/*
+ * futex_wait(u32 __user *uaddr, unsigned int flags, u32 val, ...) and
+ * futex_wake(u32 __user *uaddr, unsigned int flags, int nr_wake, ...):
+ * the lock a thread is about to sleep on, the lock whose waiters a thread
+ * wakes (a contended unlock). Process context.
+ */
+static void nsight_futex_record(u32 op, u64 uaddr, u32 arg, enum nsight_hook hook)
+{
+	struct nsight_prof_frame pf __uninitialized;
+	struct nsight_rec_futex *r;
+	struct nsight_wr w;
+
+	nsight_prof_enter(&pf, hook);
+	r = nsight_reserve(&w, NSIGHT_REC_FUTEX, sizeof(*r));
+	if (r) {
+		r->uaddr = uaddr;
+		r->tid = current->pid;
+		r->pid = current->tgid;
+		r->op = op;
+		r->arg = arg;
+		nsight_commit(&w);
+	}
+	nsight_prof_exit(&pf);
+}
+
+static void nsight_futex_wait(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	nsight_futex_record(NSIGHT_FUTEX_WAIT, nsight_fentry_arg(fregs, 0),
+			    nsight_fentry_arg(fregs, 2), NSIGHT_HOOK_FUTEX_WAIT);
+}
+
+static void nsight_futex_wake(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	nsight_futex_record(NSIGHT_FUTEX_WAKE, nsight_fentry_arg(fregs, 0),
+			    nsight_fentry_arg(fregs, 2), NSIGHT_HOOK_FUTEX_WAKE);
+}
+
+static struct nsight_fentry nsight_ctx_fentries[] = {
+	{ .symbol = "futex_wait", .func = nsight_futex_wait,
+	  .source = NSIGHT_SRC_FUTEX },
+	{ .symbol = "futex_wake", .func = nsight_futex_wake,
+	  .source = NSIGHT_SRC_FUTEX },
+};
+
 /* A task sleeping in a fault (I/O) holds an instance until it returns. */
 static struct nsight_kretprobe nsight_ctx_kretprobes[] = {
 	{ .symbol = "handle_mm_fault", .entry = nsight_fault_entry,
@@ -399,6 +446,10 @@ int nsight_ctx_attach(u32 sources)
 				       sources);
 	if (ret)
 		goto err;
+	ret = nsight_fentries_attach(nsight_ctx_fentries,
+				     ARRAY_SIZE(nsight_ctx_fentries), sources);
+	if (ret)
+		goto err;
 	return 0;
 err:
 	nsight_ctx_detach();
@@ -411,6 +462,8 @@ err:
  */
 void nsight_ctx_detach(void)
 {
+	nsight_fentries_detach(nsight_ctx_fentries,
+			       ARRAY_SIZE(nsight_ctx_fentries));
 	nsight_kretprobes_detach(nsight_ctx_kretprobes,
 				 ARRAY_SIZE(nsight_ctx_kretprobes));
 	nsight_tp_detach(nsight_ctx_tps, NSIGHT_CTX_NR_TP);

@@ -101,6 +101,8 @@ static const struct nsight_hook_desc nsight_hooks[__NSIGHT_HOOK_COUNT] = {
 	[NSIGHT_HOOK_VSYSCALL] = { "update_vsyscall", "ftrace", "clock" },
 	[NSIGHT_HOOK_SAMPLE] = { "cpu-clock", "perf", "sample" },
 	[NSIGHT_HOOK_MARK] = { "nsight_mark", "call", "-" },
+	[NSIGHT_HOOK_FUTEX_WAIT] = { "futex_wait", "ftrace", "futex" },
+	[NSIGHT_HOOK_FUTEX_WAKE] = { "futex_wake", "ftrace", "futex" },
 };
 
 static struct nsight_prof_cpu __percpu *nsight_prof;

@@ -11,12 +11,16 @@
 # task:lockholder). Measured: Blocked by lockholder first, main cause of
 # 52% of the tail, then head-of-line blocking 20%. (With the holder on
 # CPU 0 the emulator stalls CPU 1 while CPU 0 spins, see GUEST-NOTES.md;
-# with holds of 300 us the waits are too short to lead the tail.)
+# with holds of 300 us the waits are too short to lead the tail.) With the
+# futex source the lock itself is named: the futex word of msgload's
+# process the server slept on, and lockholder as the thread that woke it
+# from inside futex_wake() on that word.)
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
-ktap_plan 4
+ktap_plan 6
 diag_setup
+nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES,futex"
 DIAG_RATE=${nsight_diag_rate:-500}
 diag_run lock "-L 1000 -I 1000 -C 1" ""
 grep -A1 '^  held up by' /tmp/lock.txt | while IFS= read -r _l; do ktap_diag "  $_l"; done
@@ -38,4 +42,10 @@ act=$(awk -v pid="$DIAG_SPID" '
 	on && $1 == "meanwhile" { print $6; exit }' /tmp/lock.txt)
 ktap_diag "holder's activity: $act"
 check "chain: the holder ran as task:lockholder" test "${act%,}" = "(task:lockholder"
+# The lock: the futex the server's thread slept on most, and its holder.
+lock=$(grep -m 1 "^  futex 0x[0-9a-f]* of msgload\[$DIAG_SPID\]:" /tmp/lock.txt)
+ktap_diag "lock: $lock"
+check "locks: a futex of the server's process" test -n "$lock"
+check "locks: woken most by lockholder inside futex_wake" \
+	sh -c "echo \"$lock\" | grep -q 'woken most by lockholder tid [0-9]* ([0-9]* times, [1-9][0-9]* in futex_wake on it)'"
 ktap_finish

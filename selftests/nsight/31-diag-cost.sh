@@ -82,8 +82,8 @@ check "memcached answers" test $? -eq 0
 echo 8388608 >$S/buffer_size
 echo 1 >$S/profile
 echo all >$S/sources
-# The default sources: all but sample and pt.
-echo "$(sed 's/,sample//; s/,pt//' $S/sources)" >$S/sources
+# The default sources: all but sample, pt and futex.
+echo "$(sed 's/,sample//; s/,pt//; s/,futex//' $S/sources)" >$S/sources
 
 # workload W: one capture of W (udp or memcached); writes /tmp/cost.W.prof
 # (the hook profile), .client (msgload's output) and .counters.

@@ -296,21 +296,24 @@ enum nsight_source {
 	NSIGHT_SRC_NAPI,		/* napi_poll */
 	NSIGHT_SRC_SAMPLE,		/* cpu-clock sampling of kernel stacks */
 	NSIGHT_SRC_PT,			/* Intel PT, where the CPU has it */
+	NSIGHT_SRC_FUTEX,		/* futex_wait and futex_wake entries */
 	__NSIGHT_SRC_COUNT
 };
 
 #define NSIGHT_SOURCES_ALL	((1U << __NSIGHT_SRC_COUNT) - 1)
 /* What a capture records after the module loads: all but the function-level
- * sources, which cost more and are asked for.
+ * sources, which cost more, and futexes, which a lock-heavy program calls
+ * at a high rate: they are asked for.
  */
 #define NSIGHT_SOURCES_DEFAULT	(NSIGHT_SOURCES_ALL & \
 				 ~((1U << NSIGHT_SRC_SAMPLE) | \
-				   (1U << NSIGHT_SRC_PT)))
+				   (1U << NSIGHT_SRC_PT) | \
+				   (1U << NSIGHT_SRC_FUTEX)))
 /* Names used by sysfs "sources" and nsightctl, in bit order. */
 #define NSIGHT_SOURCE_NAMES	{ "sched_switch", "handoff", "clock", \
 				  "net_rx", "net_tx", "app", "sched_waking", \
 				  "irq", "softirq", "idle", "fault", \
-				  "workqueue", "napi", "sample", "pt" }
+				  "workqueue", "napi", "sample", "pt", "futex" }
 
 /*
  * Intel PT as the module sees it. Selecting the "pt" source where PT is
@@ -366,6 +369,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_APP_RECV_START,
 	NSIGHT_REC_PKT_STAGE,
 	NSIGHT_REC_SOCK_DROP,
+	NSIGHT_REC_FUTEX,
 	__NSIGHT_REC_MAX
 };
 
@@ -488,6 +492,28 @@ struct nsight_rec_sock_drop {
 	__u32 rcvbuf;			/* sk_rcvbuf */
 	__s32 rc;
 	__u32 pad;
+};
+
+/*
+ * futex: a thread enters futex_wait() (@op NSIGHT_FUTEX_WAIT: it may sleep
+ * until the word at @uaddr changes; @arg the value it expects there) or
+ * futex_wake() (NSIGHT_FUTEX_WAKE: it wakes up to @arg waiters of @uaddr,
+ * as a mutex's unlock does when others wait). @uaddr is the futex word's
+ * address in @pid's address space (the lock's identity there); pthread
+ * mutexes, condition variables and semaphores come here when contended.
+ */
+enum nsight_futex_op {
+	NSIGHT_FUTEX_WAIT = 1,
+	NSIGHT_FUTEX_WAKE = 2,
+};
+
+struct nsight_rec_futex {
+	struct nsight_rec_hdr hdr;
+	__u64 uaddr;
+	__u32 tid;
+	__u32 pid;
+	__u32 op;			/* enum nsight_futex_op */
+	__u32 arg;
 };
 
 /* Where a packet record was taken. */

@@ -501,3 +501,84 @@ int nsight_chains_report_json(struct json_object *o, const struct nsight_dx *dx,
 	jo_add(o, "queues", queues, &err);
 	return err ? -1 : 0;
 }
+
+/* ---------------------------------------------------------------------- */
+/* Locks                                                                    */
+
+#define TOP_LOCKS 5
+
+int nsight_locks_report_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
+{
+	struct nsight_diag d = { 0 };
+	struct nsight_lock *v;
+	char c1[17], c2[17], b[5][32];
+	size_t n, i;
+
+	if (nsight_threads_locks(&a->chains, &v, &n, &d))
+		return -1;
+	if (n)
+		fprintf(f, "locks: futexes threads slept on, by total wait%s\n",
+			t->width ? "" : " (ns)");
+	for (i = 0; i < n && i < TOP_LOCKS; i++) {
+		const struct nsight_lock *l = &v[i];
+
+		fprintf(f, "  futex 0x%" PRIx64 " of %s[%" PRIu32 "]: %" PRIu64 " sleeps, %s in all, p50 %s, p99 %s, max %s",
+			l->uaddr, clean(l->comm, sizeof(l->comm), c1, sizeof(c1)), l->pid, l->waits,
+			dur(a, t, l->total, b[0], sizeof(b[0])), dur(a, t, l->p50, b[1], sizeof(b[1])),
+			dur(a, t, l->p99, b[2], sizeof(b[2])), dur(a, t, l->max, b[3], sizeof(b[3])));
+		if (l->holder_tid)
+			fprintf(f, "; woken most by %s tid %" PRIu32 " (%" PRIu64 " times, %" PRIu64
+				" in futex_wake on it)",
+				clean(l->holder_comm, sizeof(l->holder_comm), c2, sizeof(c2)),
+				l->holder_tid, l->holder_wakes, l->holder_released);
+		fputc('\n', f);
+	}
+	if (n > TOP_LOCKS)
+		fprintf(f, "  %zu more (--json)\n", n - TOP_LOCKS);
+	free(v);
+	return 0;
+}
+
+int nsight_locks_report_json(struct json_object *o, const struct nsight_analysis *a)
+{
+	struct nsight_diag d = { 0 };
+	struct json_object *arr;
+	struct nsight_lock *v;
+	char buf[32], c[17];
+	size_t n, i;
+	int err = 0;
+
+	if (nsight_threads_locks(&a->chains, &v, &n, &d))
+		return -1;
+	arr = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		const struct nsight_lock *l = &v[i];
+		struct json_object *j = json_object_new_object();
+
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, l->uaddr);
+		jo_add_str(j, "futex", buf, &err);
+		jo_add_u64(j, "pid", l->pid, &err);
+		jo_add_str(j, "comm", clean(l->comm, sizeof(l->comm), c, sizeof(c)), &err);
+		jo_add_u64(j, "sleeps", l->waits, &err);
+		jo_add_i64(j, "total_ns", nsight_threads_ns(&a->chains, l->total), &err);
+		jo_add_i64(j, "p50_ns", nsight_threads_ns(&a->chains, l->p50), &err);
+		jo_add_i64(j, "p99_ns", nsight_threads_ns(&a->chains, l->p99), &err);
+		jo_add_i64(j, "max_ns", nsight_threads_ns(&a->chains, l->max), &err);
+		if (l->holder_tid) {
+			struct json_object *h = json_object_new_object();
+
+			jo_add_u64(h, "tid", l->holder_tid, &err);
+			jo_add_str(h, "comm", clean(l->holder_comm, sizeof(l->holder_comm), c,
+						    sizeof(c)), &err);
+			jo_add_u64(h, "wakes", l->holder_wakes, &err);
+			jo_add_u64(h, "released", l->holder_released, &err);
+			jo_add(j, "holder", h, &err);
+		} else {
+			jo_add_null(j, "holder", &err);
+		}
+		jo_push(arr, j, &err);
+	}
+	jo_add(o, "locks", arr, &err);
+	free(v);
+	return err ? -1 : 0;
+}

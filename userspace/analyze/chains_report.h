@@ -35,4 +35,18 @@ int nsight_chains_report_text(FILE *f, const struct nsight_dx *dx, const struct 
 int nsight_chains_report_json(struct json_object *o, const struct nsight_dx *dx,
 			      const struct nsight_analysis *a);
 
+/*
+ * The locks threads slept on (futex source; chains.h): text
+ *
+ *   locks: futexes threads slept on, by total wait
+ *     futex 0x55d0c2a4e040 of msgload[321]: 250 sleeps, 180ms in all, p50 700us,
+ *       p99 1.10ms, max 1.20ms; woken most by lockholder[321] tid 322 (240 times,
+ *       240 in futex_wake on it)
+ *
+ * (nothing without futex records), and "locks" in JSON. Return 0 or -1 (no
+ * memory).
+ */
+int nsight_locks_report_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t);
+int nsight_locks_report_json(struct json_object *o, const struct nsight_analysis *a);
+
 #endif /* NSIGHT_CHAINS_REPORT_H */

@@ -208,6 +208,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			  nsight_diag_report_json(j, dx, a) ||
 			  (x->bdx && baseline_dx_json(j, x, o)) ||
 			  nsight_chains_report_json(j, dx, a) ||
+			  nsight_locks_report_json(j, a) ||
 			  nsight_critpath_report_json(j, dx, a) ||
 			  (x->iv && nsight_intervals_report_json(j, x->iv)) ||
 			  (x->wi && nsight_whatif_report_json(j, x->wi, x->n_wi, o->dx.min_dev)))) {
@@ -231,6 +232,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			nsight_diag_report_text(stdout, x->bdx, x->b);
 		}
 		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }) ||
+		    nsight_locks_report_text(stdout, a, &(struct nsight_tty){ 0 }) ||
 		    nsight_critpath_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }))
 			ret = NSIGHT_EXIT_FAIL;
 		if (x->iv)
@@ -252,6 +254,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			nsight_diag_report_tty(stdout, x->bdx, x->b, &o->tty);
 		}
 		if (nsight_chains_report_text(stdout, dx, a, &o->tty) ||
+		    nsight_locks_report_text(stdout, a, &o->tty) ||
 		    nsight_critpath_report_text(stdout, dx, a, &o->tty))
 			ret = NSIGHT_EXIT_FAIL;
 		if (x->iv)

@@ -15,6 +15,7 @@ void nsight_threads_fini(struct nsight_threads *c)
 	free(c->sw);
 	free(c->st);
 	free(c->wk);
+	free(c->fx);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -46,6 +47,18 @@ int nsight_threads_add(struct nsight_threads *c, const struct nsight_rec *rec, s
 		c->wk[c->n_wk++] = (struct nsight_thr_wake){
 			.tsc = w.hdr.tsc, .tid = w.tid, .waker_tid = w.waker_tid,
 			.cpu = w.hdr.cpu, .key = NSIGHT_KEY_NONE,
+		};
+	} else if (rec->hdr.type == NSIGHT_REC_FUTEX) {
+		struct nsight_rec_futex f;
+
+		memcpy(&f, rec->data, sizeof(f));
+		if (f.op != NSIGHT_FUTEX_WAIT && f.op != NSIGHT_FUTEX_WAKE)
+			return 0;
+		if (NSIGHT_VEC_GROW(c->fx, c->n_fx, c->cap_fx))
+			return nomem(d);
+		c->fx[c->n_fx++] = (struct nsight_thr_futex){
+			.tsc = f.hdr.tsc, .uaddr = f.uaddr, .tid = f.tid, .pid = f.pid,
+			.cpu = f.hdr.cpu, .op = (uint8_t)f.op,
 		};
 	}
 	return 0;
@@ -191,6 +204,61 @@ bool nsight_threads_who(const struct nsight_threads *c, uint32_t tid, uint64_t t
 	return true;
 }
 
+static int cmp_fx(const void *a, const void *b)
+{
+	const struct nsight_thr_futex *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->tsc < y->tsc ? -1 : x->tsc > y->tsc;
+}
+
+/* The last stretch of @tid starting at or before @tsc, or NULL. */
+static const struct nsight_thr_stretch *stretch_at(const struct nsight_threads *c, uint32_t tid,
+						   uint64_t tsc)
+{
+	size_t lo;
+
+	FIRST_NOT(c->st, 0, c->n_st, e_->tid < tid || (e_->tid == tid && e_->from <= tsc), lo);
+	return lo && c->st[lo - 1].tid == tid ? &c->st[lo - 1] : NULL;
+}
+
+/* @tid's last futex record of @op at or before @tsc, in [@from, ...), or NULL. */
+static const struct nsight_thr_futex *futex_before(const struct nsight_threads *c, uint32_t tid,
+						   uint8_t op, uint64_t from, uint64_t tsc)
+{
+	size_t lo, hi;
+
+	LOWER_TID(c->fx, c->n_fx, tid, lo);
+	FIRST_NOT(c->fx, lo, c->n_fx, e_->tid == tid && e_->tsc <= tsc, hi);
+	for (; hi > lo && c->fx[hi - 1].tsc >= from; hi--)
+		if (c->fx[hi - 1].op == op)
+			return &c->fx[hi - 1];
+	return NULL;
+}
+
+/*
+ * The futex words of wakeup @w: the woken thread's futex_wait() in its
+ * last stretch before the wakeup, the waker's futex_wake() in its stretch
+ * that woke it, on the waker's CPU.
+ */
+static void wake_futexes(const struct nsight_threads *c, struct nsight_thr_wake *w)
+{
+	const struct nsight_thr_stretch *st = stretch_at(c, w->tid, w->tsc);
+	const struct nsight_thr_futex *f;
+
+	if (st && (f = futex_before(c, w->tid, NSIGHT_FUTEX_WAIT, st->from, w->tsc)) &&
+	    f->tsc <= st->to) {
+		w->futex_wait = f->uaddr;
+		w->wait_from = f->tsc;
+		w->wait_pid = f->pid;
+	}
+	st = w->waker_tid ? stretch_at(c, w->waker_tid, w->tsc) : NULL;
+	if (st && (f = futex_before(c, w->waker_tid, NSIGHT_FUTEX_WAKE, st->from, w->tsc)) &&
+	    f->cpu == w->cpu)
+		w->futex_wake = f->uaddr;
+}
+
 int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline *tl,
 			 const struct nsight_capture *cap, struct nsight_keys *keys,
 			 uint64_t tsc_hz, struct nsight_diag *d)
@@ -235,8 +303,150 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 		if (w->key == NSIGHT_KEY_NONE)
 			return nomem(d);
 	}
+	if (c->n_fx) {
+		if (c->n_fx > 1)
+			qsort(c->fx, c->n_fx, sizeof(*c->fx), cmp_fx);
+		for (i = 0; i < c->n_wk; i++)
+			wake_futexes(c, &c->wk[i]);
+	}
 	c->finished = true;
 	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Locks                                                                    */
+
+struct lock_wait {
+	uint32_t pid, waker;
+	uint64_t uaddr, ticks;
+	bool released;
+	size_t wake;
+};
+
+static int cmp_lock_wait(const void *a, const void *b)
+{
+	const struct lock_wait *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->uaddr != y->uaddr)
+		return x->uaddr < y->uaddr ? -1 : 1;
+	if (x->waker != y->waker)
+		return x->waker < y->waker ? -1 : 1;
+	return x->ticks < y->ticks ? -1 : x->ticks > y->ticks;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_lock(const void *a, const void *b)
+{
+	const struct nsight_lock *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->uaddr < y->uaddr ? -1 : x->uaddr > y->uaddr;
+}
+
+/* Nearest rank: the smallest value with at least @pct% at or below it. */
+static uint64_t rank(const uint64_t *v, size_t n, unsigned int pct)
+{
+	size_t k = (n * pct + 99) / 100;
+
+	return v[k ? k - 1 : 0];
+}
+
+/* One lock from its waits [@s, @e) (sorted by waker, then ticks). */
+static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, size_t s, size_t e,
+		    uint64_t *ticks, struct nsight_lock *l)
+{
+	size_t i, run = 0, best = 0;
+	uint32_t pid;
+
+	memset(l, 0, sizeof(*l));
+	l->pid = v[s].pid;
+	l->uaddr = v[s].uaddr;
+	l->waits = e - s;
+	for (i = s; i < e; i++) {
+		ticks[i - s] = v[i].ticks;
+		l->total += v[i].ticks;
+		run = i > s && v[i].waker == v[i - 1].waker ? run + 1 : 1;
+		if (run > best && v[i].waker) {
+			best = run;
+			l->holder_tid = v[i].waker;
+		}
+	}
+	qsort(ticks, e - s, sizeof(*ticks), cmp_u64);
+	l->p50 = rank(ticks, e - s, 50);
+	l->p99 = rank(ticks, e - s, 99);
+	l->max = ticks[e - s - 1];
+	for (i = s; i < e; i++)
+		if (l->holder_tid && v[i].waker == l->holder_tid) {
+			l->holder_wakes++;
+			l->holder_released += v[i].released;
+		}
+	if (l->holder_tid)
+		nsight_threads_who(c, l->holder_tid, c->wk[v[s].wake].tsc, l->holder_comm, &pid);
+	nsight_threads_who(c, c->wk[v[s].wake].tid, c->wk[v[s].wake].tsc, l->comm, &pid);
+}
+
+int nsight_threads_locks(const struct nsight_threads *c, struct nsight_lock **out, size_t *n,
+			 struct nsight_diag *d)
+{
+	struct lock_wait *v = NULL;
+	uint64_t *ticks = NULL;
+	size_t i, nv = 0, s, cap = 0;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!c->n_fx)
+		return 0;
+	v = malloc((c->n_wk ? c->n_wk : 1) * sizeof(*v));
+	ticks = malloc((c->n_wk ? c->n_wk : 1) * sizeof(*ticks));
+	if (!v || !ticks) {
+		err = nomem(d);
+		goto out;
+	}
+	for (i = 0; i < c->n_wk; i++) {
+		const struct nsight_thr_wake *w = &c->wk[i];
+
+		if (!w->futex_wait || w->tsc < w->wait_from)
+			continue;
+		v[nv++] = (struct lock_wait){ .pid = w->wait_pid, .waker = w->waker_tid,
+					      .uaddr = w->futex_wait, .ticks = w->tsc - w->wait_from,
+					      .released = w->futex_wake == w->futex_wait, .wake = i };
+	}
+	qsort(v, nv, sizeof(*v), cmp_lock_wait);
+	for (s = 0; s < nv; ) {
+		size_t e = s + 1;
+
+		while (e < nv && v[e].pid == v[s].pid && v[e].uaddr == v[s].uaddr)
+			e++;
+		if (NSIGHT_VEC_GROW(*out, *n, cap)) {
+			err = nomem(d);
+			goto out;
+		}
+		lock_of(c, v, s, e, ticks, &(*out)[(*n)++]);
+		s = e;
+	}
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), cmp_lock);
+out:
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	free(v);
+	free(ticks);
+	return err;
 }
 
 /* ---------------------------------------------------------------------- */

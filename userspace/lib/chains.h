@@ -21,6 +21,14 @@
  * with the same explanation of its own time during the wait, recursively
  * to a small depth. Nodes of one waker under one parent are merged.
  *
+ * With the futex source, a wakeup names the lock when the records allow:
+ * the futex word the woken thread entered futex_wait() on in its last
+ * stretch before the wakeup (futex_wait), and the one the waker entered
+ * futex_wake() on in its stretch that woke it, on that CPU (futex_wake).
+ * Per lock (process and futex word), nsight_threads_locks() gives the
+ * sleeps on it a wakeup ended, their durations from futex_wait() to the
+ * wakeup, and the thread that woke its waiters most (its holder).
+ *
  * The diagnosis uses the blocked time of a message's thread (profile.h):
  * a wait ended by a task, in the message's application window before the
  * receive call that returned it, is time "blocked by" that task.
@@ -65,6 +73,29 @@ struct nsight_thr_wake {
 	uint32_t waker_tid;		/* 0: an interrupt or softirq */
 	uint32_t cpu;			/* the waker's CPU */
 	uint32_t key;			/* "blocked:<waker comm>", or NSIGHT_KEY_NONE */
+	uint64_t futex_wait;		/* the futex word the woken thread slept on, 0 */
+	uint64_t wait_from;		/* ... the TSC of its futex_wait() */
+	uint32_t wait_pid;		/* ... its process */
+	uint64_t futex_wake;		/* the word the waker released to wake it, 0 */
+};
+
+/* A futex record as read. */
+struct nsight_thr_futex {
+	uint64_t tsc, uaddr;
+	uint32_t tid, pid, cpu;
+	uint8_t op;			/* enum nsight_futex_op */
+};
+
+/* A lock (futex word of a process) threads slept on, from the wakeups. */
+struct nsight_lock {
+	uint32_t pid;
+	uint64_t uaddr;
+	uint64_t waits;			/* sleeps on it a wakeup ended */
+	uint64_t total, p50, p99, max;	/* ticks from futex_wait() to the wakeup */
+	uint32_t holder_tid;		/* the thread that woke its waiters most */
+	uint64_t holder_wakes;		/* ... that many times */
+	uint64_t holder_released;	/* ... of them inside futex_wake() on this word */
+	char holder_comm[16], comm[16];	/* the holder's, a waiter's */
 };
 
 /* The thread's states, in order. */
@@ -91,6 +122,8 @@ struct nsight_threads {
 	size_t n_st, cap_st;
 	struct nsight_thr_wake *wk;		/* by tid, then TSC */
 	size_t n_wk, cap_wk;
+	struct nsight_thr_futex *fx;		/* by tid, then TSC */
+	size_t n_fx, cap_fx;
 	const struct nsight_timeline *tl;
 	uint64_t tsc_hz;
 	bool finished;
@@ -117,6 +150,14 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 typedef int (*nsight_thr_span_fn)(void *arg, const struct nsight_thr_span *sp);
 int nsight_threads_spans(const struct nsight_threads *c, uint32_t tid, uint64_t s, uint64_t e,
 			nsight_thr_span_fn fn, void *arg);
+
+/*
+ * The locks threads slept on, by total wait, longest first, into *@out
+ * (malloc'd, *@n of them; NULL and 0 without futex records). Returns 0 or
+ * -NSIGHT_E_NOMEM.
+ */
+int nsight_threads_locks(const struct nsight_threads *c, struct nsight_lock **out, size_t *n,
+			 struct nsight_diag *d);
 
 /* Thread @tid's name and process at @tsc (its nearest stretch); false if never seen. */
 bool nsight_threads_who(const struct nsight_threads *c, uint32_t tid, uint64_t tsc, char comm[16],

@@ -32,6 +32,7 @@ static const struct {
 	[NSIGHT_REC_APP_RECV_START] = { "app_recv_start", sizeof(struct nsight_rec_app_start) },
 	[NSIGHT_REC_PKT_STAGE]	  = { "pkt_stage", sizeof(struct nsight_rec_pkt_stage) },
 	[NSIGHT_REC_SOCK_DROP]	  = { "sock_drop", sizeof(struct nsight_rec_sock_drop) },
+	[NSIGHT_REC_FUTEX]	  = { "futex", sizeof(struct nsight_rec_futex) },
 };
 
 bool nsight_rec_type_known(unsigned int type)

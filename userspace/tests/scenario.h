@@ -415,6 +415,8 @@ static inline void scen_woken(struct scen *sc)
  * runs at W + 1000, enters its receive at W + 3000 and has the second at
  * a2 = W + 4000 (latency 39000 ns, blocked 34300 ns from h2 to W).
  */
+#define SC_LOCK_FUTEX	0x55d0c0de0040ULL
+
 static inline void scen_lock_pair(struct scen *sc)
 {
 	struct syn_task me = { 101, 100, sc->comm };
@@ -426,6 +428,8 @@ static inline void scen_lock_pair(struct scen *sc)
 	synth_switch(&sc->s, SC_Y, h1 + 1000, sc_swapper1, me);
 	a1 = h1 + 2000;
 	scen_recv(sc, a1, id1, 0);
+	/* The server sleeps on the mutex (a futex of its process)... */
+	synth_futex(&sc->s, SC_Y, a1 + 200, me, NSIGHT_FUTEX_WAIT, SC_LOCK_FUTEX);
 	synth_switch_st(&sc->s, SC_Y, a1 + 300, me, sc_swapper1, 1, 0);
 	synth_idle(&sc->s, SC_Y, a1 + 400, true);
 	/* X: lockholder runs; the second request's irq and softirq nest in it. */
@@ -433,6 +437,8 @@ static inline void scen_lock_pair(struct scen *sc)
 	synth_switch(&sc->s, SC_X, h1 + 500, sc_swapper0, sc_holder);
 	scen_rx(sc, a1 + 5000, 1, &h2, &id2);
 	w = a1 + 40000;
+	/* ...that lockholder unlocks: 39800 ns from futex_wait() to the wakeup. */
+	synth_futex(&sc->s, SC_X, w - 100, sc_holder, NSIGHT_FUTEX_WAKE, SC_LOCK_FUTEX);
 	synth_waking(&sc->s, SC_X, w, me, SC_Y, sc_holder.tid);
 	synth_switch_st(&sc->s, SC_X, w + 500, sc_holder, sc_swapper0, 1, 0);
 	synth_idle(&sc->s, SC_X, w + 600, true);

@@ -53,6 +53,21 @@ static inline void synth_waking(struct synth *s, uint32_t cpu, uint64_t tsc, str
 	synth_put(s, cpu, &r, sizeof(r));
 }
 
+/* @t enters futex_wait() or futex_wake() (@op, enum nsight_futex_op) on @uaddr. */
+static inline void synth_futex(struct synth *s, uint32_t cpu, uint64_t tsc, struct syn_task t,
+			       uint32_t op, uint64_t uaddr)
+{
+	struct nsight_rec_futex r;
+
+	rec_hdr(&r, NSIGHT_REC_FUTEX, sizeof(r), cpu, tsc);
+	r.uaddr = uaddr;
+	r.tid = t.tid;
+	r.pid = t.pid;
+	r.op = op;
+	r.arg = op == NSIGHT_FUTEX_WAKE ? 1 : 2;
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
 static inline void synth_switch(struct synth *s, uint32_t cpu, uint64_t tsc, struct syn_task prev,
 				struct syn_task next)
 {

@@ -149,6 +149,53 @@ static void test_diagnosis_mutex(void)
 	cli_result_free(&r);
 }
 
+/*
+ * The lock's identity from the futex records: the server slept on futex
+ * 0x55d0c0de0040 of its process 5 times, 39800 ns from futex_wait() to
+ * the wakeup each time, woken by lockholder inside futex_wake() on it.
+ */
+static void test_locks(void)
+{
+	struct nsight_diag d = { 0 };
+	struct nsight_analysis a;
+	struct nsight_lock *v;
+	struct cli_result r;
+	size_t n;
+
+	REQUIRE(analyze_file(&a, "lock") == 0);
+	REQUIRE(nsight_threads_locks(&a.chains, &v, &n, &d) == 0);
+	CHECK_U64(n, 1);
+	if (n) {
+		CHECK_U64(v[0].pid, 100);
+		CHECK_U64(v[0].uaddr, SC_LOCK_FUTEX);
+		CHECK_U64(v[0].waits, 5);
+		CHECK_U64(v[0].p50, 39800);
+		CHECK_U64(v[0].max, 39800);
+		CHECK_U64(v[0].total, 5 * 39800);
+		CHECK_U64(v[0].holder_tid, 102);
+		CHECK_U64(v[0].holder_wakes, 5);
+		CHECK_U64(v[0].holder_released, 5);
+		CHECK(!strcmp(v[0].holder_comm, "lockholder") && !strcmp(v[0].comm, "server"));
+	}
+	free(v);
+	nsight_analysis_fini(&a);
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--color", "never", cli_file(&c, "lock"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "locks: futexes threads slept on, by total wait\n"
+			     "  futex 0x55d0c0de0040 of server[100]: 5 sleeps, 199us in all, p50 39.8us, p99 39.8us, max 39.8us; woken most by lockholder tid 102 (5 times, 5 in futex_wake on it)\n");
+	cli_result_free(&r);
+	cli_run(&c, &r, NULL, (const char *[]){ "--json", cli_file(&c, "lock"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "\"futex\": \"0x55d0c0de0040\"");
+	CHECK_STR_HAS(r.out, "\"p99_ns\": 39800");
+	cli_result_free(&r);
+	/* Without futex records: no locks section. */
+	cli_run(&c, &r, NULL, (const char *[]){ cli_file(&c, "preempt"), NULL });
+	CHECK(r.out && !strstr(r.out, "locks:"));
+	cli_result_free(&r);
+}
+
 /* Runnable but not running: what ran instead. */
 static void test_chain_preempted(void)
 {
@@ -301,5 +348,5 @@ static void test_cleanup(void)
 }
 
 KTAP_MAIN(KTAP_TEST(test_setup), KTAP_TEST(test_chain_mutex), KTAP_TEST(test_diagnosis_mutex),
-	  KTAP_TEST(test_chain_preempted), KTAP_TEST(test_queue_depths),
+	  KTAP_TEST(test_locks), KTAP_TEST(test_chain_preempted), KTAP_TEST(test_queue_depths),
 	  KTAP_TEST(test_rcvbuf_warning), KTAP_TEST(test_cleanup))
