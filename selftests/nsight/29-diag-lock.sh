@@ -18,7 +18,7 @@
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
-ktap_plan 6
+ktap_plan 7
 diag_setup
 nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES,futex"
 DIAG_RATE=${nsight_diag_rate:-500}
@@ -46,6 +46,8 @@ check "chain: the holder ran as task:lockholder" test "${act%,}" = "(task:lockho
 lock=$(grep -m 1 "^  futex 0x[0-9a-f]* of msgload\[$DIAG_SPID\]:" /tmp/lock.txt)
 ktap_diag "lock: $lock"
 check "locks: a futex of the server's process" test -n "$lock"
+check "chain: the holder released the server's futex" \
+	grep -q "^  held up by lockholder\[$DIAG_SPID\] tid [0-9]* releasing futex 0x" /tmp/lock.txt
 check "locks: woken most by lockholder inside futex_wake" \
 	sh -c "echo \"$lock\" | grep -q 'woken most by lockholder tid [0-9]* ([0-9]* times, [1-9][0-9]* in futex_wake on it)'"
 ktap_finish

@@ -18,6 +18,8 @@ struct blocker {
 	uint32_t tid, pid;
 	char comm[17];
 	uint64_t msgs, waited, on, runnable, blocked;
+	uint64_t wakes, futex_wakes, futex;	/* the waits it ended; of them
+						 * futex releases, on this word */
 	struct nsight_chain_act *act;
 	size_t n_act, cap_act;
 };
@@ -73,6 +75,10 @@ static int agg_add(struct agg *g, const struct nsight_chain *ch)
 		b->on += nd->on;
 		b->runnable += nd->runnable;
 		b->blocked += nd->blocked;
+		b->wakes += nd->wakes;
+		b->futex_wakes += nd->futex_wakes;
+		if (nd->futex)
+			b->futex = nd->futex;
 		for (j = 0; j < nd->n_act; j++) {
 			size_t x;
 
@@ -187,8 +193,11 @@ static void blocker_text(FILE *f, const struct blocker *b, const struct nsight_a
 	uint64_t all = b->on + b->runnable + b->blocked;
 	char d[32];
 
-	fprintf(f, "  held up by %s[%" PRIu32 "] tid %" PRIu32 ": %" PRIu64 " tail messages, %s\n",
-		b->comm, b->pid, b->tid, b->msgs, dur(a, t, b->waited, d, sizeof(d)));
+	fprintf(f, "  held up by %s[%" PRIu32 "] tid %" PRIu32, b->comm, b->pid, b->tid);
+	if (b->futex_wakes)
+		fprintf(f, " releasing futex 0x%" PRIx64 " (%" PRIu64 " of %" PRIu64 " waits)",
+			b->futex, b->futex_wakes, b->wakes);
+	fprintf(f, ": %" PRIu64 " tail messages, %s\n", b->msgs, dur(a, t, b->waited, d, sizeof(d)));
 	fprintf(f, "    meanwhile on a CPU %.0f%%", share(b->on, all));
 	if (b->n_act) {
 		fputs(" (", f);
@@ -417,6 +426,16 @@ static struct json_object *group_json(const struct nsight_dx_group *g,
 		jo_add_u64(x, "tid", b->tid, err);
 		jo_add_u64(x, "messages", b->msgs, err);
 		jo_add_i64(x, "waited_ns", nsight_threads_ns(&a->chains, b->waited), err);
+		jo_add_u64(x, "waits_ended", b->wakes, err);
+		if (b->futex_wakes) {
+			char fx[32];
+
+			snprintf(fx, sizeof(fx), "0x%" PRIx64, b->futex);
+			jo_add_str(x, "futex", fx, err);
+		} else {
+			jo_add_null(x, "futex", err);
+		}
+		jo_add_u64(x, "futex_releases", b->futex_wakes, err);
 		jo_add_i64(x, "on_cpu_ns", nsight_threads_ns(&a->chains, b->on), err);
 		jo_add(x, "on_cpu", acts_json(a, b->act, b->n_act, err), err);
 		jo_add_i64(x, "runnable_ns", nsight_threads_ns(&a->chains, b->runnable), err);

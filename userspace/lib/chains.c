@@ -688,6 +688,10 @@ static int on_span(void *arg, const struct nsight_thr_span *sp)
 		return -NSIGHT_E_NOMEM;
 	b->ch->v[k].wakes++;
 	b->ch->v[k].wake_cpu = w->cpu;
+	if (w->futex_wake && w->futex_wake == w->futex_wait) {
+		b->ch->v[k].futex_wakes++;
+		b->ch->v[k].futex = w->futex_wake;
+	}
 	b->ch->v[k].waited += t;
 	saved = b->node;
 	b->node = k;

@@ -176,6 +176,9 @@ struct nsight_chain_node {
 	uint8_t depth;
 	uint32_t wakes;			/* non-root: the parent's waits it ended */
 	uint32_t wake_cpu;		/* ... on this CPU (the last one) */
+	uint32_t futex_wakes;		/* ... of them from inside futex_wake() on
+					 * the futex word the parent slept on */
+	uint64_t futex;			/* ... that word (the last one), or 0 */
 	uint64_t waited;		/* non-root: ticks of the parent's waits it
 					 * ended, within the window */
 	uint64_t on, runnable, blocked, unknown;	/* ticks of this thread */

@@ -114,7 +114,7 @@ static void test_diagnosis_mutex(void)
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "  Blocked by lockholder (A)");
 	CHECK_STR_HAS(r.out, "chains: server[100] rx: waits of the tail's threads ended by other tasks\n"
-			     "  held up by lockholder[100] tid 102: 5 tail messages, 172us\n"
+			     "  held up by lockholder[100] tid 102 releasing futex 0x55d0c0de0040 (5 of 5 waits): 5 tail messages, 172us\n"
 			     "    meanwhile on a CPU 100% (task:lockholder 99%, softirq:NET_RX 1%), runnable 0%, blocked 0%\n");
 	cli_result_free(&r);
 
@@ -189,6 +189,7 @@ static void test_locks(void)
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "\"futex\": \"0x55d0c0de0040\"");
 	CHECK_STR_HAS(r.out, "\"p99_ns\": 39800");
+	CHECK_STR_HAS(r.out, "\"futex\": \"0x55d0c0de0040\",\n          \"futex_releases\": 5,");
 	cli_result_free(&r);
 	/* Without futex records: no locks section. */
 	cli_run(&c, &r, NULL, (const char *[]){ cli_file(&c, "preempt"), NULL });
