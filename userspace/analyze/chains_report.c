@@ -218,11 +218,15 @@ static void node_text(FILE *f, const struct nsight_chain *ch, size_t i,
 	size_t k;
 
 	fprintf(f, "%*s", 4 + 2 * nd->depth, "");
-	if (nd->depth)
-		fprintf(f, "<- %s[%" PRIu32 "] tid %" PRIu32 " ended %" PRIu32 " wait%s (%s, woke it from cpu %" PRIu32 "):",
+	if (nd->depth) {
+		fprintf(f, "<- %s[%" PRIu32 "] tid %" PRIu32 " ended %" PRIu32 " wait%s (%s, woke it from cpu %" PRIu32,
 			clean(nd->comm, sizeof(nd->comm), comm, sizeof(comm)), nd->pid, nd->tid,
 			nd->wakes, nd->wakes == 1 ? "" : "s", dur(a, &t, nd->waited, d1, sizeof(d1)),
 			nd->wake_cpu);
+		if (nd->futex_wakes)
+			fprintf(f, ", releasing futex 0x%" PRIx64, nd->futex);
+		fputs("):", f);
+	}
 	else
 		fprintf(f, "%s[%" PRIu32 "] tid %" PRIu32 ":",
 			clean(nd->comm, sizeof(nd->comm), comm, sizeof(comm)), nd->pid, nd->tid);
@@ -380,6 +384,15 @@ static struct json_object *node_json(const struct nsight_chain *ch, size_t i,
 		jo_add_u64(o, "waits_ended", nd->wakes, err);
 		jo_add_i64(o, "waited_ns", nsight_threads_ns(&a->chains, nd->waited), err);
 		jo_add_u64(o, "waker_cpu", nd->wake_cpu, err);
+		jo_add_u64(o, "futex_releases", nd->futex_wakes, err);
+		if (nd->futex_wakes) {
+			char fx[32];
+
+			snprintf(fx, sizeof(fx), "0x%" PRIx64, nd->futex);
+			jo_add_str(o, "futex", fx, err);
+		} else {
+			jo_add_null(o, "futex", err);
+		}
 	}
 	jo_add_i64(o, "on_cpu_ns", nsight_threads_ns(&a->chains, nd->on), err);
 	jo_add(o, "on_cpu", acts_json(a, nd->act, nd->n_act, err), err);

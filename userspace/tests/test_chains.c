@@ -123,7 +123,7 @@ static void test_diagnosis_mutex(void)
 	CHECK_STR_HAS(r.out, "  Blocked by lockholder (A)                       94%          171500        5     5           34300          34300\n");
 	CHECK_STR_HAS(r.out, "  rx 9 latency 39000 ns\n"
 			     "    server[100] tid 101: on cpu 3000 ns (task:server 100%), runnable 1000 ns (instead: idle:task:server 100%), blocked 34300 ns (by interrupts or unseen 0 ns), unknown 0 ns\n"
-			     "      <- lockholder[100] tid 102 ended 1 wait (34300 ns, woke it from cpu 0): on cpu 34300 ns (task:lockholder 99%, softirq:NET_RX 1%), runnable 0 ns, blocked 0 ns (by interrupts or unseen 0 ns), unknown 0 ns\n");
+			     "      <- lockholder[100] tid 102 ended 1 wait (34300 ns, woke it from cpu 0, releasing futex 0x55d0c0de0040): on cpu 34300 ns (task:lockholder 99%, softirq:NET_RX 1%), runnable 0 ns, blocked 0 ns (by interrupts or unseen 0 ns), unknown 0 ns\n");
 	cli_result_free(&r);
 
 	cli_run(&c, &r, NULL, (const char *[]){ "--json", cli_file(&c, "lock"), NULL });
