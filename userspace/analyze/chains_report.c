@@ -208,6 +208,20 @@ static void blocker_text(FILE *f, const struct blocker *b, const struct nsight_a
 		share(b->blocked, all));
 }
 
+/* "futex": the word a waker released (or null) and "futex_releases": how often. */
+static void futex_json(struct json_object *o, uint64_t releases, uint64_t futex, int *err)
+{
+	char fx[32];
+
+	if (releases) {
+		snprintf(fx, sizeof(fx), "0x%" PRIx64, futex);
+		jo_add_str(o, "futex", fx, err);
+	} else {
+		jo_add_null(o, "futex", err);
+	}
+	jo_add_u64(o, "futex_releases", releases, err);
+}
+
 /* One chain node and its children, indented by depth. */
 static void node_text(FILE *f, const struct nsight_chain *ch, size_t i,
 		      const struct nsight_analysis *a)
@@ -384,15 +398,7 @@ static struct json_object *node_json(const struct nsight_chain *ch, size_t i,
 		jo_add_u64(o, "waits_ended", nd->wakes, err);
 		jo_add_i64(o, "waited_ns", nsight_threads_ns(&a->chains, nd->waited), err);
 		jo_add_u64(o, "waker_cpu", nd->wake_cpu, err);
-		jo_add_u64(o, "futex_releases", nd->futex_wakes, err);
-		if (nd->futex_wakes) {
-			char fx[32];
-
-			snprintf(fx, sizeof(fx), "0x%" PRIx64, nd->futex);
-			jo_add_str(o, "futex", fx, err);
-		} else {
-			jo_add_null(o, "futex", err);
-		}
+		futex_json(o, nd->futex_wakes, nd->futex, err);
 	}
 	jo_add_i64(o, "on_cpu_ns", nsight_threads_ns(&a->chains, nd->on), err);
 	jo_add(o, "on_cpu", acts_json(a, nd->act, nd->n_act, err), err);
@@ -440,15 +446,7 @@ static struct json_object *group_json(const struct nsight_dx_group *g,
 		jo_add_u64(x, "messages", b->msgs, err);
 		jo_add_i64(x, "waited_ns", nsight_threads_ns(&a->chains, b->waited), err);
 		jo_add_u64(x, "waits_ended", b->wakes, err);
-		if (b->futex_wakes) {
-			char fx[32];
-
-			snprintf(fx, sizeof(fx), "0x%" PRIx64, b->futex);
-			jo_add_str(x, "futex", fx, err);
-		} else {
-			jo_add_null(x, "futex", err);
-		}
-		jo_add_u64(x, "futex_releases", b->futex_wakes, err);
+		futex_json(x, b->futex_wakes, b->futex, err);
 		jo_add_i64(x, "on_cpu_ns", nsight_threads_ns(&a->chains, b->on), err);
 		jo_add(x, "on_cpu", acts_json(a, b->act, b->n_act, err), err);
 		jo_add_i64(x, "runnable_ns", nsight_threads_ns(&a->chains, b->runnable), err);
