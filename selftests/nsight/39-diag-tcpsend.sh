@@ -10,6 +10,9 @@
 #   prompt the copy ("... after duplicate ACKs") or the replies after it
 #   fill the congestion window ("TCP send held by a full congestion
 #   window"), as the random losses fall: one of these must come first.
+#   400 requests there: with 100 (10 losses) the draw of netem's losses
+#   once left 5 retransmitted replies against 6 whose wait the analysis
+#   named "Idle after task:msgload" (1 run in 7, 2026-11-28).
 #   The same run without netem must not name a retransmission first.
 # - a slow reader: the client's receive buffer is 1 KiB (a window smaller
 #   than the 1,400-byte replies) and it reads every tenth reply 20 ms late,
@@ -23,6 +26,7 @@
 . /tests/diag-lib.sh
 
 N=100
+N_OPEN=400
 PORT=9320
 
 # loss_run NAME: N closed-loop requests over TCP, captured and analysed;
@@ -44,7 +48,7 @@ check "first cause: a retransmission" sh -c "echo '$DIAG_TOP' | grep -q '^TCP se
 # Open loop (500 requests/s): later replies follow a lost one; the peer's
 # SACKs prompt its copy (fast retransmit), or the replies after it fill
 # the congestion window and wait, as netem's random losses fall.
-tcp_echo_run loss_open $PORT $N "-r 500 -s 7"
+tcp_echo_run loss_open $PORT $N_OPEN "-r 500 -s 7"
 diag_report_group loss_open "$DIAG_SPID" tx "the server's sends"
 check "open loop: first cause a retransmission or the congestion window" \
 	sh -c "echo '$DIAG_TOP' | grep -qE '^TCP send (held by a full congestion window|lost and retransmitted)'"
