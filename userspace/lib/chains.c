@@ -185,14 +185,31 @@ static int cpu_stretches(struct nsight_threads *c, const struct nsight_rec_sched
 /* First index of @tid's entries in a sorted array (by tid first). */
 #define LOWER_TID(arr, n, tid_, out)	FIRST_NOT(arr, 0, n, e_->tid < (tid_), out)
 
+/* The index of the first stretch after those of @tid starting at or before @tsc. */
+static size_t stretch_after(const struct nsight_threads *c, uint32_t tid, uint64_t tsc)
+{
+	size_t lo;
+
+	FIRST_NOT(c->st, 0, c->n_st, e_->tid < tid || (e_->tid == tid && e_->from <= tsc), lo);
+	return lo;
+}
+
+/* The last stretch of @tid starting at or before @tsc, or NULL. */
+static const struct nsight_thr_stretch *stretch_at(const struct nsight_threads *c, uint32_t tid,
+						   uint64_t tsc)
+{
+	size_t lo = stretch_after(c, tid, tsc);
+
+	return lo && c->st[lo - 1].tid == tid ? &c->st[lo - 1] : NULL;
+}
+
 bool nsight_threads_who(const struct nsight_threads *c, uint32_t tid, uint64_t tsc, char comm[16],
 		       uint32_t *pid)
 {
 	const struct nsight_thr_stretch *best = NULL;
-	size_t lo;
+	size_t lo = stretch_after(c, tid, tsc);
 
 	/* The last stretch of @tid starting at or before @tsc, else its first. */
-	FIRST_NOT(c->st, 0, c->n_st, e_->tid < tid || (e_->tid == tid && e_->from <= tsc), lo);
 	if (lo && c->st[lo - 1].tid == tid)
 		best = &c->st[lo - 1];
 	else if (lo < c->n_st && c->st[lo].tid == tid)
@@ -211,16 +228,6 @@ static int cmp_fx(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->tsc < y->tsc ? -1 : x->tsc > y->tsc;
-}
-
-/* The last stretch of @tid starting at or before @tsc, or NULL. */
-static const struct nsight_thr_stretch *stretch_at(const struct nsight_threads *c, uint32_t tid,
-						   uint64_t tsc)
-{
-	size_t lo;
-
-	FIRST_NOT(c->st, 0, c->n_st, e_->tid < tid || (e_->tid == tid && e_->from <= tsc), lo);
-	return lo && c->st[lo - 1].tid == tid ? &c->st[lo - 1] : NULL;
 }
 
 /* @tid's last futex record of @op at or before @tsc, in [@from, ...), or NULL. */
