@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "chains.h"
+#include "latency.h"
 #include "vec.h"
 
 void nsight_threads_init(struct nsight_threads *c)
@@ -343,9 +344,9 @@ static int cmp_lock_wait(const void *a, const void *b)
 	return x->ticks < y->ticks ? -1 : x->ticks > y->ticks;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_i64(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -361,17 +362,9 @@ static int cmp_lock(const void *a, const void *b)
 	return x->uaddr < y->uaddr ? -1 : x->uaddr > y->uaddr;
 }
 
-/* Nearest rank: the smallest value with at least @pct% at or below it. */
-static uint64_t rank(const uint64_t *v, size_t n, unsigned int pct)
-{
-	size_t k = (n * pct + 99) / 100;
-
-	return v[k ? k - 1 : 0];
-}
-
 /* One lock from its waits [@s, @e) (sorted by waker, then ticks). */
 static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, size_t s, size_t e,
-		    uint64_t *ticks, struct nsight_lock *l)
+		    int64_t *ticks, struct nsight_lock *l)
 {
 	size_t i, run = 0, best = 0;
 	uint32_t pid;
@@ -381,7 +374,7 @@ static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, s
 	l->uaddr = v[s].uaddr;
 	l->waits = e - s;
 	for (i = s; i < e; i++) {
-		ticks[i - s] = v[i].ticks;
+		ticks[i - s] = (int64_t)v[i].ticks;
 		l->total += v[i].ticks;
 		run = i > s && v[i].waker == v[i - 1].waker ? run + 1 : 1;
 		if (run > best && v[i].waker) {
@@ -389,10 +382,10 @@ static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, s
 			l->holder_tid = v[i].waker;
 		}
 	}
-	qsort(ticks, e - s, sizeof(*ticks), cmp_u64);
-	l->p50 = rank(ticks, e - s, 50);
-	l->p99 = rank(ticks, e - s, 99);
-	l->max = ticks[e - s - 1];
+	qsort(ticks, e - s, sizeof(*ticks), cmp_i64);
+	l->p50 = (uint64_t)nsight_percentile(ticks, e - s, 50000);
+	l->p99 = (uint64_t)nsight_percentile(ticks, e - s, 99000);
+	l->max = (uint64_t)ticks[e - s - 1];
 	for (i = s; i < e; i++)
 		if (l->holder_tid && v[i].waker == l->holder_tid) {
 			l->holder_wakes++;
@@ -407,7 +400,7 @@ int nsight_threads_locks(const struct nsight_threads *c, struct nsight_lock **ou
 			 struct nsight_diag *d)
 {
 	struct lock_wait *v = NULL;
-	uint64_t *ticks = NULL;
+	int64_t *ticks = NULL;
 	size_t i, nv = 0, s, cap = 0;
 	int err = 0;
 
