@@ -200,6 +200,12 @@ static double spec_factor(const struct nsight_wi_spec *sp)
 	return sp->remove ? 0 : sp->factor;
 }
 
+/* Spec @i holds a key of mask @mask (key_mask()) in @role. */
+static bool spec_holds(const struct nsight_whatif *wi, int mask, size_t i, uint8_t role)
+{
+	return (mask & (1 << i)) && (wi->specs[i].role < 0 || wi->specs[i].role == role);
+}
+
 /*
  * The keep index of @key in @role: KVI_NONE when no spec's cause holds it,
  * else 2 + the index in b->kv of the product of the factors of the specs
@@ -219,10 +225,8 @@ static int kvi_of(struct wb *b, uint32_t key, uint8_t role)
 	if (mask < 0)
 		return -1;
 	for (i = 0; i < b->wi->n_specs; i++) {
-		const struct nsight_wi_spec *sp = &b->wi->specs[i];
-
-		if ((mask & (1 << i)) && (sp->role < 0 || sp->role == role)) {
-			keep *= spec_factor(sp);
+		if (spec_holds(b->wi, mask, i, role)) {
+			keep *= spec_factor(&b->wi->specs[i]);
 			in = true;
 		}
 	}
@@ -337,7 +341,7 @@ static void mark_found(struct wb *b, uint32_t key, uint8_t role)
 	size_t i;
 
 	for (i = 0; i < wi->n_specs; i++)
-		if ((mask & (1 << i)) && (wi->specs[i].role < 0 || wi->specs[i].role == role))
+		if (spec_holds(wi, mask, i, role))
 			wi->found_spec[i] = wi->found = true;
 }
 
