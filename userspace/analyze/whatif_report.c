@@ -191,8 +191,10 @@ int nsight_whatif_report_json(struct json_object *o, const struct nsight_whatif 
 
 	for (i = 0; i < n_steps; i++)
 		jo_push(arr, step_json(&steps[i], min_dev, &err), &err);
-	if (n_steps)
-		jo_add(o, "what_if", step_json(&steps[n_steps - 1], min_dev, &err), &err);
+	/* The last step, shared (json-c counts references), not built again. */
+	if (n_steps && !err)
+		jo_add(o, "what_if", json_object_get(json_object_array_get_idx(arr, n_steps - 1)),
+		       &err);
 	jo_add(o, "what_if_steps", arr, &err);
 	return err ? -1 : 0;
 }
