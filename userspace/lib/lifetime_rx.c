@@ -436,21 +436,21 @@ static int rx_udp(struct lt_build *b, uint32_t si)
 		 */
 		for (j = next_waiting(next, 0); j < pend.n; j = next_waiting(next, j + 1)) {
 			const struct nsight_msg *p = &b->lt->msgs[pend.v[j]];
+			bool named = c != NONE &&
+				     cap->handoffs[pend_ho.v[j]].r.pkt_id == cap->copies[c].r.pkt_id;
 
 			if (p->t[NSIGHT_RX_H].tsc > a->r.hdr.tsc) {
 				/*
 				 * Read between its enqueue and its hand-off
 				 * record, on another CPU: the copy names it.
 				 */
-				if (c != NONE &&
-				    cap->handoffs[pend_ho.v[j]].r.pkt_id == cap->copies[c].r.pkt_id) {
+				if (named) {
 					found = j;
 					early = true;
 				}
 				break;
 			}
-			if (c == NONE ||
-			    cap->handoffs[pend_ho.v[j]].r.pkt_id == cap->copies[c].r.pkt_id) {
+			if (c == NONE || named) {
 				found = j;
 				break;
 			}
