@@ -249,11 +249,34 @@ static void cause_details(FILE *f, const struct nsight_dx_group *g, size_t k,
 	rxwork_text(f, g, k, a);
 }
 
+/*
+ * "tail 5 >= p90 (51.7us)" or, for a band, "band 6 in p85-p95 (22.7us to
+ * 62.7us)"; "messages" after the count in the plain text.
+ */
+static const char *tail_desc(const struct nsight_dx_opts *o, const struct nsight_dx_group *g,
+			     const struct nsight_tty *t, char *buf, size_t len)
+{
+	const char *msgs = t->width ? "" : " messages";
+	char tp[16], tp2[16], b1[32], b2[32];
+
+	if (o->tail_hi < 100000)
+		snprintf(buf, len, "band %zu%s in p%s-p%s (%s to %s)", g->n_msgs, msgs,
+			 nsight_pct_format(o->tail, tp, sizeof(tp)),
+			 nsight_pct_format(o->tail_hi, tp2, sizeof(tp2)),
+			 dur(t, g->tail_threshold, b1, sizeof(b1)),
+			 dur(t, g->tail_threshold_hi, b2, sizeof(b2)));
+	else
+		snprintf(buf, len, "tail %zu%s >= p%s (%s)", g->n_msgs, msgs,
+			 nsight_pct_format(o->tail, tp, sizeof(tp)),
+			 dur(t, g->tail_threshold, b1, sizeof(b1)));
+	return buf;
+}
+
 static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_dx_group *g,
 		       const struct nsight_analysis *a, const struct nsight_tty *t)
 {
 	const struct nsight_dx_opts *o = &dx->opts;
-	char comm[17], ref[300], tp[16], tp2[16], buf[300], b1[32], b2[32], b3[32], b4[32];
+	char comm[17], ref[300], buf[300], b1[32], b2[32], b3[32], b4[32];
 	size_t i, k;
 
 	fprintf(f, "diagnosis: %s[%" PRIu32 "] %s: ", nsight_comm_format(g->comm, comm, sizeof(comm)), g->pid,
@@ -268,22 +291,10 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 			g->ref_candidates);
 		return;
 	}
-	if (o->tail_hi < 100000)
-		fprintf(f, t->width ? "reference %zu (%s, median %s), band %zu in p%s-p%s (%s to %s)\n" :
-				      "reference %zu messages (%s, median %s), band %zu messages in p%s-p%s (%s to %s)\n",
-			g->n_ref, reference_desc(o, ref, sizeof(ref)),
-			dur(t, g->ref_median, b1, sizeof(b1)), g->n_msgs,
-			nsight_pct_format(o->tail, tp, sizeof(tp)),
-			nsight_pct_format(o->tail_hi, tp2, sizeof(tp2)),
-			dur(t, g->tail_threshold, b2, sizeof(b2)),
-			dur(t, g->tail_threshold_hi, b3, sizeof(b3)));
-	else
-		fprintf(f, t->width ? "reference %zu (%s, median %s), tail %zu >= p%s (%s)\n" :
-				      "reference %zu messages (%s, median %s), tail %zu messages >= p%s (%s)\n",
-			g->n_ref, reference_desc(o, ref, sizeof(ref)),
-			dur(t, g->ref_median, b1, sizeof(b1)), g->n_msgs,
-			nsight_pct_format(o->tail, tp, sizeof(tp)),
-			dur(t, g->tail_threshold, b2, sizeof(b2)));
+	fprintf(f, t->width ? "reference %zu (%s, median %s), %s\n" :
+			      "reference %zu messages (%s, median %s), %s\n",
+		g->n_ref, reference_desc(o, ref, sizeof(ref)), dur(t, g->ref_median, b1, sizeof(b1)),
+		tail_desc(o, g, t, buf, sizeof(buf)));
 	if (g->n_causes && t->width) {
 		/*
 		 * Compact: the numbers take 35 columns and the causes the rest,
