@@ -193,6 +193,16 @@ static int baseline_dx_json(struct json_object *j, const struct extras *x, const
 	return err ? -1 : 0;
 }
 
+/* A band and a baseline: the baseline's band against its own reference, after ours. */
+static void baseline_band_text(const struct extras *x, const struct opts *o,
+			       const struct nsight_tty *t)
+{
+	if (!x->bdx)
+		return;
+	printf("baseline %s, the same band against its own fastest 20%%:\n", o->dx.baseline);
+	nsight_diag_report_tty(stdout, x->bdx, x->b, t);
+}
+
 static int print_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
 			const struct extras *x, const char *name, const struct opts *o)
 {
@@ -226,11 +236,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_text(stdout, dx, a);
-		if (x->bdx) {
-			fprintf(stdout, "baseline %s, the same band against its own fastest 20%%:\n",
-				o->dx.baseline);
-			nsight_diag_report_text(stdout, x->bdx, x->b);
-		}
+		baseline_band_text(x, o, &(struct nsight_tty){ 0 });
 		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }) ||
 		    nsight_locks_report_text(stdout, a, &(struct nsight_tty){ 0 }) ||
 		    nsight_critpath_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }))
@@ -248,11 +254,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
 		nsight_diag_report_tty(stdout, dx, a, &o->tty);
-		if (x->bdx) {
-			fprintf(stdout, "baseline %s, the same band against its own fastest 20%%:\n",
-				o->dx.baseline);
-			nsight_diag_report_tty(stdout, x->bdx, x->b, &o->tty);
-		}
+		baseline_band_text(x, o, &o->tty);
 		if (nsight_chains_report_text(stdout, dx, a, &o->tty) ||
 		    nsight_locks_report_text(stdout, a, &o->tty) ||
 		    nsight_critpath_report_text(stdout, dx, a, &o->tty))
