@@ -283,6 +283,7 @@ static void cpu_track(struct pf *p, uint32_t cpu)
 {
 	const struct nsight_timeline *tl = &p->a->tl;
 	const struct nsight_tl_cpu *c = &tl->cpus[cpu];
+	uint64_t last = c->last < p->hi ? c->last : p->hi;	/* cut at the range */
 	uint32_t open[PF_CHAIN], chain[PF_CHAIN];
 	size_t n_open = 0, i;
 	uint64_t ns = 0;
@@ -313,8 +314,8 @@ static void cpu_track(struct pf *p, uint32_t cpu)
 			open[n_open++] = chain[k];
 		}
 	}
-	if (c->n && pf_ns(p, c->last < p->hi ? c->last : p->hi) > ns)
-		ns = pf_ns(p, c->last < p->hi ? c->last : p->hi);
+	if (c->n && pf_ns(p, last) > ns)
+		ns = pf_ns(p, last);
 	while (n_open--)
 		ctx_end(p, cpu, ns);
 }
