@@ -16,7 +16,7 @@ linux-source-6.12 flex bison bc libssl-dev libelf-dev xz-utils python3 rsync
 libnl-3-dev libnl-genl-3-dev libjson-c-dev zlib1g-dev libzstd-dev
 libtraceevent-dev libipt-dev
 qemu-system-x86 busybox-static kmod cpio gzip iproute2 memcached
-sockperf redis-server nginx-light wrk stress-ng
+sockperf redis-server nginx-light wrk stress-ng linuxptp
 sparse perl
 clang libclang-rt-14-dev valgrind time
 chromium

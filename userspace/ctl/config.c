@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "config.h"
 #include "filter_nl.h"
+#include "hwtstamp.h"
 #include "nl.h"
 #include "sources.h"
 #include "status.h"
@@ -58,10 +59,10 @@ void cmd_config_usage(FILE *f)
 	nsight_sources_format(NSIGHT_SOURCES_ALL, all, sizeof(all));
 	fprintf(f,
 		"Usage: nsightctl config [--sources LIST] [--buffer-size BYTES] [--filter SPEC]\n"
-		"                        [--sample-period TIME]\n"
+		"                        [--sample-period TIME] [--hw-timestamps IFACES|off]\n"
 		"\n"
 		"Without options, show the configuration. With options, change it;\n"
-		"this fails while a capture runs.\n"
+		"this fails while a capture runs (--hw-timestamps alone does not).\n"
 		"\n"
 		"  -s, --sources LIST        comma-separated sources, or \"all\" or \"none\";\n"
 		"                            sources: %s\n"
@@ -80,6 +81,12 @@ void cmd_config_usage(FILE *f)
 		"  -p, --sample-period TIME  time between two stack samples of the sample\n"
 		"                            source: a number with ns, us or ms (us\n"
 		"                            without), %uus to %us\n"
+		"  -H, --hw-timestamps IFACES  ask the drivers of these interfaces\n"
+		"                            (comma-separated) for RX stamps of every packet\n"
+		"                            and TX stamps, so that the analysis sees NIC\n"
+		"                            delay; the previous setting comes back at\n"
+		"                            'nsightctl stop', at the end of 'nsightctl\n"
+		"                            record', or with --hw-timestamps off\n"
 		"  -h, --help                show this help\n",
 		all, NSIGHT_BUFFER_MIN >> 10, NSIGHT_BUFFER_MAX >> 20, NSIGHT_FILTER_MAX,
 		NSIGHT_SAMPLE_PERIOD_MIN / 1000, NSIGHT_SAMPLE_PERIOD_MAX / 1000000000);
@@ -170,6 +177,7 @@ static int show(struct nsight_diag *d)
 		printf("sampling:     every %" PRIu32 " ns\n", st.sample_period);
 	printf("sub-buffers:  %" PRIu32 " x %" PRIu32 " bytes\n", st.n_subbufs, st.subbuf_size);
 	nsight_status_free(&st);
+	nsight_hwts_print(stdout, "hw stamps:    ");
 	return cli_finish_stdout();
 }
 
@@ -210,6 +218,25 @@ static int set(const struct config_change *ch, struct nsight_diag *d)
 	return err ? cli_fail(d) : NSIGHT_EXIT_OK;
 }
 
+/*
+ * --hw-timestamps: only with the module loaded (the capture whose stop
+ * restores them is its).
+ */
+static int hwtstamps(const char *list, struct nsight_diag *d)
+{
+	struct nsight_nl nl;
+
+	if (!strcmp(list, "off"))
+		return nsight_hwts_restore("--hw-timestamps off", stdout, d) ? cli_fail(d) :
+		       cli_finish_stdout();
+	if (nsight_nl_open(&nl, d))
+		return cli_fail(d);
+	nsight_nl_close(&nl);
+	if (nsight_hwts_enable(list, 0, stdout, d))
+		return cli_fail(d);
+	return cli_finish_stdout();
+}
+
 int cmd_config(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -217,16 +244,18 @@ int cmd_config(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "sample-period", required_argument, NULL, 'p' },
+		{ "hw-timestamps", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct nsight_diag d = { 0 };
 	struct config_change ch = { 0 };
 	uint64_t size = 0, period = 0;
+	const char *hwts = NULL;
 	char err[256];
-	int c;
+	int c, ret;
 
-	while ((c = cli_getopt(argc, argv, "s:b:f:p:h", opts)) != -1) {
+	while ((c = cli_getopt(argc, argv, "s:b:f:p:H:h", opts)) != -1) {
 		switch (c) {
 		case 's':
 			if (nsight_sources_parse(optarg, &ch.sources, err, sizeof(err)))
@@ -259,6 +288,16 @@ int cmd_config(int argc, char **argv)
 				return cli_usage_error(argv[0], "bad filter: %s", err);
 			ch.set_filter = true;
 			break;
+		case 'H': {
+			char names[NSIGHT_HWTS_MAX][IF_NAMESIZE];
+			size_t n;
+
+			if (strcmp(optarg, "off") &&
+			    nsight_hwts_parse_list(optarg, names, &n, &d))
+				return cli_usage_error(argv[0], "%s", d.msg);
+			hwts = optarg;
+			break;
+		}
 		case 'h':
 			cmd_config_usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -269,7 +308,12 @@ int cmd_config(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
 
-	if (!ch.set_sources && !ch.set_size && !ch.set_filter && !ch.set_period)
+	if (!ch.set_sources && !ch.set_size && !ch.set_filter && !ch.set_period && !hwts)
 		return show(&d);
-	return set(&ch, &d);
+	if (ch.set_sources || ch.set_size || ch.set_filter || ch.set_period) {
+		ret = set(&ch, &d);
+		if (ret || !hwts)
+			return ret;
+	}
+	return hwtstamps(hwts, &d);
 }

@@ -4,6 +4,7 @@
 #include <linux/nsight.h>
 
 #include "cli.h"
+#include "hwtstamp.h"
 
 struct command {
 	const char *name;
@@ -100,6 +101,8 @@ int main(int argc, char **argv)
 	cmd = find(name);
 	if (!cmd)
 		return unknown(name);
+	/* NIC stamps left on by a record that died or a module unloaded. */
+	nsight_hwts_restore_stale(NSIGHT_SYSFS_DIR);
 	optind = 0;	/* full getopt reset for the command's own options */
 	return cmd->run(argc - 1, argv + 1);
 }

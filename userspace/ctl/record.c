@@ -26,6 +26,7 @@
 #include "config.h"
 #include "dump.h"
 #include "filter.h"
+#include "hwtstamp.h"
 #include "nl.h"
 #include "record.h"
 
@@ -326,7 +327,7 @@ void cmd_record_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: nsightctl record [-o FILE|-] [--duration T] [--max-size S] [--debugfs DIR]\n"
-		"                        [--no-phc] [--no-ksyms] [--compress]\n"
+		"                        [--no-phc] [--no-ksyms] [--compress] [--hw-timestamps IFACES]\n"
 		"                        [--flight-recorder --trigger EXPR [--before T] [--after T]\n"
 		"                         [--app COMM] [--port N]]\n"
 		"\n"
@@ -351,6 +352,10 @@ void cmd_record_usage(FILE *f)
 		"      --no-ksyms      do not add the kernel symbols\n"
 		"  -z, --compress      compress the stream with zstd (nsight-analyze reads it as is);\n"
 		"                      --max-size counts the bytes before compression\n"
+		"  -H, --hw-timestamps IFACES  NIC hardware stamps on these interfaces\n"
+		"                      (comma-separated) for the capture, as 'nsightctl config\n"
+		"                      --hw-timestamps'; at the end, these and those that\n"
+		"                      config turned on are put back as they were\n"
 		"\n"
 		"Flight recorder: keep only the windows around slow messages.\n"
 		"  -F, --flight-recorder  hold the records in memory and write only the windows\n"
@@ -382,6 +387,7 @@ int cmd_record(int argc, char **argv)
 		{ "after", required_argument, NULL, 'A' },
 		{ "app", required_argument, NULL, 'a' },
 		{ "port", required_argument, NULL, 'p' },
+		{ "hw-timestamps", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -389,7 +395,7 @@ int cmd_record(int argc, char **argv)
 		.before_ns = NSIGHT_FLIGHT_BEFORE_NS, .after_ns = NSIGHT_FLIGHT_AFTER_NS,
 	};
 	bool flight = false, flight_opt = false;
-	const char *trigger = NULL;
+	const char *trigger = NULL, *hwts = NULL;
 	struct nsight_status after = { 0 };
 	struct nsight_dump_result res = { 0 };
 	struct nsight_record_opts ro = { 0 };
@@ -402,7 +408,7 @@ int cmd_record(int argc, char **argv)
 
 	nsight_dump_cli_init(&cli);
 	ro.dump = &cli.o;
-	while ((c = cli_getopt(argc, argv, "o:D:s:d:zFt:h", opts)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:D:s:d:zFt:H:h", opts)) != -1) {
 		if (nsight_dump_cli_option(&cli, c, optarg))
 			continue;
 		switch (c) {
@@ -443,6 +449,15 @@ int cmd_record(int argc, char **argv)
 			flight_opt = true;
 			break;
 		}
+		case 'H': {
+			char names[NSIGHT_HWTS_MAX][IF_NAMESIZE];
+			size_t n;
+
+			if (nsight_hwts_parse_list(optarg, names, &n, &d))
+				return cli_usage_error(argv[0], "%s", d.msg);
+			hwts = optarg;
+			break;
+		}
 		case 'h':
 			cmd_record_usage(stdout);
 			return NSIGHT_EXIT_OK;
@@ -475,12 +490,24 @@ int cmd_record(int argc, char **argv)
 
 	if (nsight_nl_open(&nl, &d))
 		return cli_fail(&d);
+	/* The stamps first: a refusal leaves no stream behind. */
+	if (hwts && nsight_hwts_enable(hwts, getpid(), stderr, &d)) {
+		nsight_nl_close(&nl);
+		return cli_fail(&d);
+	}
 	err = nsight_dump_cli_open(&cli, &d);
 	if (!err) {
 		err = nsight_record(&nl, &cli.w, &ro, &after, &res, &rr, &d);
 		err = nsight_dump_cli_close(&cli, err, &d);
 	}
 	nsight_nl_close(&nl);
+	/* The capture stopped: the NICs' stamps go back, whoever set them. */
+	{
+		struct nsight_diag hd = { 0 };
+
+		if (nsight_hwts_restore("the capture stopped", stderr, &hd))
+			fprintf(stderr, "nsightctl: %s\n", hd.msg);
+	}
 	if (!err) {
 		nsight_dump_report(&after, &res);
 		fprintf(stderr, "nsightctl: recorded %.1f s%s: %" PRIu64 " records written, %" PRIu64 " dropped, %" PRIu64 " bytes of stream\n",

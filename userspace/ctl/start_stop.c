@@ -4,6 +4,7 @@
 #include <linux/nsight.h>
 
 #include "cli.h"
+#include "hwtstamp.h"
 #include "nl.h"
 
 void cmd_start_usage(FILE *f)
@@ -23,7 +24,8 @@ void cmd_stop_usage(FILE *f)
 		"Usage: nsightctl stop\n"
 		"\n"
 		"Stop the capture: every probe is detached. The buffers keep their\n"
-		"records for 'nsightctl dump'.\n"
+		"records for 'nsightctl dump'. Hardware timestamping that 'nsightctl\n"
+		"config --hw-timestamps' turned on is put back as it was.\n"
 		"\n"
 		"  -h, --help   show this help\n");
 }
@@ -57,6 +59,13 @@ static int run(int argc, char **argv, uint8_t cmd, void (*usage)(FILE *),
 	else
 		err = nsight_diag_set(&d, ENOMEM, "out of memory");
 	nsight_nl_close(&nl);
+	/* The capture is over (or was): the NICs' stamps go back either way. */
+	if (cmd == NSIGHT_CMD_STOP && (!err || err == -EALREADY)) {
+		struct nsight_diag hd = { 0 };
+
+		if (nsight_hwts_restore("the capture stopped", stderr, &hd))
+			fprintf(stderr, "nsightctl: %s\n", hd.msg);
+	}
 	if (err == -EALREADY) {
 		fprintf(stderr, "nsightctl: %s\n", already);
 		return NSIGHT_EXIT_FAIL;

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "filter_nl.h"
+#include "hwtstamp.h"
 #include "sources.h"
 #include "status.h"
 #include "stream.h"
@@ -475,15 +476,20 @@ int cmd_status(int argc, char **argv)
 	if (json) {
 		struct json_object *o = nsight_status_to_json(&st);
 
-		if (!o) {
+		struct json_object *hw = o ? nsight_hwts_json() : NULL;
+
+		if (!o || !hw || json_object_object_add(o, "hw_timestamps", hw)) {
+			json_object_put(hw);
+			json_object_put(o);
 			nsight_status_free(&st);
-			nsight_diag_set(&d, ENOMEM, "out of memory");
+			nsight_diag_set(&d, ENOMEM, "out of memory, or %s unreadable", nsight_hwts_path());
 			return cli_fail(&d);
 		}
 		cli_print_json(o);
 		json_object_put(o);
 	} else {
 		nsight_status_print_text(stdout, &st);
+		nsight_hwts_print(stdout, "hw stamps:    ");
 	}
 	nsight_status_free(&st);
 	return cli_finish_stdout();
