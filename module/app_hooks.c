@@ -38,6 +38,7 @@
 #include "fentry.h"
 #include "filter.h"
 #include "buffer.h"
+#include "names.h"
 #include "pkt.h"
 #include "profile.h"
 #include "compat.h"
@@ -101,15 +102,17 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 					      u32 tcp_seq, u32 flags,
 					      bool tcp_state)
 {
-	u32 size = sizeof(struct nsight_crec_app4) +
+	u32 size = sizeof(struct nsight_crec_app4n) +
 		   (tcp_state ? sizeof(struct nsight_tcp_send_state) : 0);
-	struct nsight_crec_app4 *r;
+	struct nsight_crec_app4n *r;
 	struct nsight_wr w;
 
+	/* The task's name once per CPU (names.h), the record by tid. */
+	nsight_name_current();
 	r = (void *)__nsight_creserve(&nsight_buf, &w,
 				      type == NSIGHT_REC_APP_SEND ?
-				      NSIGHT_CREC_APP_SEND4 :
-				      NSIGHT_CREC_APP_RECV4, size);
+				      NSIGHT_CREC_APP_SEND4N :
+				      NSIGHT_CREC_APP_RECV4N, size);
 	if (!r)
 		return;
 	if (tcp_state)
@@ -120,9 +123,8 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 	nsight_cflow4_fill(&r->flow, flow);
 	r->tcp_seq = tcp_seq;
 	r->tid = current->pid;
-	r->pid = current->tgid;
 	r->flags = flags;
-	memcpy(r->comm, current->comm, sizeof(r->comm));
+	r->pad = 0;
 	nsight_commit(&w);
 }
 

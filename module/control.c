@@ -15,6 +15,7 @@
 #include <linux/netlink.h>
 #include "control.h"
 #include "buffer.h"
+#include "names.h"
 #include "ctx_hooks.h"
 #include "net_hooks.h"
 #include "app_hooks.h"
@@ -143,6 +144,7 @@ int nsight_start(void)
 	}
 	sources = nsight_config.sources;
 	nsight_buffer_reset(&nsight_buf);
+	nsight_names_reset();
 	nsight_prof_reset();
 	nsight_pkt_forget();
 	nsight_buffer_set_live(&nsight_buf, true);

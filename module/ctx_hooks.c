@@ -22,6 +22,7 @@
 #include "kprobe.h"
 #include "fentry.h"
 #include "buffer.h"
+#include "names.h"
 #include "profile.h"
 #include "compat.h"
 
@@ -30,24 +31,29 @@ static void nsight_sched_switch(void *data, bool preempt,
 				struct task_struct *next,
 				unsigned int prev_state)
 {
-	struct nsight_rec_sched_switch *r;
+	const struct task_struct *named;
+	struct nsight_crec_switch *r;
 	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_wr w;
 
 	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_SWITCH);
-	r = nsight_reserve(&w, NSIGHT_REC_SCHED_SWITCH, sizeof(*r));
+	/*
+	 * The names once per CPU (names.h), the switch by tids: prev is
+	 * named already unless it was running when the capture started.
+	 */
+	if (prev != __this_cpu_read(nsight_named_cur))
+		nsight_name(prev);
+	named = nsight_name(next) ? next : NULL;
+	__this_cpu_write(nsight_named_cur, named);
+	r = (void *)__nsight_creserve(&nsight_buf, &w, preempt ?
+				      NSIGHT_CREC_SWITCH_PREEMPT :
+				      NSIGHT_CREC_SWITCH, sizeof(*r));
 	if (r) {
 		r->prev_tid = prev->pid;
-		r->prev_pid = prev->tgid;
 		r->next_tid = next->pid;
-		r->next_pid = next->tgid;
+		r->prev_state = prev_state;
 		r->prev_prio = prev->prio;
 		r->next_prio = next->prio;
-		r->prev_state = prev_state;
-		r->flags = preempt ? NSIGHT_SWITCH_PREEMPT : 0;
-		/* As the sched_switch trace event does: comm may change. */
-		memcpy(r->prev_comm, prev->comm, sizeof(r->prev_comm));
-		memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
 		nsight_commit(&w);
 	}
 	nsight_prof_exit(&pf);
@@ -55,20 +61,19 @@ static void nsight_sched_switch(void *data, bool preempt,
 
 static void nsight_sched_waking(void *data, struct task_struct *p)
 {
-	struct nsight_rec_waking *r;
+	struct nsight_crec_waking *r;
 	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_wr w;
 
 	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_WAKING);
-	r = nsight_reserve(&w, NSIGHT_REC_WAKING, sizeof(*r));
+	nsight_name(p);
+	r = (void *)__nsight_creserve(&nsight_buf, &w, NSIGHT_CREC_WAKING, sizeof(*r));
 	if (r) {
 		r->tid = p->pid;
-		r->pid = p->tgid;
+		r->waker_tid = in_task() ? current->pid : 0;
 		r->prio = p->prio;
 		r->target_cpu = task_cpu(p);
-		r->waker_tid = in_task() ? current->pid : 0;
 		r->pad = 0;
-		memcpy(r->comm, p->comm, sizeof(r->comm));
 		nsight_commit(&w);
 	}
 	nsight_prof_exit(&pf);

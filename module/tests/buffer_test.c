@@ -62,6 +62,10 @@ static void nsight_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_pkt4), 56);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_handoff4), 56);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app4), 80);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app4n), 64);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_switch), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_waking), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_thread), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_phc_sample), 56);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync) %
 			NSIGHT_REC_ALIGN, 0);

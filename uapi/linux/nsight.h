@@ -370,6 +370,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_PKT_STAGE,
 	NSIGHT_REC_SOCK_DROP,
 	NSIGHT_REC_FUTEX,
+	NSIGHT_REC_THREAD,
 	__NSIGHT_REC_MAX
 };
 
@@ -694,6 +695,18 @@ struct nsight_rec_waking {
 
 #define NSIGHT_CTX_ENTRY	0x1	/* an interval starts (else it ends) */
 
+/*
+ * thread: names a task in its CPU's buffer (see "Thread names" under
+ * Compact records). Readers give it to nobody: they fill the names of the
+ * records that follow from it.
+ */
+struct nsight_rec_thread {
+	struct nsight_rec_hdr hdr;
+	__u32 tid;
+	__u32 pid;		/* thread-group id */
+	char comm[16];
+};
+
 /* irq: a hard interrupt handler runs (irq_handler_entry/exit). */
 struct nsight_rec_irq {
 	struct nsight_rec_hdr hdr;
@@ -965,6 +978,11 @@ enum nsight_crec_type {
 	NSIGHT_CREC_APP_RECV4,		/* struct nsight_crec_app4 */
 	NSIGHT_CREC_APP_SEND4,		/* struct nsight_crec_app4 */
 	NSIGHT_CREC_PKT4_TS,		/* struct nsight_crec_pkt4, then sw_tstamp */
+	NSIGHT_CREC_SWITCH,		/* struct nsight_crec_switch */
+	NSIGHT_CREC_SWITCH_PREEMPT,	/* the same, prev was preempted */
+	NSIGHT_CREC_WAKING,		/* struct nsight_crec_waking */
+	NSIGHT_CREC_APP_RECV4N,		/* struct nsight_crec_app4n */
+	NSIGHT_CREC_APP_SEND4N,		/* struct nsight_crec_app4n */
 	__NSIGHT_CREC_MAX
 };
 
@@ -1055,6 +1073,54 @@ struct nsight_crec_app4 {
 	__u32 pid;
 	__u32 flags;
 	char comm[16];
+};
+
+/*
+ * Thread names. A struct nsight_rec_thread in compact form (type
+ * NSIGHT_REC_THREAD, 32 bytes) names a task on its CPU; the records of
+ * types NSIGHT_CREC_SWITCH*, NSIGHT_CREC_WAKING and NSIGHT_CREC_APP_*4N
+ * give only the tid of the tasks they refer to, and their CPU's buffer
+ * holds, before them, a thread record of each such tid with the task's
+ * thread-group id and command name as they were then (the last such
+ * record before a record is the one that applies). The module keeps, per
+ * CPU, a memo of the last tasks it named and writes a thread
+ * record whenever a task is not in it (a reader must not rely on how
+ * often: it keeps every name it read). A reader that drops
+ * sub-buffers of a CPU (nsightctl record's flight recorder) writes the
+ * thread records of the dropped ones into the stream before the CPU's
+ * next records (an NSIGHT_CHUNK_CRECORDS chunk of thread records alone).
+ */
+/* sched_switch: struct nsight_rec_sched_switch without names. */
+struct nsight_crec_switch {
+	__u64 hdr;
+	__u32 prev_tid;
+	__u32 next_tid;
+	__u32 prev_state;
+	__s16 prev_prio;
+	__s16 next_prio;
+};
+
+/* sched_waking: struct nsight_rec_waking without names. */
+struct nsight_crec_waking {
+	__u64 hdr;
+	__u32 tid;
+	__u32 waker_tid;	/* 0 in interrupt context */
+	__s16 prio;
+	__u16 target_cpu;
+	__u32 pad;
+};
+
+/* app_recv / app_send of an IPv4 flow without names (a TCP send's state follows). */
+struct nsight_crec_app4n {
+	__u64 hdr;
+	__u64 sock_id;
+	__u64 start_tsc;
+	__s64 ret;
+	struct nsight_cflow4 flow;
+	__u32 tcp_seq;
+	__u32 tid;
+	__u32 flags;
+	__u32 pad;
 };
 
 /* ---------------------------------------------------------------------- */

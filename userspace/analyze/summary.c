@@ -187,6 +187,9 @@ static int check_counters(struct nsight_summary *s, struct nsight_diag *d)
 		}
 		if (!err && c->bad_tsc)
 			err = add_problem(s, NSIGHT_PROB_BAD_TSC, i, c->bad_tsc, c->bad_tsc_at, 0, d);
+		if (!err && c->dec.nameless)
+			err = add_problem(s, NSIGHT_PROB_NAMELESS, i, c->dec.nameless,
+					  c->dec.nameless_at, 0, d);
 		c->dropped = c->subbuf_dropped + c->dropped_after;
 		s->bad_tsc += c->bad_tsc;
 		s->records += c->records;
@@ -265,6 +268,8 @@ int nsight_summarize_hooked(struct nsight_stream_reader *r, struct nsight_summar
 
 void nsight_summary_fini(struct nsight_summary *s)
 {
+	for (uint32_t i = 0; s->cpus && i < s->nr_cpus; i++)
+		nsight_cdec_fini(&s->cpus[i].dec);
 	free(s->cpus);
 	free(s->type_counts);
 	free(s->problems);
@@ -286,6 +291,7 @@ const char *nsight_problem_kind_name(enum nsight_problem_kind kind)
 	case NSIGHT_PROB_FIRST_REC:	return "first_record";
 	case NSIGHT_PROB_CUT:		return "cut";
 	case NSIGHT_PROB_BAD_TSC:	return "bad_tsc";
+	case NSIGHT_PROB_NAMELESS:	return "nameless";
 	}
 	return "unknown";
 }
@@ -335,6 +341,10 @@ void nsight_problem_format(const struct nsight_problem *p, char *buf, size_t len
 	case NSIGHT_PROB_BAD_TSC:
 		snprintf(buf, len, "cpu %" PRIu32 ": %" PRIu64 " record%s with a TSC far out of its neighbours' order, left out of the analysis (the first at byte %" PRIu64 ")",
 			 p->cpu, p->a, p->a == 1 ? "" : "s", p->b);
+		break;
+	case NSIGHT_PROB_NAMELESS:
+		snprintf(buf, len, "cpu %" PRIu32 ": %" PRIu64 " task%s given by tid with no thread record naming %s before (the first at byte %" PRIu64 "): shown without a name",
+			 p->cpu, p->a, p->a == 1 ? "" : "s", p->a == 1 ? "it" : "them", p->b);
 		break;
 	default:
 		snprintf(buf, len, "cpu %" PRIu32 ": problem %d", p->cpu, (int)p->kind);

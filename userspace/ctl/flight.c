@@ -124,6 +124,7 @@ void nsight_flight_fini(struct nsight_flight *f)
 			sub_free(&f->cpus[i].held[j]);
 		free(f->cpus[i].held);
 		sub_free(&f->cpus[i].cur);
+		nsight_cdec_fini(&f->cpus[i].dec);
 	}
 	free(f->cpus);
 	free(f->starts);
@@ -510,7 +511,9 @@ int nsight_flight_records(void *ctx, uint32_t cpu, const void *buf, size_t len,
 		return nsight_diag_set(d, EIO, "records of cpu %" PRIu32 ", not below %" PRIu32,
 				       cpu, f->nr_cpus);
 	c = &f->cpus[cpu];
-	nsight_rec_walker_init_compact(&wk, buf, len, cpu, 0, &c->dec);
+	/* Offsets go on across calls: names apply from their record on. */
+	nsight_rec_walker_init_compact(&wk, buf, len, cpu, c->fed, &c->dec);
+	c->fed += len;
 	while ((ret = nsight_rec_walker_next(&wk, &rec, &wd)) > 0) {
 		if (rec.hdr.type == NSIGHT_REC_SUBBUF) {
 			struct nsight_rec_subbuf sb;

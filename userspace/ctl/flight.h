@@ -69,6 +69,7 @@ struct nsight_flight_cpu {
 	bool skipping;			/* a SKIP run is pending */
 	struct nsight_stream_skip skip;
 	struct nsight_cdec dec;		/* the relay's compact records */
+	uint64_t fed;			/* bytes of them so far: their offsets */
 };
 
 /* A window: the trigger chunk it gets once closed. */

@@ -33,6 +33,7 @@ static const struct {
 	[NSIGHT_REC_PKT_STAGE]	  = { "pkt_stage", sizeof(struct nsight_rec_pkt_stage) },
 	[NSIGHT_REC_SOCK_DROP]	  = { "sock_drop", sizeof(struct nsight_rec_sock_drop) },
 	[NSIGHT_REC_FUTEX]	  = { "futex", sizeof(struct nsight_rec_futex) },
+	[NSIGHT_REC_THREAD]	  = { "thread", sizeof(struct nsight_rec_thread) },
 };
 
 bool nsight_rec_type_known(unsigned int type)
@@ -90,6 +91,80 @@ void nsight_cdec_init(struct nsight_cdec *c)
 {
 	c->tsc = 0;
 	c->have_tsc = false;
+	c->names = NULL;
+	c->n_names = c->cap_names = 0;
+	nsight_u64map_init(&c->newest);
+	c->read_to = 0;
+	c->nameless = 0;
+	c->nameless_at = 0;
+}
+
+void nsight_cdec_fini(struct nsight_cdec *c)
+{
+	free(c->names);
+	c->names = NULL;
+	c->n_names = c->cap_names = 0;
+	nsight_u64map_fini(&c->newest);
+}
+
+/*
+ * The thread record at @off names its tid from there on. Read again (a
+ * chunk walked twice), it is known already: names only grow forwards.
+ */
+static int cdec_name(struct nsight_cdec *c, const uint8_t *p, uint64_t off, struct nsight_diag *d)
+{
+	struct nsight_rec_thread t;
+	struct nsight_cname *n;
+	uint32_t *slot;
+	bool added;
+
+	memcpy((uint8_t *)&t + sizeof(t.hdr), p + 8, sizeof(t) - sizeof(t.hdr));
+	slot = nsight_u64map_get(&c->newest, t.tid);
+	if (slot && c->names[*slot - 1].offset >= off)
+		return 0;
+	if (c->n_names >= UINT32_MAX - 1 || NSIGHT_VEC_GROW(c->names, c->n_names, c->cap_names))
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	n = &c->names[c->n_names];
+	n->offset = off;
+	n->tid = t.tid;
+	n->pid = t.pid;
+	memcpy(n->comm, t.comm, sizeof(n->comm));
+	n->comm[sizeof(n->comm) - 1] = '\0';
+	n->older = slot ? *slot : 0;
+	if (slot) {
+		*slot = (uint32_t)++c->n_names;
+		return 0;
+	}
+	slot = nsight_u64map_put(&c->newest, t.tid, (uint32_t)c->n_names + 1, &added);
+	if (!slot)
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	c->n_names++;
+	return 0;
+}
+
+/*
+ * The name of @tid for the record at @off: its last thread record before
+ * it. None (a stream cut or corrupt): pid 0, an empty name, counted once.
+ */
+static void cdec_lookup(struct nsight_cdec *c, uint32_t tid, uint64_t off, uint32_t *pid,
+			char comm[16])
+{
+	const uint32_t *slot = nsight_u64map_get(&c->newest, tid);
+	uint32_t i = slot ? *slot : 0;
+
+	while (i && c->names[i - 1].offset > off)
+		i = c->names[i - 1].older;
+	if (i) {
+		*pid = c->names[i - 1].pid;
+		memcpy(comm, c->names[i - 1].comm, 16);
+		return;
+	}
+	*pid = 0;
+	memset(comm, 0, 16);
+	if (off >= c->read_to) {
+		if (!c->nameless++)
+			c->nameless_at = off;
+	}
 }
 
 /* A softirq or idle record that is its header word alone. */
@@ -109,6 +184,11 @@ static size_t crec_min_size(unsigned int type)
 	case NSIGHT_CREC_HANDOFF4:	return sizeof(struct nsight_crec_handoff4);
 	case NSIGHT_CREC_APP_RECV4:
 	case NSIGHT_CREC_APP_SEND4:	return sizeof(struct nsight_crec_app4);
+	case NSIGHT_CREC_SWITCH:
+	case NSIGHT_CREC_SWITCH_PREEMPT: return sizeof(struct nsight_crec_switch);
+	case NSIGHT_CREC_WAKING:	return sizeof(struct nsight_crec_waking);
+	case NSIGHT_CREC_APP_RECV4N:
+	case NSIGHT_CREC_APP_SEND4N:	return sizeof(struct nsight_crec_app4n);
 	}
 	return nsight_rec_type_known(type) ? nsight_rec_min_size(type) - 8 : 8;
 }
@@ -121,6 +201,11 @@ static const char *crec_name(unsigned int type)
 	case NSIGHT_CREC_HANDOFF4:	return "handoff (compact)";
 	case NSIGHT_CREC_APP_RECV4:	return "app_recv (compact)";
 	case NSIGHT_CREC_APP_SEND4:	return "app_send (compact)";
+	case NSIGHT_CREC_SWITCH:
+	case NSIGHT_CREC_SWITCH_PREEMPT: return "sched_switch (compact)";
+	case NSIGHT_CREC_WAKING:	return "waking (compact)";
+	case NSIGHT_CREC_APP_RECV4N:	return "app_recv (compact, named)";
+	case NSIGHT_CREC_APP_SEND4N:	return "app_send (compact, named)";
 	}
 	if (crec_small(type))
 		return type < NSIGHT_CREC_IDLE_EXIT ? "softirq (compact)" : "idle (compact)";
@@ -146,8 +231,8 @@ static void flow_of(struct nsight_flow *f, const struct nsight_cflow4 *c)
  * Expand the compact record @p (@size bytes, @type, a known size) into
  * @out (NSIGHT_CDEC_OUT_MAX bytes); returns the expanded size.
  */
-static size_t expand(unsigned int type, const uint8_t *p, size_t size, uint32_t cpu,
-		     uint64_t tsc, uint8_t *out)
+static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p, size_t size,
+		     uint32_t cpu, uint64_t tsc, uint64_t off, uint8_t *out)
 {
 	struct nsight_rec_hdr *h = (struct nsight_rec_hdr *)out;
 	size_t n;
@@ -222,6 +307,58 @@ static size_t expand(unsigned int type, const uint8_t *p, size_t size, uint32_t 
 		memcpy(r + 1, p + sizeof(in), size - sizeof(in));
 		type = type == NSIGHT_CREC_APP_SEND4 ? NSIGHT_REC_APP_SEND : NSIGHT_REC_APP_RECV;
 		n = sizeof(*r) + size - sizeof(in);
+		break;
+	}
+	case NSIGHT_CREC_APP_RECV4N:
+	case NSIGHT_CREC_APP_SEND4N: {
+		struct nsight_crec_app4n in;
+		struct nsight_rec_app *r = (void *)out;
+
+		memcpy(&in, p, sizeof(in));
+		r->sock_id = in.sock_id;
+		flow_of(&r->flow, &in.flow);
+		r->start_tsc = in.start_tsc;
+		r->ret = in.ret;
+		r->tcp_seq = in.tcp_seq;
+		r->tid = in.tid;
+		r->flags = in.flags;
+		cdec_lookup(c, in.tid, off, &r->pid, r->comm);
+		r->comm[sizeof(r->comm) - 1] = '\0';
+		memcpy(r + 1, p + sizeof(in), size - sizeof(in));
+		type = type == NSIGHT_CREC_APP_SEND4N ? NSIGHT_REC_APP_SEND : NSIGHT_REC_APP_RECV;
+		n = sizeof(*r) + size - sizeof(in);
+		break;
+	}
+	case NSIGHT_CREC_SWITCH:
+	case NSIGHT_CREC_SWITCH_PREEMPT: {
+		struct nsight_crec_switch in;
+		struct nsight_rec_sched_switch *r = (void *)out;
+
+		memcpy(&in, p, sizeof(in));
+		r->prev_tid = in.prev_tid;
+		r->next_tid = in.next_tid;
+		r->prev_prio = in.prev_prio;
+		r->next_prio = in.next_prio;
+		r->prev_state = in.prev_state;
+		r->flags = type == NSIGHT_CREC_SWITCH_PREEMPT ? NSIGHT_SWITCH_PREEMPT : 0;
+		cdec_lookup(c, in.prev_tid, off, &r->prev_pid, r->prev_comm);
+		cdec_lookup(c, in.next_tid, off, &r->next_pid, r->next_comm);
+		type = NSIGHT_REC_SCHED_SWITCH;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_WAKING: {
+		struct nsight_crec_waking in;
+		struct nsight_rec_waking *r = (void *)out;
+
+		memcpy(&in, p, sizeof(in));
+		r->tid = in.tid;
+		r->prio = in.prio;
+		r->target_cpu = in.target_cpu;
+		r->waker_tid = in.waker_tid;
+		cdec_lookup(c, in.tid, off, &r->pid, r->comm);
+		type = NSIGHT_REC_WAKING;
+		n = sizeof(*r);
 		break;
 	}
 	default:
@@ -328,8 +465,16 @@ static int compact_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
 			return nsight_diag_set(d, NSIGHT_E_RECORD,
 					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): %s record before the first sub-buffer header, whose TSC it extends",
 					       off, w->cpu, crec_name(type));
+		if (type == NSIGHT_REC_THREAD) {
+			int err = cdec_name(c, p, off, d);
+
+			if (err)
+				return err;
+		}
 		w->pos += size;
-		expand(type, p, size, w->cpu, tsc, c->out.b);
+		expand(c, type, p, size, w->cpu, tsc, off, c->out.b);
+		if (off >= c->read_to)
+			c->read_to = off + 1;
 		memcpy(&rec->hdr, c->out.b, sizeof(rec->hdr));
 		rec->data = c->out.b;
 		rec->offset = off;
@@ -423,9 +568,17 @@ size_t nsight_crecords_whole_prefix(const void *buf, size_t len)
 /* ---------------------------------------------------------------------- */
 /* Encoding                                                                 */
 
+#define CENC_NAME_SLOTS	256
+
 struct cenc {
 	uint8_t *buf;
 	size_t len, cap;
+	/* Tasks named, as the module's per-CPU memo (uapi "Thread names"). */
+	struct {
+		uint32_t tid, pid;
+		char comm[16];
+		bool used;
+	} memo[CENC_NAME_SLOTS];
 };
 
 static void *cenc_put(struct cenc *e, const void *p, size_t n)
@@ -452,6 +605,32 @@ static struct nsight_cflow4 cflow4(const struct nsight_flow *f)
 	memcpy(&c.saddr, f->saddr + 12, 4);
 	memcpy(&c.daddr, f->daddr + 12, 4);
 	return c;
+}
+
+/* A thread record before the record at @tsc naming @tid, unless the memo has it. */
+static int cenc_name(struct cenc *e, uint32_t tid, uint32_t pid, const char comm[16], uint64_t tsc)
+{
+	struct nsight_rec_thread t = { .tid = tid, .pid = pid };
+	uint64_t w = NSIGHT_CREC_HDR(NSIGHT_REC_THREAD, sizeof(t) - 8, tsc);
+	unsigned int i = tid % CENC_NAME_SLOTS;
+
+	if (e->memo[i].used && e->memo[i].tid == tid && e->memo[i].pid == pid &&
+	    !memcmp(e->memo[i].comm, comm, 16))
+		return 0;
+	memcpy(t.comm, comm, sizeof(t.comm));
+	if (!cenc_put(e, &w, sizeof(w)) ||
+	    !cenc_put(e, (uint8_t *)&t + sizeof(t.hdr), sizeof(t) - sizeof(t.hdr)))
+		return -1;
+	e->memo[i].used = true;
+	e->memo[i].tid = tid;
+	e->memo[i].pid = pid;
+	memcpy(e->memo[i].comm, comm, 16);
+	return 0;
+}
+
+static bool fits_s16(int32_t v)
+{
+	return v >= INT16_MIN && v <= INT16_MAX;
 }
 
 /* The compact form of the expanded record @p; -1 when out of memory. */
@@ -538,26 +717,65 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 	case NSIGHT_REC_APP_RECV:
 	case NSIGHT_REC_APP_SEND: {
 		struct nsight_rec_app in;
-		struct nsight_crec_app4 r = { 0 };
+		struct nsight_crec_app4n r = { 0 };
 		size_t tail = h->size - sizeof(in);
 		uint8_t *q;
 
 		memcpy(&in, p, sizeof(in));
-		if (!flow_v4(&in.flow) || sizeof(r) + tail > NSIGHT_CREC_MAX_SIZE)
+		if (!flow_v4(&in.flow) || sizeof(r) + tail > NSIGHT_CREC_MAX_SIZE ||
+		    memchr(in.comm, 0, sizeof(in.comm)) == NULL)
 			break;
-		r.hdr = NSIGHT_CREC_HDR(h->type == NSIGHT_REC_APP_SEND ? NSIGHT_CREC_APP_SEND4 :
-					NSIGHT_CREC_APP_RECV4, sizeof(r) + tail, h->tsc);
+		if (cenc_name(e, in.tid, in.pid, in.comm, h->tsc))
+			return -1;
+		r.hdr = NSIGHT_CREC_HDR(h->type == NSIGHT_REC_APP_SEND ? NSIGHT_CREC_APP_SEND4N :
+					NSIGHT_CREC_APP_RECV4N, sizeof(r) + tail, h->tsc);
 		r.sock_id = in.sock_id;
 		r.start_tsc = in.start_tsc;
 		r.ret = in.ret;
 		r.flow = cflow4(&in.flow);
 		r.tcp_seq = in.tcp_seq;
 		r.tid = in.tid;
-		r.pid = in.pid;
 		r.flags = in.flags;
-		memcpy(r.comm, in.comm, sizeof(r.comm));
 		q = cenc_put(e, &r, sizeof(r));
 		return q && (!tail || cenc_put(e, p + sizeof(in), tail)) ? 0 : -1;
+	}
+	case NSIGHT_REC_SCHED_SWITCH: {
+		struct nsight_rec_sched_switch in;
+		struct nsight_crec_switch r = { 0 };
+
+		memcpy(&in, p, sizeof(in));
+		if (h->size != sizeof(in) || in.flags & ~NSIGHT_SWITCH_PREEMPT ||
+		    !fits_s16(in.prev_prio) || !fits_s16(in.next_prio) ||
+		    !memchr(in.prev_comm, 0, 16) || !memchr(in.next_comm, 0, 16))
+			break;
+		if (cenc_name(e, in.prev_tid, in.prev_pid, in.prev_comm, h->tsc) ||
+		    cenc_name(e, in.next_tid, in.next_pid, in.next_comm, h->tsc))
+			return -1;
+		r.hdr = NSIGHT_CREC_HDR(in.flags ? NSIGHT_CREC_SWITCH_PREEMPT : NSIGHT_CREC_SWITCH,
+					sizeof(r), h->tsc);
+		r.prev_tid = in.prev_tid;
+		r.next_tid = in.next_tid;
+		r.prev_state = in.prev_state;
+		r.prev_prio = (int16_t)in.prev_prio;
+		r.next_prio = (int16_t)in.next_prio;
+		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+	}
+	case NSIGHT_REC_WAKING: {
+		struct nsight_rec_waking in;
+		struct nsight_crec_waking r = { 0 };
+
+		memcpy(&in, p, sizeof(in));
+		if (h->size != sizeof(in) || in.pad || in.target_cpu > UINT16_MAX ||
+		    !fits_s16(in.prio) || !memchr(in.comm, 0, 16))
+			break;
+		if (cenc_name(e, in.tid, in.pid, in.comm, h->tsc))
+			return -1;
+		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_WAKING, sizeof(r), h->tsc);
+		r.tid = in.tid;
+		r.waker_tid = in.waker_tid;
+		r.prio = (int16_t)in.prio;
+		r.target_cpu = (uint16_t)in.target_cpu;
+		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
 	}
 	}
 	/* The generic form: the header word, then the fields after hdr. */
@@ -576,23 +794,27 @@ int nsight_crecords_encode(const void *in, size_t len, uint8_t **out, size_t *ou
 	struct nsight_rec_walker w;
 	struct nsight_diag d = { 0 };
 	struct nsight_rec rec;
-	struct cenc e = { 0 };
+	struct cenc *e = calloc(1, sizeof(*e));
 	uint32_t cpu = 0;
 	int ret;
 
+	if (!e)
+		return -1;
 	/* The walker checks hdr.cpu against its own: take the first one's. */
 	if (len >= sizeof(struct nsight_rec_hdr))
 		memcpy(&cpu, (const uint8_t *)in + offsetof(struct nsight_rec_hdr, cpu), sizeof(cpu));
 	nsight_rec_walker_init(&w, in, len, cpu, 0);
 	while ((ret = nsight_rec_walker_next(&w, &rec, &d)) > 0) {
-		if (cenc_record(&e, &rec.hdr, rec.data))
+		if (cenc_record(e, &rec.hdr, rec.data))
 			break;
 	}
 	if (ret != 0) {
-		free(e.buf);
+		free(e->buf);
+		free(e);
 		return -1;
 	}
-	*out = e.buf;
-	*out_len = e.len;
+	*out = e->buf;
+	*out_len = e->len;
+	free(e);
 	return 0;
 }

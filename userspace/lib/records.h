@@ -12,6 +12,7 @@
 #include <linux/nsight.h>
 
 #include "diag.h"
+#include "u64map.h"
 
 /* hdr.size is a __u16 and a multiple of NSIGHT_REC_ALIGN. */
 #define NSIGHT_REC_MAX_SIZE	(UINT16_MAX & ~(NSIGHT_REC_ALIGN - 1))
@@ -45,14 +46,31 @@ bool nsight_crec_tsc(uint64_t *prev, bool *have, const uint8_t *p, size_t size, 
 /* The largest record a compact one expands into. */
 #define NSIGHT_CDEC_OUT_MAX	(NSIGHT_CREC_MAX_SIZE + 64)
 
+/* One name of a tid on a CPU, from the thread record at @offset. */
+struct nsight_cname {
+	uint64_t offset;
+	uint32_t tid;
+	uint32_t pid;
+	char comm[16];
+	uint32_t older;			/* index + 1 of the tid's name before, or 0 */
+};
+
 /*
  * What one CPU's compact records (NSIGHT_CHUNK_CRECORDS) are expanded
- * with: the TSC of its previous record. One per CPU, fed that CPU's chunks
- * in stream order.
+ * with: the TSC of its previous record, and the names its thread records
+ * gave (uapi "Thread names"), every version by offset, so that a chunk read
+ * again (--window) gets the names that applied then. One per CPU, fed that
+ * CPU's chunks in stream order (a chunk again after them is fine).
  */
 struct nsight_cdec {
 	uint64_t tsc;			/* of the previous record */
 	bool have_tsc;			/* a sub-buffer header was seen */
+	struct nsight_cname *names;	/* in the order read */
+	size_t n_names, cap_names;
+	struct nsight_u64map newest;	/* tid -> index + 1 of its last name */
+	uint64_t read_to;		/* the furthest record offset expanded, + 1 */
+	uint64_t nameless;		/* tids given with no name before them */
+	uint64_t nameless_at;		/* the first one's offset */
 	union {
 		uint64_t align;
 		uint8_t b[NSIGHT_CDEC_OUT_MAX];
@@ -60,6 +78,7 @@ struct nsight_cdec {
 };
 
 void nsight_cdec_init(struct nsight_cdec *c);
+void nsight_cdec_fini(struct nsight_cdec *c);
 
 struct nsight_rec_walker {
 	const uint8_t *buf;
@@ -117,8 +136,10 @@ size_t nsight_records_whole_prefix(const void *buf, size_t len);
  * Encode @len bytes of one CPU's expanded records (a RECORDS chunk's
  * payload, starting with a SUBBUF record) as the module writes them into
  * its relay buffer: the shorter forms where a record has one, the generic
- * form otherwise. Decoding the result gives
- * @in back. For tests, seeds and benchmarks. Returns 0 with *@out
+ * form otherwise, with a thread record before a record that gives a task by
+ * its tid alone when a direct-mapped memo of 256 tasks lacks it, as the
+ * module's memo does (uapi "Thread names"). Decoding the result gives @in back, with those thread records
+ * in it. For tests, seeds and benchmarks. Returns 0 with *@out
  * (malloc'd, *@out_len bytes), or -1: out of memory, or @in not whole
  * valid records (or one larger than a compact record can be).
  */

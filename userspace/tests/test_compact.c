@@ -30,12 +30,13 @@ static void test_round_trip(void)
 	uint32_t cpu;
 
 	make_mixed(&sc);
-	/* What the scenarios lack: UDP and TCP sends, a stamped packet. */
+	/* What the scenarios lack: a wake-up, UDP and TCP sends, a stamped packet. */
 	{
 		struct nsight_tcp_send_state ts = { .snd_una = 1, .snd_nxt = 5, .snd_cwnd = 10,
 						    .mss = 1448 };
 		struct nsight_flow tcp = flow4("10.0.0.2", 11211, "10.0.0.1", 40000, IPPROTO_TCP);
 
+		synth_waking(&sc.s, SC_Y, sc.t + 1500, sc_server, SC_Y, 0);
 		synth_app(&sc.s, NSIGHT_REC_APP_SEND, SC_Y, sc.t + 2000, 7, sc.sock, 100, 0,
 			  sc_server.tid, sc_server.pid, "server");
 		synth_send_tcp(&sc.s, SC_Y, sc.t + 3000, 8, tcp, 100, 5, sc_server.tid,
@@ -76,7 +77,10 @@ static void test_round_trip(void)
 		nsight_rec_walker_init(&a, sc.s.buf[cpu], sc.s.len[cpu], cpu, 0);
 		nsight_rec_walker_init_compact(&b, enc, len, cpu, 0, &dec);
 		while ((ret = nsight_rec_walker_next(&a, &ra, &d)) > 0) {
-			REQUIRE(nsight_rec_walker_next(&b, &rb, &d) == 1);
+			/* The names the compact form adds are not in the original. */
+			do
+				REQUIRE(nsight_rec_walker_next(&b, &rb, &d) == 1);
+			while (rb.hdr.type == NSIGHT_REC_THREAD);
 			CHECK_U64(rb.hdr.type, ra.hdr.type);
 			CHECK_U64(rb.hdr.size, ra.hdr.size);
 			CHECK_U64(rb.hdr.tsc, ra.hdr.tsc);
@@ -89,14 +93,21 @@ static void test_round_trip(void)
 		}
 		CHECK_U64(ret, 0);
 		CHECK_U64(nsight_rec_walker_next(&b, &rb, &d), 0);
+		CHECK_U64(dec.nameless, 0);
+		nsight_cdec_fini(&dec);
 		free(enc);
 	}
 	/* Each compact form was used. */
 	CHECK(seen[NSIGHT_CREC_PKT4] > 0);
 	CHECK_U64(seen[NSIGHT_CREC_PKT4_TS], 1);
 	CHECK(seen[NSIGHT_CREC_HANDOFF4] > 0);
-	CHECK(seen[NSIGHT_CREC_APP_RECV4] > 0);
-	CHECK(seen[NSIGHT_CREC_APP_SEND4] > 0);
+	CHECK(seen[NSIGHT_CREC_APP_RECV4N] > 0);
+	CHECK(seen[NSIGHT_CREC_APP_SEND4N] > 0);
+	CHECK(seen[NSIGHT_CREC_SWITCH] > 0);
+	CHECK(seen[NSIGHT_CREC_WAKING] > 0);
+	/* Each task named once per CPU, not per record. */
+	CHECK(seen[NSIGHT_REC_THREAD] > 0);
+	CHECK(seen[NSIGHT_REC_THREAD] * 4 < seen[NSIGHT_CREC_SWITCH]);
 	/* softirq and idle records as their header word alone. */
 	for (t = NSIGHT_CREC_SOFTIRQ_ENTRY; t < NSIGHT_CREC_IDLE_ENTRY + NSIGHT_CREC_SMALL_ARGS; t++)
 		small += seen[t];
@@ -197,6 +208,130 @@ static void test_whole_prefix(void)
 	CHECK_U64(nsight_crecords_whole_prefix(buf, 96), 48);
 }
 
+/* Append a thread record naming @tid at @tsc to @p; returns the bytes written. */
+static size_t put_thread(uint8_t *p, uint32_t tid, const char *comm, uint64_t tsc)
+{
+	struct nsight_rec_thread t = { .tid = tid, .pid = tid };
+	uint64_t w = NSIGHT_CREC_HDR(NSIGHT_REC_THREAD, 32, tsc);
+
+	snprintf(t.comm, sizeof(t.comm), "%s", comm);
+	memcpy(p, &w, 8);
+	memcpy(p + 8, (uint8_t *)&t + sizeof(t.hdr), 24);
+	return 32;
+}
+
+static size_t put_switch(uint8_t *p, uint32_t prev, uint32_t next, uint64_t tsc)
+{
+	struct nsight_crec_switch r = { .hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_SWITCH_PREEMPT, 24, tsc),
+					.prev_tid = prev, .next_tid = next, .prev_prio = 120,
+					.next_prio = -1 };
+
+	memcpy(p, &r, sizeof(r));
+	return sizeof(r);
+}
+
+/*
+ * Records that give a task by tid take the name of the last thread record
+ * before them on their CPU, also when their chunk is walked again after
+ * the task was renamed (--window reads chunks again); a tid never named is
+ * counted once, however often it is walked.
+ */
+static void test_thread_names(void)
+{
+	uint8_t buf[512] = { 0 };
+	struct nsight_crec_app4n a = { .hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_APP_RECV4N, 64, 170),
+				       .tid = 7, .ret = 100 };
+	struct nsight_rec_sched_switch sw;
+	struct nsight_rec_app app;
+	struct nsight_diag d = { 0 };
+	struct nsight_rec_walker w;
+	struct nsight_cdec dec;
+	struct nsight_rec rec;
+	size_t n = 0, first_switch, pass;
+
+	subbuf((uint64_t *)buf, 100);
+	n = 32;
+	n += put_thread(buf + n, 7, "srv", 110);
+	first_switch = n;
+	n += put_switch(buf + n, 0, 7, 120);
+	n += put_thread(buf + n, 7, "srv2", 130);
+	n += put_switch(buf + n, 7, 9, 140);
+	memcpy(buf + n, &a, sizeof(a));
+	n += sizeof(a);
+
+	nsight_cdec_init(&dec);
+	for (pass = 0; pass < 2; pass++) {
+		size_t k = 0;
+
+		dec.have_tsc = false;
+		nsight_rec_walker_init_compact(&w, buf, n, 3, 1000, &dec);
+		while (nsight_rec_walker_next(&w, &rec, &d) == 1) {
+			k++;
+			if (k == 3) {
+				memcpy(&sw, rec.data, sizeof(sw));
+				CHECK_U64(rec.hdr.type, NSIGHT_REC_SCHED_SWITCH);
+				CHECK_U64(sw.flags, NSIGHT_SWITCH_PREEMPT);
+				CHECK_U64(sw.prev_prio, 120);
+				CHECK_U64((uint64_t)(int64_t)sw.next_prio, (uint64_t)-1);
+				CHECK(!strcmp(sw.prev_comm, ""));
+				CHECK(!strcmp(sw.next_comm, "srv"));
+				CHECK_U64(sw.next_pid, 7);
+			}
+			if (k == 5) {
+				memcpy(&sw, rec.data, sizeof(sw));
+				CHECK(!strcmp(sw.prev_comm, "srv2"));
+				CHECK(!strcmp(sw.next_comm, ""));
+			}
+			if (k == 6) {
+				memcpy(&app, rec.data, sizeof(app));
+				CHECK_U64(rec.hdr.type, NSIGHT_REC_APP_RECV);
+				CHECK(!strcmp(app.comm, "srv2"));
+				CHECK_U64(app.pid, 7);
+				CHECK_U64(app.tid, 7);
+				CHECK_U64(app.ret, 100);
+			}
+		}
+		CHECK_U64(k, 6);
+		/* tid 0 and tid 9, counted on the first walk only. */
+		CHECK_U64(dec.nameless, 2);
+		CHECK_U64(dec.nameless_at, 1000 + first_switch);
+		CHECK_U64(dec.n_names, 2);
+	}
+	nsight_cdec_fini(&dec);
+}
+
+/* A switch whose tasks no thread record named: a problem of the check. */
+static void test_nameless_reported(void)
+{
+	struct nsight_stream_hdr h = { .tsc_hz = 1000000000, .nr_cpus = 1, .sources = 7 };
+	const char *names[] = { "nameless", NULL };
+	struct nsight_stream_writer w;
+	struct cli_result r;
+	uint8_t buf[64] = { 0 };
+	struct membuf m;
+	FILE *f;
+
+	subbuf((uint64_t *)buf, 100);
+	put_switch(buf + 32, 5, 6, 120);
+	REQUIRE(cli_init(&c) == 0);
+	membuf_open(&m, &w);
+	snprintf(h.release, sizeof(h.release), "6.12.0-synth");
+	CHECK(nsight_stream_write_header(&w, &h) == 0);
+	CHECK(nsight_stream_write_crecords(&w, 0, buf, 56) == 0);
+	CHECK(nsight_stream_write_end(&w) == 0);
+	membuf_close(&m);
+	f = fopen(cli_file(&c, names[0]), "wb");
+	REQUIRE(f);
+	CHECK(fwrite(m.data, 1, m.len, f) == m.len);
+	CHECK(fclose(f) == 0);
+	free(m.data);
+	cli_run(&c, &r, NULL, (const char *[]){ "--strict", cli_file(&c, names[0]), NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.out, "cpu 0: 2 tasks given by tid with no thread record naming them before (the first at byte ");
+	cli_result_free(&r);
+	CHECK(cli_fini(&c, names) == 0);
+}
+
 /* The reports of a capture do not depend on the form of its records. */
 static void test_same_answers(void)
 {
@@ -242,5 +377,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_round_trip),
 	KTAP_TEST(test_malformed),
 	KTAP_TEST(test_whole_prefix),
+	KTAP_TEST(test_thread_names),
+	KTAP_TEST(test_nameless_reported),
 	KTAP_TEST(test_same_answers),
 )

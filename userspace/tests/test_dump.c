@@ -66,7 +66,11 @@ static void make_relay_data(void)
 	}
 }
 
-/* The kernel's view matching make_relay_data(): cpu0 dropped 2 more at the end. */
+/*
+ * The kernel's view matching make_relay_data(): cpu0 dropped 2 more at the
+ * end; the compact form names the switches' task once on cpu0 and cpu3
+ * (a thread record each, which the kernel counts as written).
+ */
 static void make_status(struct nsight_status *st, struct nsight_status_cpu *cpus)
 {
 	memset(st, 0, sizeof(*st));
@@ -76,16 +80,16 @@ static void make_status(struct nsight_status *st, struct nsight_status_cpu *cpus
 	st->n_subbufs = 16;
 	st->tsc_hz = 2000000000;
 	st->nr_cpus = NR_CPUS;
-	cpus[0] = (struct nsight_status_cpu){ .id = 0, .online = 1, .hook_hits = 95,
-					      .records_written = 90, .records_dropped = 5 };
+	cpus[0] = (struct nsight_status_cpu){ .id = 0, .online = 1, .hook_hits = 96,
+					      .records_written = 91, .records_dropped = 5 };
 	cpus[1] = (struct nsight_status_cpu){ .id = 1, .online = 1, .hook_hits = 6,
 					      .records_written = 6 };
-	cpus[2] = (struct nsight_status_cpu){ .id = 3, .online = 1, .hook_hits = 2,
-					      .records_written = 2 };
+	cpus[2] = (struct nsight_status_cpu){ .id = 3, .online = 1, .hook_hits = 3,
+					      .records_written = 3 };
 	st->n_cpus = 3;
 	st->cpus = cpus;
-	st->hook_hits = 103;
-	st->records_written = 98;
+	st->hook_hits = 105;
+	st->records_written = 100;
 	st->records_dropped = 5;
 }
 
@@ -279,14 +283,14 @@ static void dump_and_check(size_t chunk_max, size_t read_size, size_t want_max_c
 	CHECK_U64(s.hdr.sources, NSIGHT_SOURCES_ALL);
 	CHECK(s.hdr.dump_realtime_ns > 0);
 	CHECK(s.hdr.release[0] != '\0');
-	CHECK_U64(s.records, 90 + 6 + 2);
+	CHECK_U64(s.records, 91 + 6 + 3);
 	CHECK_U64(s.subbufs, 5);
-	CHECK_U64(s.cpus[0].records, 90);
+	CHECK_U64(s.cpus[0].records, 91);
 	CHECK_U64(s.cpus[0].subbufs, 3);
 	CHECK_U64(s.cpus[0].seq_last, 2);
 	CHECK_U64(s.cpus[1].records, 6);
 	CHECK(!s.cpus[2].seen);
-	CHECK_U64(s.cpus[3].records, 2);
+	CHECK_U64(s.cpus[3].records, 3);
 	CHECK_U64(s.dropped_subbuf, 3);
 	CHECK_U64(s.dropped_after, 2);
 	CHECK_U64(s.dropped, 5);
@@ -294,6 +298,7 @@ static void dump_and_check(size_t chunk_max, size_t read_size, size_t want_max_c
 	CHECK_U64(s.type_counts[NSIGHT_REC_HANDOFF], 35);
 	CHECK_U64(s.type_counts[NSIGHT_REC_TIMEKEEPER], 10);
 	CHECK_U64(s.type_counts[NSIGHT_REC_CLOCK_SYNC], 1);
+	CHECK_U64(s.type_counts[NSIGHT_REC_THREAD], 2);
 	CHECK(s.have_status);
 	CHECK_U64(s.n_problems, 0);
 	nsight_summary_fini(&s);
@@ -361,7 +366,7 @@ static void test_dump_partial_record_lost(void)
 	CHECK_U64(res.bytes, relay_len[0] + relay_len[1] + relay_len[3]);
 	/* The stream is still valid and holds only whole records. */
 	REQUIRE(summarize_mem(&m, &s, &d) == 0);
-	CHECK_U64(s.cpus[3].records, 2);
+	CHECK_U64(s.cpus[3].records, 3);
 	CHECK_U64(s.n_problems, 0);
 	nsight_summary_fini(&s);
 	nsight_status_free(&after);

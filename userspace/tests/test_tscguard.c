@@ -5,7 +5,8 @@
 #include "test.h"
 
 #define HZ	1000000000ULL
-#define SS	sizeof(struct nsight_rec_sched_switch)
+/* Mark records: one compact record each (a switch would add thread records). */
+#define MK	sizeof(struct nsight_rec_mark)
 
 /* Which of the records @w yields are bad (SIZE_MAX: out of memory). */
 static size_t scan_walker(const struct nsight_rec_walker *w, size_t n, bool *bad)
@@ -44,7 +45,7 @@ static bool same_tscs(const uint8_t *c, size_t len, const uint64_t *tsc, size_t 
 }
 
 /*
- * A chunk of a SUBBUF and sched_switch records at @tsc[0..n-1]; which are
+ * A chunk of a SUBBUF and mark records at @tsc[0..n-1]; which are
  * bad. The same chunk in compact form gives the same answer when its
  * stamps (the low 48 bits) give the same TSCs.
  */
@@ -59,7 +60,7 @@ static size_t scan(const uint64_t *tsc, size_t n, bool *bad)
 
 	put_subbuf(buf, &pos, 0, tsc[0], 0, 0);
 	for (i = 1; i < n; i++)
-		put_rec(buf, &pos, NSIGHT_REC_SCHED_SWITCH, SS, 0, tsc[i]);
+		put_rec(buf, &pos, NSIGHT_REC_MARK, MK, 0, tsc[i]);
 	nsight_rec_walker_init(&w, buf, pos, 0, 0);
 	n_bad = scan_walker(&w, n, bad);
 
@@ -154,7 +155,7 @@ static void test_compact_stamp(void)
 
 	put_subbuf((uint8_t *)buf, &pos, 0, tsc[0], 0, 0);
 	for (i = 1; i < 6; i++)
-		put_rec((uint8_t *)buf, &pos, NSIGHT_REC_SCHED_SWITCH, SS, 0, tsc[i]);
+		put_rec((uint8_t *)buf, &pos, NSIGHT_REC_MARK, MK, 0, tsc[i]);
 	REQUIRE(nsight_crecords_encode(buf, pos, &c, &clen) == 0);
 	/* The third record's stamp, 2^40 ticks (18 minutes) off. */
 	for (at = 0, i = 0; at < clen; at += NSIGHT_CREC_SIZE(h)) {
