@@ -426,12 +426,13 @@ static int compact_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
 	for (;;) {
 		size_t left = w->len - w->pos, need;
 		uint64_t off = w->base_offset + w->pos;
-		const uint8_t *p = w->buf + w->pos;
 		unsigned int type, size;
+		const uint8_t *p;
 		uint64_t h, tsc;
 
 		if (left == 0)
-			return 0;
+			return 0;	/* also for an empty chunk's NULL payload */
+		p = w->buf + w->pos;
 		if (left < sizeof(h))
 			return nsight_diag_set(d, NSIGHT_E_RECORD,
 					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): header needs %zu bytes, %zu left",
