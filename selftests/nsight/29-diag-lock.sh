@@ -13,12 +13,14 @@
 # CPU 0 the emulator stalls CPU 1 while CPU 0 spins, see GUEST-NOTES.md;
 # with holds of 300 us the waits are too short to lead the tail.) With the
 # futex source the lock itself is named: the futex word of msgload's
-# process the server slept on, and lockholder as the thread that woke it
-# from inside futex_wake() on that word.)
+# process the server slept on, lockholder as the thread that woke it from
+# inside futex_wake() on that word, and how long the woken server held it
+# (from its return to its own futex_wake(): glibc marks a mutex contended
+# when a thread slept on it, so its unlock calls futex_wake()).
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
-ktap_plan 7
+ktap_plan 8
 diag_setup
 nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES,futex"
 DIAG_RATE=${nsight_diag_rate:-500}
@@ -50,4 +52,6 @@ check "chain: the holder released the server's futex" \
 	grep -q "^  held up by lockholder\[$DIAG_SPID\] tid [0-9]* releasing futex 0x" /tmp/lock.txt
 check "locks: woken most by lockholder inside futex_wake" \
 	sh -c "echo \"$lock\" | grep -q 'woken most by lockholder tid [0-9]* ([0-9]* times, [1-9][0-9]* in futex_wake on it)'"
+check "locks: how long the woken server held it" \
+	sh -c "echo \"$lock\" | grep -q '; held after a sleep p50 [0-9.]*[mun]*s, p99 [0-9.]*[mun]*s, max [0-9.]*[mun]*s ([1-9][0-9]* releases through futex_wake)'"
 ktap_finish

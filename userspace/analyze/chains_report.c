@@ -561,6 +561,12 @@ int nsight_locks_report_text(FILE *f, const struct nsight_analysis *a, const str
 				" in futex_wake on it)",
 				clean(l->holder_comm, sizeof(l->holder_comm), c2, sizeof(c2)),
 				l->holder_tid, l->holder_wakes, l->holder_released);
+		if (l->holds)
+			fprintf(f, "; held after a sleep p50 %s, p99 %s, max %s (%" PRIu64
+				" releases through futex_wake)",
+				dur(a, t, l->hold_p50, b[0], sizeof(b[0])),
+				dur(a, t, l->hold_p99, b[1], sizeof(b[1])),
+				dur(a, t, l->hold_max, b[2], sizeof(b[2])), l->holds);
 		fputc('\n', f);
 	}
 	if (n > TOP_LOCKS)
@@ -605,6 +611,17 @@ int nsight_locks_report_json(struct json_object *o, const struct nsight_analysis
 			jo_add(j, "holder", h, &err);
 		} else {
 			jo_add_null(j, "holder", &err);
+		}
+		if (l->holds) {
+			struct json_object *h = json_object_new_object();
+
+			jo_add_u64(h, "releases", l->holds, &err);
+			jo_add_i64(h, "p50_ns", nsight_threads_ns(&a->chains, l->hold_p50), &err);
+			jo_add_i64(h, "p99_ns", nsight_threads_ns(&a->chains, l->hold_p99), &err);
+			jo_add_i64(h, "max_ns", nsight_threads_ns(&a->chains, l->hold_max), &err);
+			jo_add(j, "hold", h, &err);
+		} else {
+			jo_add_null(j, "hold", &err);
 		}
 		jo_push(arr, j, &err);
 	}

@@ -327,9 +327,32 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 struct lock_wait {
 	uint32_t pid, waker;
 	uint64_t uaddr, ticks;
+	uint64_t hold;			/* ticks, 0 if not seen */
 	bool released;
 	size_t wake;
 };
+
+/*
+ * How long the thread woken by @w held the lock it slept on: it took it
+ * on its return from futex_wait(), at the start of its first stretch
+ * after the wakeup, and released it at its next futex record on the word
+ * if that is a futex_wake(); 0 when not seen.
+ */
+static uint64_t hold_of(const struct nsight_threads *c, const struct nsight_thr_wake *w)
+{
+	size_t s = stretch_after(c, w->tid, w->tsc), lo, i;
+	uint64_t from;
+
+	if (s >= c->n_st || c->st[s].tid != w->tid)
+		return 0;
+	from = c->st[s].from;
+	LOWER_TID(c->fx, c->n_fx, w->tid, lo);
+	FIRST_NOT(c->fx, lo, c->n_fx, e_->tid == w->tid && e_->tsc < from, i);
+	for (; i < c->n_fx && c->fx[i].tid == w->tid; i++)
+		if (c->fx[i].uaddr == w->futex_wait)
+			return c->fx[i].op == NSIGHT_FUTEX_WAKE ? c->fx[i].tsc - from : 0;
+	return 0;
+}
 
 static int cmp_lock_wait(const void *a, const void *b)
 {
@@ -387,6 +410,15 @@ static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, s
 	l->p99 = (uint64_t)nsight_percentile(ticks, e - s, 99000);
 	l->max = (uint64_t)ticks[e - s - 1];
 	for (i = s; i < e; i++)
+		if (v[i].hold)
+			ticks[l->holds++] = (int64_t)v[i].hold;
+	if (l->holds) {
+		qsort(ticks, l->holds, sizeof(*ticks), cmp_i64);
+		l->hold_p50 = (uint64_t)nsight_percentile(ticks, l->holds, 50000);
+		l->hold_p99 = (uint64_t)nsight_percentile(ticks, l->holds, 99000);
+		l->hold_max = (uint64_t)ticks[l->holds - 1];
+	}
+	for (i = s; i < e; i++)
 		if (l->holder_tid && v[i].waker == l->holder_tid) {
 			l->holder_wakes++;
 			l->holder_released += v[i].released;
@@ -421,6 +453,7 @@ int nsight_threads_locks(const struct nsight_threads *c, struct nsight_lock **ou
 			continue;
 		v[nv++] = (struct lock_wait){ .pid = w->wait_pid, .waker = w->waker_tid,
 					      .uaddr = w->futex_wait, .ticks = w->tsc - w->wait_from,
+					      .hold = hold_of(c, w),
 					      .released = w->futex_wake == w->futex_wait, .wake = i };
 	}
 	qsort(v, nv, sizeof(*v), cmp_lock_wait);

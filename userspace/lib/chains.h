@@ -27,7 +27,10 @@
  * futex_wake() on in its stretch that woke it, on that CPU (futex_wake).
  * Per lock (process and futex word), nsight_threads_locks() gives the
  * sleeps on it a wakeup ended, their durations from futex_wait() to the
- * wakeup, and the thread that woke its waiters most (its holder).
+ * wakeup, the thread that woke its waiters most (its holder), and how
+ * long a woken waiter held the lock: from its return to its next futex
+ * record on the word, when that is a futex_wake() (a release that woke
+ * nobody is not seen).
  *
  * The diagnosis uses the blocked time of a message's thread (profile.h):
  * a wait ended by a task, in the message's application window before the
@@ -96,6 +99,8 @@ struct nsight_lock {
 	uint64_t holder_wakes;		/* ... that many times */
 	uint64_t holder_released;	/* ... of them inside futex_wake() on this word */
 	char holder_comm[16], comm[16];	/* the holder's, a waiter's */
+	uint64_t holds;			/* woken waiters seen releasing it (futex_wake) */
+	uint64_t hold_p50, hold_p99, hold_max;	/* ticks from return to futex_wake() */
 };
 
 /* The thread's states, in order. */

@@ -444,6 +444,8 @@ static inline void scen_lock_pair(struct scen *sc)
 	synth_idle(&sc->s, SC_X, w + 600, true);
 	synth_idle(&sc->s, SC_Y, w + 900, false);
 	synth_switch(&sc->s, SC_Y, w + 1000, sc_swapper1, me);
+	/* The server took the mutex on its return and releases it: held 1000 ns. */
+	synth_futex(&sc->s, SC_Y, w + 2000, me, NSIGHT_FUTEX_WAKE, SC_LOCK_FUTEX);
 	sc->entry = w + 3000;
 	scen_recv(sc, w + 4000, id2, 3000);
 	scen_sleep_st(sc);

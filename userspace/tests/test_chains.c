@@ -176,6 +176,10 @@ static void test_locks(void)
 		CHECK_U64(v[0].holder_wakes, 5);
 		CHECK_U64(v[0].holder_released, 5);
 		CHECK(!strcmp(v[0].holder_comm, "lockholder") && !strcmp(v[0].comm, "server"));
+		/* Each woken server held it from its return to its futex_wake(). */
+		CHECK_U64(v[0].holds, 5);
+		CHECK_U64(v[0].hold_p50, 1000);
+		CHECK_U64(v[0].hold_max, 1000);
 	}
 	free(v);
 	nsight_analysis_fini(&a);
@@ -183,12 +187,13 @@ static void test_locks(void)
 	cli_run(&c, &r, NULL, (const char *[]){ "--color", "never", cli_file(&c, "lock"), NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "locks: futexes threads slept on, by total wait\n"
-			     "  futex 0x55d0c0de0040 of server[100]: 5 sleeps, 199us in all, p50 39.8us, p99 39.8us, max 39.8us; woken most by lockholder tid 102 (5 times, 5 in futex_wake on it)\n");
+			     "  futex 0x55d0c0de0040 of server[100]: 5 sleeps, 199us in all, p50 39.8us, p99 39.8us, max 39.8us; woken most by lockholder tid 102 (5 times, 5 in futex_wake on it); held after a sleep p50 1.00us, p99 1.00us, max 1.00us (5 releases through futex_wake)\n");
 	cli_result_free(&r);
 	cli_run(&c, &r, NULL, (const char *[]){ "--json", cli_file(&c, "lock"), NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "\"futex\": \"0x55d0c0de0040\"");
 	CHECK_STR_HAS(r.out, "\"p99_ns\": 39800");
+	CHECK_STR_HAS(r.out, "\"hold\": {\n        \"releases\": 5,\n        \"p50_ns\": 1000,");
 	CHECK_STR_HAS(r.out, "\"futex\": \"0x55d0c0de0040\",\n          \"futex_releases\": 5,");
 	cli_result_free(&r);
 	/* Without futex records: no locks section. */
