@@ -263,6 +263,7 @@ for tag in $guests; do
 	# still says which guest is the long pole on that machine.
 	ran=$(sed -n 's/.*; guest ran \([0-9]*\) s.*/\1/p' "$out/guest-$tag.err" | tail -n 1)
 	[ -z "$ran" ] || echo "   (guest-$tag ran $ran s)"
+	grep -h '^# run-guest: ' "$out/guest-$tag.ktap" | sed 's/^# /   /' || true
 done
 echo "   ($(elapsed $t))"
 
