@@ -59,6 +59,16 @@ static void nsight_sched_switch(void *data, bool preempt,
 	nsight_prof_exit(&pf);
 }
 
+/*
+ * task_rename (exec, prctl, a write to comm), before @task's name becomes
+ * @comm: its records name it again (names.h). No record of its own.
+ */
+static void nsight_task_rename(void *data, struct task_struct *task,
+			       const char *comm)
+{
+	nsight_name_forget(task);
+}
+
 static void nsight_sched_waking(void *data, struct task_struct *p)
 {
 	struct nsight_crec_waking *r;
@@ -265,6 +275,7 @@ static void nsight_napi_poll(void *data, struct napi_struct *napi, int work,
 
 enum {
 	NSIGHT_TP_SCHED_SWITCH,
+	NSIGHT_TP_TASK_RENAME,
 	NSIGHT_TP_SCHED_WAKING,
 	NSIGHT_TP_IRQ_ENTRY,
 	NSIGHT_TP_IRQ_EXIT,
@@ -283,6 +294,7 @@ enum {
 static struct nsight_tp nsight_ctx_tps[NSIGHT_CTX_NR_TP] = {
 	NSIGHT_CTX_TP(NSIGHT_TP_SCHED_SWITCH, "sched_switch",
 		      nsight_sched_switch),
+	NSIGHT_CTX_TP(NSIGHT_TP_TASK_RENAME, "task_rename", nsight_task_rename),
 	NSIGHT_CTX_TP(NSIGHT_TP_SCHED_WAKING, "sched_waking",
 		      nsight_sched_waking),
 	NSIGHT_CTX_TP(NSIGHT_TP_IRQ_ENTRY, "irq_handler_entry",
@@ -303,6 +315,8 @@ static struct nsight_tp nsight_ctx_tps[NSIGHT_CTX_NR_TP] = {
 /* Source bit of each tracepoint above. */
 static const u32 nsight_ctx_tp_source[NSIGHT_CTX_NR_TP] = {
 	[NSIGHT_TP_SCHED_SWITCH] = NSIGHT_SRC_SCHED_SWITCH,
+	/* Only sched_switch's memo of the task it named may go stale. */
+	[NSIGHT_TP_TASK_RENAME] = NSIGHT_SRC_SCHED_SWITCH,
 	[NSIGHT_TP_SCHED_WAKING] = NSIGHT_SRC_SCHED_WAKING,
 	[NSIGHT_TP_IRQ_ENTRY] = NSIGHT_SRC_IRQ,
 	[NSIGHT_TP_IRQ_EXIT] = NSIGHT_SRC_IRQ,

@@ -19,6 +19,19 @@ void nsight_names_reset(void)
 }
 
 /*
+ * @t is about to be renamed: if its CPU's last switch named it, that CPU
+ * looks it up again. From another CPU this races only with that CPU's
+ * next switch, which replaces the memo anyway.
+ */
+void nsight_name_forget(const struct task_struct *t)
+{
+	unsigned int cpu = task_cpu(t);
+
+	if (READ_ONCE(per_cpu(nsight_named_cur, cpu)) == t)
+		WRITE_ONCE(per_cpu(nsight_named_cur, cpu), NULL);
+}
+
+/*
  * The thread record of @t, then the older way of @set remembers it; a
  * dropped record leaves the memo as it was, so the next record of @t tries
  * again.

@@ -40,13 +40,13 @@ struct nsight_names {
 DECLARE_PER_CPU(struct nsight_names, nsight_names);
 /*
  * The task the last sched_switch of this CPU named as it switched in, or
- * NULL: while it runs, records about it need no memo lookup (a task
- * renamed while it runs, by exec, keeps its old name in them until it is
- * switched in again).
+ * NULL: while it runs, records about it need no memo lookup. A rename
+ * (task_rename: exec, prctl) clears it on the task's CPU first.
  */
 DECLARE_PER_CPU(const struct task_struct *, nsight_named_cur);
 
 void nsight_names_reset(void);
+void nsight_name_forget(const struct task_struct *t);
 bool nsight_name_write(const struct task_struct *t, u32 set, const u64 comm[2]);
 
 static __always_inline bool nsight_name_is(const struct nsight_name_slot *s,
