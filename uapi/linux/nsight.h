@@ -1085,11 +1085,13 @@ struct nsight_crec_app4 {
  * record before a record is the one that applies). The module keeps, per
  * CPU, a memo of the last tasks it named and writes a thread
  * record whenever a task is not in it (a reader must not rely on how
- * often: it keeps every name it read). A reader that drops
- * sub-buffers of a CPU (nsightctl record's flight recorder) writes the
- * thread records of the dropped ones into the stream before the CPU's
- * next records (an NSIGHT_CHUNK_CRECORDS chunk of thread records alone).
+ * often: it keeps every name it read). nsightctl record's flight
+ * recorder, which leaves sub-buffers out, writes the ones it keeps as
+ * expanded records (NSIGHT_CHUNK_RECORDS), names filled in. The types
+ * NSIGHT_CREC_APP_RECV4 and NSIGHT_CREC_APP_SEND4, with their own pid and
+ * comm, are those of captures from before thread names.
  */
+
 /* sched_switch: struct nsight_rec_sched_switch without names. */
 struct nsight_crec_switch {
 	__u64 hdr;

@@ -231,6 +231,24 @@ static void flow_of(struct nsight_flow *f, const struct nsight_cflow4 *c)
  * Expand the compact record @p (@size bytes, @type, a known size) into
  * @out (NSIGHT_CDEC_OUT_MAX bytes); returns the expanded size.
  */
+/*
+ * The fields of an IPv4 app record both compact forms share, and the TCP
+ * send's state (@tail_len bytes at @tail) after the struct, as it follows
+ * struct nsight_rec_app.
+ */
+static void app4_fill(struct nsight_rec_app *r, const struct nsight_crec_app4n *in,
+		      const uint8_t *tail, size_t tail_len)
+{
+	r->sock_id = in->sock_id;
+	flow_of(&r->flow, &in->flow);
+	r->start_tsc = in->start_tsc;
+	r->ret = in->ret;
+	r->tcp_seq = in->tcp_seq;
+	r->tid = in->tid;
+	r->flags = in->flags;
+	memcpy(r + 1, tail, tail_len);
+}
+
 static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p, size_t size,
 		     uint32_t cpu, uint64_t tsc, uint64_t off, uint8_t *out)
 {
@@ -290,21 +308,17 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 	}
 	case NSIGHT_CREC_APP_RECV4:
 	case NSIGHT_CREC_APP_SEND4: {
+		/* The form before thread names: its own pid and comm. */
 		struct nsight_crec_app4 in;
 		struct nsight_rec_app *r = (void *)out;
 
 		memcpy(&in, p, sizeof(in));
-		r->sock_id = in.sock_id;
-		flow_of(&r->flow, &in.flow);
-		r->start_tsc = in.start_tsc;
-		r->ret = in.ret;
-		r->tcp_seq = in.tcp_seq;
-		r->tid = in.tid;
+		app4_fill(r, &(struct nsight_crec_app4n){ .sock_id = in.sock_id,
+				.start_tsc = in.start_tsc, .ret = in.ret, .flow = in.flow,
+				.tcp_seq = in.tcp_seq, .tid = in.tid, .flags = in.flags },
+			  p + sizeof(in), size - sizeof(in));
 		r->pid = in.pid;
-		r->flags = in.flags;
 		memcpy(r->comm, in.comm, sizeof(r->comm));
-		/* A TCP send's state follows, as it follows struct nsight_rec_app. */
-		memcpy(r + 1, p + sizeof(in), size - sizeof(in));
 		type = type == NSIGHT_CREC_APP_SEND4 ? NSIGHT_REC_APP_SEND : NSIGHT_REC_APP_RECV;
 		n = sizeof(*r) + size - sizeof(in);
 		break;
@@ -315,16 +329,9 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 		struct nsight_rec_app *r = (void *)out;
 
 		memcpy(&in, p, sizeof(in));
-		r->sock_id = in.sock_id;
-		flow_of(&r->flow, &in.flow);
-		r->start_tsc = in.start_tsc;
-		r->ret = in.ret;
-		r->tcp_seq = in.tcp_seq;
-		r->tid = in.tid;
-		r->flags = in.flags;
+		app4_fill(r, &in, p + sizeof(in), size - sizeof(in));
 		cdec_lookup(c, in.tid, off, &r->pid, r->comm);
 		r->comm[sizeof(r->comm) - 1] = '\0';
-		memcpy(r + 1, p + sizeof(in), size - sizeof(in));
 		type = type == NSIGHT_CREC_APP_SEND4N ? NSIGHT_REC_APP_SEND : NSIGHT_REC_APP_RECV;
 		n = sizeof(*r) + size - sizeof(in);
 		break;

@@ -300,6 +300,39 @@ static void test_thread_names(void)
 	nsight_cdec_fini(&dec);
 }
 
+/* An app record of the form before thread names keeps its own pid and comm. */
+static void test_app4_before_names(void)
+{
+	struct nsight_crec_app4 a = { .hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_APP_SEND4, 80, 120),
+				      .sock_id = 5, .ret = 64, .tid = 11, .pid = 10,
+				      .flags = 1 };
+	uint8_t buf[112] = { 0 };
+	struct nsight_diag d = { 0 };
+	struct nsight_rec_walker w;
+	struct nsight_rec_app app;
+	struct nsight_cdec dec;
+	struct nsight_rec rec;
+
+	snprintf(a.comm, sizeof(a.comm), "old");
+	subbuf((uint64_t *)buf, 100);
+	memcpy(buf + 32, &a, sizeof(a));
+	nsight_cdec_init(&dec);
+	nsight_rec_walker_init_compact(&w, buf, sizeof(buf), 0, 0, &dec);
+	REQUIRE(nsight_rec_walker_next(&w, &rec, &d) == 1);
+	REQUIRE(nsight_rec_walker_next(&w, &rec, &d) == 1);
+	CHECK_U64(rec.hdr.type, NSIGHT_REC_APP_SEND);
+	CHECK_U64(rec.hdr.size, sizeof(app));
+	memcpy(&app, rec.data, sizeof(app));
+	CHECK_U64(app.sock_id, 5);
+	CHECK_U64(app.ret, 64);
+	CHECK_U64(app.tid, 11);
+	CHECK_U64(app.pid, 10);
+	CHECK_U64(app.flags, 1);
+	CHECK(!strcmp(app.comm, "old"));
+	CHECK_U64(dec.nameless, 0);
+	nsight_cdec_fini(&dec);
+}
+
 /* A switch whose tasks no thread record named: a problem of the check. */
 static void test_nameless_reported(void)
 {
@@ -378,6 +411,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_malformed),
 	KTAP_TEST(test_whole_prefix),
 	KTAP_TEST(test_thread_names),
+	KTAP_TEST(test_app4_before_names),
 	KTAP_TEST(test_nameless_reported),
 	KTAP_TEST(test_same_answers),
 )
