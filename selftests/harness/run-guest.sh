@@ -102,18 +102,18 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/nsight-run.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM HUP
 
-# boot LIMIT SERIAL-LOG [CMDLINE-WORDS]: one boot; its exit status in rc.
+# boot LIMIT SERIAL-LOG CMDLINE: one boot; its exit status in rc.
 boot() {
 	rc=0
 	# shellcheck disable=SC2086
 	timeout -k 10 "$1" "$qemu" -accel tcg,thread=single -cpu max -smp "$smp" -m "$mem" \
-		-kernel "$kernel" -initrd "$initrd" -append "$cmdline${3:-}" \
+		-kernel "$kernel" -initrd "$initrd" -append "$3" \
 		-display none -no-reboot -monitor none -serial "file:$2" $nic $icount $qemu_args \
 		</dev/null >"$tmp/qemu.out" 2>&1 || rc=$?
 }
 
 start=$(date +%s)
-boot "$wall" "$log"
+boot "$wall" "$log" "$cmdline"
 
 # QEMU 7.2's TCG now and then double-faults the guest kernel in
 # kmem_cache_alloc_node() under socket traffic, with or without the module
@@ -140,11 +140,8 @@ if [ $shell = 0 ] && ! grep -q 'NSIGHT-GUEST-DONE' "$log" 2>/dev/null &&
 		mv "$log" "$log.boot1"
 		retry_note="# run-guest: the guest double-faulted in $crashed (QEMU TCG, no nsight frame; GUEST-NOTES.md, log $log.boot1); booted again for: $left"
 		echo "$prog: ${retry_note#\# run-guest: }" >&2
-		cmdline_retry=$(echo "$cmdline" | sed "s/nsight_tests=[^ ]*/nsight_tests=$left/")
-		saved_cmdline=$cmdline
-		cmdline=$cmdline_retry
-		boot $((wall - spent)) "$log.boot2" " nsight_retry=1"
-		cmdline=$saved_cmdline
+		boot $((wall - spent)) "$log.boot2" \
+			"$(echo "$cmdline" | sed "s/nsight_tests=[^ ]*/nsight_tests=$left/") nsight_retry=1"
 		# One log: the first boot's results, then the second boot's,
 		# numbered on; the second boot's dmesg and end marker.
 		ndone=$(wc -l <"$tmp/done1")

@@ -13,6 +13,7 @@
 #include <linux/net_tstamp.h>
 #include <linux/sockios.h>
 
+#include "filter.h"
 #include "hwtstamp.h"
 
 const char *nsight_hwts_path(void)
@@ -44,14 +45,12 @@ const char *nsight_hwts_describe(int tx_type, int rx_filter, char *buf, size_t l
 /* ---------------------------------------------------------------------- */
 /* The state file                                                           */
 
-static int parse_int(const char *s, long lo, long hi, int *out)
+/* A decimal from @lo to INT_MAX into the int *@out. */
+static int parse_int(const char *s, uint32_t lo, int *out)
 {
-	char *end;
-	long v;
+	uint32_t v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (nsight_parse_uint(s, lo, INT_MAX, &v))
 		return -1;
 	*out = (int)v;
 	return 0;
@@ -86,7 +85,7 @@ int nsight_hwts_state_read(const char *path, struct nsight_hwts_state *st,
 		if (!nt || tok[0][0] == '#')
 			continue;
 		if (!strcmp(tok[0], "owner")) {
-			if (nt != 2 || parse_int(tok[1], 0, INT_MAX, &owner))
+			if (nt != 2 || parse_int(tok[1], 0, &owner))
 				err = nsight_diag_set(d, EINVAL, "%s:%u: expected 'owner PID'", path, ln);
 			else
 				st->owner = (pid_t)owner;
@@ -104,10 +103,10 @@ int nsight_hwts_state_read(const char *path, struct nsight_hwts_state *st,
 			continue;
 		}
 		if (strlen(tok[0]) >= IF_NAMESIZE ||
-		    parse_int(tok[1], 1, INT_MAX, &st->ifs[st->n].ifindex) ||
-		    parse_int(tok[2], 0, INT_MAX, &st->ifs[st->n].tx_type) ||
-		    parse_int(tok[3], 0, INT_MAX, &st->ifs[st->n].rx_filter) ||
-		    parse_int(tok[4], 0, INT_MAX, &st->ifs[st->n].flags)) {
+		    parse_int(tok[1], 1, &st->ifs[st->n].ifindex) ||
+		    parse_int(tok[2], 0, &st->ifs[st->n].tx_type) ||
+		    parse_int(tok[3], 0, &st->ifs[st->n].rx_filter) ||
+		    parse_int(tok[4], 0, &st->ifs[st->n].flags)) {
 			err = nsight_diag_set(d, EINVAL, "%s:%u: bad interface line", path, ln);
 			continue;
 		}
@@ -474,7 +473,15 @@ void nsight_hwts_restore_stale(const char *module_dir)
 		why = "the nsight module was unloaded";
 	else if (st.owner > 0 && kill(st.owner, 0) && errno == ESRCH)
 		why = "the nsightctl record that set it ended without restoring it";
-	if (why && nsight_hwts_restore(why, stderr, &d))
+	if (why)
+		nsight_hwts_put_back(why);
+}
+
+void nsight_hwts_put_back(const char *why)
+{
+	struct nsight_diag d = { 0 };
+
+	if (nsight_hwts_restore(why, stderr, &d))
 		fprintf(stderr, "nsightctl: %s\n", d.msg);
 }
 

@@ -89,6 +89,9 @@ int nsight_hwts_enable(const char *list, pid_t owner, FILE *out, struct nsight_d
  */
 int nsight_hwts_restore(const char *why, FILE *out, struct nsight_diag *d);
 
+/* nsight_hwts_restore() with lines and problems on stderr; never fails. */
+void nsight_hwts_put_back(const char *why);
+
 /*
  * Before a command: restore when the state's owner (a record) is dead or
  * the nsight module is not loaded (@module_dir missing). Problems are

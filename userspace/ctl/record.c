@@ -502,12 +502,7 @@ int cmd_record(int argc, char **argv)
 	}
 	nsight_nl_close(&nl);
 	/* The capture stopped: the NICs' stamps go back, whoever set them. */
-	{
-		struct nsight_diag hd = { 0 };
-
-		if (nsight_hwts_restore("the capture stopped", stderr, &hd))
-			fprintf(stderr, "nsightctl: %s\n", hd.msg);
-	}
+	nsight_hwts_put_back("the capture stopped");
 	if (!err) {
 		nsight_dump_report(&after, &res);
 		fprintf(stderr, "nsightctl: recorded %.1f s%s: %" PRIu64 " records written, %" PRIu64 " dropped, %" PRIu64 " bytes of stream\n",

@@ -60,12 +60,8 @@ static int run(int argc, char **argv, uint8_t cmd, void (*usage)(FILE *),
 		err = nsight_diag_set(&d, ENOMEM, "out of memory");
 	nsight_nl_close(&nl);
 	/* The capture is over (or was): the NICs' stamps go back either way. */
-	if (cmd == NSIGHT_CMD_STOP && (!err || err == -EALREADY)) {
-		struct nsight_diag hd = { 0 };
-
-		if (nsight_hwts_restore("the capture stopped", stderr, &hd))
-			fprintf(stderr, "nsightctl: %s\n", hd.msg);
-	}
+	if (cmd == NSIGHT_CMD_STOP && (!err || err == -EALREADY))
+		nsight_hwts_put_back("the capture stopped");
 	if (err == -EALREADY) {
 		fprintf(stderr, "nsightctl: %s\n", already);
 		return NSIGHT_EXIT_FAIL;
