@@ -102,13 +102,37 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 					      u32 tcp_seq, u32 flags,
 					      bool tcp_state)
 {
-	u32 size = sizeof(struct nsight_crec_app4n) +
-		   (tcp_state ? sizeof(struct nsight_tcp_send_state) : 0);
+	u32 tail = tcp_state ? sizeof(struct nsight_tcp_send_state) : 0;
+	u32 size = sizeof(struct nsight_crec_app4n) + tail;
 	struct nsight_crec_app4n *r;
 	struct nsight_wr w;
 
 	/* The task's name once per CPU (names.h), the record by tid. */
 	nsight_name_current();
+	if (likely(ret == (s32)ret &&
+		   (type == NSIGHT_REC_APP_SEND ? start == NSIGHT_APP_START_NOW :
+		    !start))) {
+		struct nsight_crec_app4s *c;
+
+		/* The short form: the type says where the call began. */
+		c = (void *)__nsight_creserve(&nsight_buf, &w,
+					      type == NSIGHT_REC_APP_SEND ?
+					      NSIGHT_CREC_APP_SEND4S :
+					      NSIGHT_CREC_APP_RECV4S,
+					      sizeof(*c) + tail);
+		if (!c)
+			return;
+		if (tcp_state)
+			nsight_tcp_send_state(sk, (void *)(c + 1));
+		c->sock_id = sock_id;
+		nsight_cflow4_fill(&c->flow, flow);
+		c->ret = ret;
+		c->tcp_seq = tcp_seq;
+		c->tid = current->pid;
+		c->flags = flags;
+		nsight_commit(&w);
+		return;
+	}
 	r = (void *)__nsight_creserve(&nsight_buf, &w,
 				      type == NSIGHT_REC_APP_SEND ?
 				      NSIGHT_CREC_APP_SEND4N :
@@ -191,12 +215,27 @@ static void nsight_app_copy(const struct sk_buff *skb, int len)
 	    !nsight_filter_ok_flow(&pi.flow) ||
 	    !nsight_filter_ok_pid(current->tgid))
 		return;
+	if (pi.flow.protocol != IPPROTO_TCP) {
+		struct nsight_crec_app_copy0 *c;
+
+		/* A datagram: no sequence, the task by tid (names.h). */
+		nsight_name_current();
+		c = (void *)__nsight_creserve(&nsight_buf, &w,
+					      NSIGHT_CREC_APP_COPY0, sizeof(*c));
+		if (!c)
+			return;
+		c->pkt_id = pi.id;
+		c->len = len < 0 ? pi.payload_len : len;
+		c->tid = current->pid;
+		nsight_commit(&w);
+		return;
+	}
 	r = nsight_reserve(&w, NSIGHT_REC_APP_COPY, sizeof(*r));
 	if (!r)
 		return;
 	r->pkt_id = pi.id;
 	/* In the receive queue, TCP keeps the sequence range in the cb. */
-	r->seq = pi.flow.protocol == IPPROTO_TCP ? TCP_SKB_CB(skb)->seq : 0;
+	r->seq = TCP_SKB_CB(skb)->seq;
 	r->len = len < 0 ? pi.payload_len : len;
 	r->tid = current->pid;
 	r->pid = current->tgid;

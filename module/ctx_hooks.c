@@ -17,6 +17,8 @@
 #include <linux/kernel.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/threads.h>
+#include <linux/build_bug.h>
 #include "ctx_hooks.h"
 #include "tracepoint.h"
 #include "kprobe.h"
@@ -25,6 +27,9 @@
 #include "names.h"
 #include "profile.h"
 #include "compat.h"
+
+/* The short switch and waking records pack tids in 22 bits. */
+static_assert(BIT(NSIGHT_CREC_TID_BITS) >= PID_MAX_LIMIT);
 
 static void nsight_sched_switch(void *data, bool preempt,
 				struct task_struct *prev,
@@ -45,6 +50,22 @@ static void nsight_sched_switch(void *data, bool preempt,
 		nsight_name(prev);
 	named = nsight_name(next) ? next : NULL;
 	__this_cpu_write(nsight_named_cur, named);
+	if (likely(prev->prio == NSIGHT_CREC_DEFAULT_PRIO &&
+		   next->prio == NSIGHT_CREC_DEFAULT_PRIO &&
+		   prev_state < BIT(NSIGHT_CREC_ARG_BITS))) {
+		struct nsight_crec_switch_s *c;
+
+		/* The short form; tids are below PID_MAX_LIMIT (2^22). */
+		c = (void *)__nsight_creserve(&nsight_buf, &w, preempt ?
+					      NSIGHT_CREC_SWITCH_S_PREEMPT :
+					      NSIGHT_CREC_SWITCH_S, sizeof(*c));
+		if (c) {
+			c->w = NSIGHT_CREC_PACK(prev->pid, next->pid, prev_state);
+			nsight_commit(&w);
+		}
+		nsight_prof_exit(&pf);
+		return;
+	}
 	r = (void *)__nsight_creserve(&nsight_buf, &w, preempt ?
 				      NSIGHT_CREC_SWITCH_PREEMPT :
 				      NSIGHT_CREC_SWITCH, sizeof(*r));
@@ -77,6 +98,21 @@ static void nsight_sched_waking(void *data, struct task_struct *p)
 
 	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_WAKING);
 	nsight_name(p);
+	if (likely(p->prio == NSIGHT_CREC_DEFAULT_PRIO &&
+		   task_cpu(p) < BIT(NSIGHT_CREC_ARG_BITS))) {
+		struct nsight_crec_waking_s *c;
+
+		c = (void *)__nsight_creserve(&nsight_buf, &w,
+					      NSIGHT_CREC_WAKING_S, sizeof(*c));
+		if (c) {
+			c->w = NSIGHT_CREC_PACK(p->pid,
+						in_task() ? current->pid : 0,
+						task_cpu(p));
+			nsight_commit(&w);
+		}
+		nsight_prof_exit(&pf);
+		return;
+	}
 	r = (void *)__nsight_creserve(&nsight_buf, &w, NSIGHT_CREC_WAKING, sizeof(*r));
 	if (r) {
 		r->tid = p->pid;

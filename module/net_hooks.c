@@ -169,6 +169,22 @@ static __always_inline void nsight_pkt_stage_write(const struct sk_buff *skb,
 	u8 flags = 0;
 
 	queue = nsight_pkt_shape(skb, stage, &flags, &gso_segs);
+	if (likely(gso_segs < 256)) {
+		struct nsight_crec_pkt_stage *c;
+
+		/* The short form: stage and flags below 16 always. */
+		c = (void *)__nsight_creserve(&nsight_buf, &w,
+					      NSIGHT_CREC_PKT_STAGE, sizeof(*c));
+		if (!c)
+			return;
+		c->pkt_id = pkt_id;
+		c->ifindex = ifindex;
+		c->queue = queue;
+		c->stage_flags = stage | flags << 4;
+		c->gso_segs = gso_segs;
+		nsight_commit(&w);
+		return;
+	}
 	r = nsight_reserve(&w, NSIGHT_REC_PKT_STAGE, sizeof(*r));
 	if (!r)
 		return;

@@ -65,6 +65,16 @@ static void nsight_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app4n), 64);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_switch), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_waking), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_switch_s), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_waking_s), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app4s), 48);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_pkt_stage), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app_copy0), 24);
+	KUNIT_EXPECT_EQ(test, NSIGHT_CREC_TID_B(NSIGHT_CREC_PACK(1, 0x3fffff, 0xfffff)),
+			0x3fffff);
+	KUNIT_EXPECT_EQ(test, NSIGHT_CREC_ARG(NSIGHT_CREC_PACK(0x3fffff, 0, 0xfffff)),
+			0xfffff);
+	KUNIT_EXPECT_LT(test, (int)__NSIGHT_CREC_MAX, NSIGHT_CREC_SOFTIRQ_ENTRY);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_thread), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_phc_sample), 56);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_clock_sync) %

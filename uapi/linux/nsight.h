@@ -983,6 +983,13 @@ enum nsight_crec_type {
 	NSIGHT_CREC_WAKING,		/* struct nsight_crec_waking */
 	NSIGHT_CREC_APP_RECV4N,		/* struct nsight_crec_app4n */
 	NSIGHT_CREC_APP_SEND4N,		/* struct nsight_crec_app4n */
+	NSIGHT_CREC_SWITCH_S,		/* struct nsight_crec_switch_s */
+	NSIGHT_CREC_SWITCH_S_PREEMPT,	/* the same, prev was preempted */
+	NSIGHT_CREC_WAKING_S,		/* struct nsight_crec_waking_s */
+	NSIGHT_CREC_APP_RECV4S,		/* struct nsight_crec_app4s */
+	NSIGHT_CREC_APP_SEND4S,		/* struct nsight_crec_app4s */
+	NSIGHT_CREC_PKT_STAGE,		/* struct nsight_crec_pkt_stage */
+	NSIGHT_CREC_APP_COPY0,		/* struct nsight_crec_app_copy0 */
 	__NSIGHT_CREC_MAX
 };
 
@@ -1078,18 +1085,19 @@ struct nsight_crec_app4 {
 /*
  * Thread names. A struct nsight_rec_thread in compact form (type
  * NSIGHT_REC_THREAD, 32 bytes) names a task on its CPU; the records of
- * types NSIGHT_CREC_SWITCH*, NSIGHT_CREC_WAKING and NSIGHT_CREC_APP_*4N
- * give only the tid of the tasks they refer to, and their CPU's buffer
- * holds, before them, a thread record of each such tid with the task's
- * thread-group id and command name as they were then (the last such
- * record before a record is the one that applies). The module keeps, per
- * CPU, a memo of the last tasks it named and writes a thread
- * record whenever a task is not in it (a reader must not rely on how
- * often: it keeps every name it read). nsightctl record's flight
- * recorder, which leaves sub-buffers out, writes the ones it keeps as
- * expanded records (NSIGHT_CHUNK_RECORDS), names filled in. The types
- * NSIGHT_CREC_APP_RECV4 and NSIGHT_CREC_APP_SEND4, with their own pid and
- * comm, are those of captures from before thread names.
+ * types NSIGHT_CREC_SWITCH*, NSIGHT_CREC_WAKING*, NSIGHT_CREC_APP_*4N,
+ * NSIGHT_CREC_APP_*4S and NSIGHT_CREC_APP_COPY0 give only the tid of the
+ * tasks they refer to, and their CPU's buffer holds, before them, a
+ * thread record of each such tid with the task's thread-group id and
+ * command name as they were then (the last such record before a record is
+ * the one that applies). The module keeps, per CPU, a memo of the last
+ * tasks it named and writes a thread record whenever a task is not in it
+ * (a reader must not rely on how often: it keeps every name it read).
+ * nsightctl record's flight recorder, which leaves sub-buffers out,
+ * writes the ones it keeps as expanded records (NSIGHT_CHUNK_RECORDS),
+ * names filled in. The types NSIGHT_CREC_APP_RECV4 and
+ * NSIGHT_CREC_APP_SEND4, with their own pid and comm, are those of
+ * captures from before thread names.
  */
 
 /* sched_switch: struct nsight_rec_sched_switch without names. */
@@ -1123,6 +1131,74 @@ struct nsight_crec_app4n {
 	__u32 tid;
 	__u32 flags;
 	__u32 pad;
+};
+
+/*
+ * Short forms of the commonest records, 8 to 16 bytes less each; a writer
+ * uses them when the values fit, the forms above otherwise.
+ *
+ * sched_switch and sched_waking of tasks at the default priority (prio
+ * 120, nice 0, both tasks of a switch): the tids (below 2^22, the kernel's
+ * PID_MAX_LIMIT) and a third field of 20 bits packed in one word, by the
+ * macros below. NSIGHT_CREC_SWITCH_S_PREEMPT when prev was preempted.
+ */
+#define NSIGHT_CREC_DEFAULT_PRIO	120
+#define NSIGHT_CREC_TID_BITS		22
+#define NSIGHT_CREC_ARG_BITS		20
+#define NSIGHT_CREC_PACK(tid_a, tid_b, arg) \
+	((__u64)(tid_a) | (__u64)(tid_b) << 22 | (__u64)(arg) << 44)
+#define NSIGHT_CREC_TID_A(w)	((__u32)((w) & 0x3fffff))
+#define NSIGHT_CREC_TID_B(w)	((__u32)(((w) >> 22) & 0x3fffff))
+#define NSIGHT_CREC_ARG(w)	((__u32)((w) >> 44))
+
+/* sched_switch: tid_a prev_tid, tid_b next_tid, arg prev_state. */
+struct nsight_crec_switch_s {
+	__u64 hdr;
+	__u64 w;
+};
+
+/* sched_waking: tid_a tid, tid_b waker_tid, arg target_cpu. */
+struct nsight_crec_waking_s {
+	__u64 hdr;
+	__u64 w;
+};
+
+/*
+ * app_recv / app_send of an IPv4 flow whose return value fits in 32 bits
+ * and whose start needs no field: NSIGHT_CREC_APP_RECV4S is a receive whose
+ * start an app_recv_start record gave (start_tsc 0), NSIGHT_CREC_APP_SEND4S
+ * a send written as it began (start_tsc is the record's own TSC). A TCP
+ * send's state follows.
+ */
+struct nsight_crec_app4s {
+	__u64 hdr;
+	__u64 sock_id;
+	struct nsight_cflow4 flow;
+	__s32 ret;
+	__u32 tcp_seq;
+	__u32 tid;
+	__u32 flags;
+};
+
+/*
+ * pkt_stage whose gso_segs is below 256: @stage_flags holds stage in its
+ * low four bits and flags in its high four.
+ */
+struct nsight_crec_pkt_stage {
+	__u64 hdr;
+	__u64 pkt_id;
+	__u32 ifindex;
+	__u16 queue;
+	__u8 stage_flags;
+	__u8 gso_segs;
+};
+
+/* app_copy with seq 0 (UDP), the task by tid (thread names). */
+struct nsight_crec_app_copy0 {
+	__u64 hdr;
+	__u64 pkt_id;
+	__u32 len;
+	__u32 tid;
 };
 
 /* ---------------------------------------------------------------------- */

@@ -189,6 +189,13 @@ static size_t crec_min_size(unsigned int type)
 	case NSIGHT_CREC_WAKING:	return sizeof(struct nsight_crec_waking);
 	case NSIGHT_CREC_APP_RECV4N:
 	case NSIGHT_CREC_APP_SEND4N:	return sizeof(struct nsight_crec_app4n);
+	case NSIGHT_CREC_SWITCH_S:
+	case NSIGHT_CREC_SWITCH_S_PREEMPT: return sizeof(struct nsight_crec_switch_s);
+	case NSIGHT_CREC_WAKING_S:	return sizeof(struct nsight_crec_waking_s);
+	case NSIGHT_CREC_APP_RECV4S:
+	case NSIGHT_CREC_APP_SEND4S:	return sizeof(struct nsight_crec_app4s);
+	case NSIGHT_CREC_PKT_STAGE:	return sizeof(struct nsight_crec_pkt_stage);
+	case NSIGHT_CREC_APP_COPY0:	return sizeof(struct nsight_crec_app_copy0);
 	}
 	return nsight_rec_type_known(type) ? nsight_rec_min_size(type) - 8 : 8;
 }
@@ -206,6 +213,13 @@ static const char *crec_name(unsigned int type)
 	case NSIGHT_CREC_WAKING:	return "waking (compact)";
 	case NSIGHT_CREC_APP_RECV4N:	return "app_recv (compact, named)";
 	case NSIGHT_CREC_APP_SEND4N:	return "app_send (compact, named)";
+	case NSIGHT_CREC_SWITCH_S:
+	case NSIGHT_CREC_SWITCH_S_PREEMPT: return "sched_switch (short)";
+	case NSIGHT_CREC_WAKING_S:	return "waking (short)";
+	case NSIGHT_CREC_APP_RECV4S:	return "app_recv (short)";
+	case NSIGHT_CREC_APP_SEND4S:	return "app_send (short)";
+	case NSIGHT_CREC_PKT_STAGE:	return "pkt_stage (short)";
+	case NSIGHT_CREC_APP_COPY0:	return "app_copy (short)";
 	}
 	if (crec_small(type))
 		return type < NSIGHT_CREC_IDLE_EXIT ? "softirq (compact)" : "idle (compact)";
@@ -351,6 +365,84 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 		cdec_lookup(c, in.prev_tid, off, &r->prev_pid, r->prev_comm);
 		cdec_lookup(c, in.next_tid, off, &r->next_pid, r->next_comm);
 		type = NSIGHT_REC_SCHED_SWITCH;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_APP_RECV4S:
+	case NSIGHT_CREC_APP_SEND4S: {
+		struct nsight_crec_app4s in;
+		struct nsight_rec_app *r = (void *)out;
+		bool send = type == NSIGHT_CREC_APP_SEND4S;
+
+		memcpy(&in, p, sizeof(in));
+		app4_fill(r, &(struct nsight_crec_app4n){ .sock_id = in.sock_id,
+				.start_tsc = send ? tsc : 0, .ret = in.ret, .flow = in.flow,
+				.tcp_seq = in.tcp_seq, .tid = in.tid, .flags = in.flags },
+			  p + sizeof(in), size - sizeof(in));
+		cdec_lookup(c, in.tid, off, &r->pid, r->comm);
+		r->comm[sizeof(r->comm) - 1] = '\0';
+		type = send ? NSIGHT_REC_APP_SEND : NSIGHT_REC_APP_RECV;
+		n = sizeof(*r) + size - sizeof(in);
+		break;
+	}
+	case NSIGHT_CREC_SWITCH_S:
+	case NSIGHT_CREC_SWITCH_S_PREEMPT: {
+		struct nsight_crec_switch_s in;
+		struct nsight_rec_sched_switch *r = (void *)out;
+
+		memcpy(&in, p, sizeof(in));
+		r->prev_tid = NSIGHT_CREC_TID_A(in.w);
+		r->next_tid = NSIGHT_CREC_TID_B(in.w);
+		r->prev_state = NSIGHT_CREC_ARG(in.w);
+		r->prev_prio = NSIGHT_CREC_DEFAULT_PRIO;
+		r->next_prio = NSIGHT_CREC_DEFAULT_PRIO;
+		r->flags = type == NSIGHT_CREC_SWITCH_S_PREEMPT ? NSIGHT_SWITCH_PREEMPT : 0;
+		cdec_lookup(c, r->prev_tid, off, &r->prev_pid, r->prev_comm);
+		cdec_lookup(c, r->next_tid, off, &r->next_pid, r->next_comm);
+		type = NSIGHT_REC_SCHED_SWITCH;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_WAKING_S: {
+		struct nsight_crec_waking_s in;
+		struct nsight_rec_waking *r = (void *)out;
+
+		memcpy(&in, p, sizeof(in));
+		r->tid = NSIGHT_CREC_TID_A(in.w);
+		r->waker_tid = NSIGHT_CREC_TID_B(in.w);
+		r->target_cpu = NSIGHT_CREC_ARG(in.w);
+		r->prio = NSIGHT_CREC_DEFAULT_PRIO;
+		cdec_lookup(c, r->tid, off, &r->pid, r->comm);
+		type = NSIGHT_REC_WAKING;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_PKT_STAGE: {
+		struct nsight_crec_pkt_stage in;
+		struct nsight_rec_pkt_stage *r = (void *)out;
+
+		memcpy(&in, p, sizeof(in));
+		r->pkt_id = in.pkt_id;
+		r->ifindex = in.ifindex;
+		r->queue = in.queue;
+		r->stage = in.stage_flags & 0xf;
+		r->flags = in.stage_flags >> 4;
+		r->gso_segs = in.gso_segs;
+		type = NSIGHT_REC_PKT_STAGE;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_APP_COPY0: {
+		struct nsight_crec_app_copy0 in;
+		struct nsight_rec_app_copy *r = (void *)out;
+		char comm[16];
+
+		memcpy(&in, p, sizeof(in));
+		r->pkt_id = in.pkt_id;
+		r->len = in.len;
+		r->tid = in.tid;
+		cdec_lookup(c, in.tid, off, &r->pid, comm);
+		type = NSIGHT_REC_APP_COPY;
 		n = sizeof(*r);
 		break;
 	}
@@ -641,6 +733,21 @@ static bool fits_s16(int32_t v)
 	return v >= INT16_MIN && v <= INT16_MAX;
 }
 
+/* Whether the memo names @tid as a task of @pid (a record without its comm). */
+static bool cenc_named(const struct cenc *e, uint32_t tid, uint32_t pid)
+{
+	unsigned int i = tid % CENC_NAME_SLOTS;
+
+	return e->memo[i].used && e->memo[i].tid == tid && e->memo[i].pid == pid;
+}
+
+/* Three fields of the short switch and waking forms (uapi "Short forms"). */
+static bool cenc_packs(uint32_t tid_a, uint32_t tid_b, uint32_t arg)
+{
+	return tid_a >> NSIGHT_CREC_TID_BITS == 0 && tid_b >> NSIGHT_CREC_TID_BITS == 0 &&
+	       arg >> NSIGHT_CREC_ARG_BITS == 0;
+}
+
 /* The compact form of the expanded record @p; -1 when out of memory. */
 static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uint8_t *p)
 {
@@ -735,6 +842,19 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 			break;
 		if (cenc_name(e, in.tid, in.pid, in.comm, h->tsc))
 			return -1;
+		if (in.ret == (int32_t)in.ret &&
+		    in.start_tsc == (h->type == NSIGHT_REC_APP_SEND ? h->tsc : 0)) {
+			struct nsight_crec_app4s c = {
+				.hdr = NSIGHT_CREC_HDR(h->type == NSIGHT_REC_APP_SEND ?
+						       NSIGHT_CREC_APP_SEND4S : NSIGHT_CREC_APP_RECV4S,
+						       sizeof(c) + tail, h->tsc),
+				.sock_id = in.sock_id, .flow = cflow4(&in.flow), .ret = (int32_t)in.ret,
+				.tcp_seq = in.tcp_seq, .tid = in.tid, .flags = in.flags,
+			};
+
+			return cenc_put(e, &c, sizeof(c)) &&
+			       (!tail || cenc_put(e, p + sizeof(in), tail)) ? 0 : -1;
+		}
 		r.hdr = NSIGHT_CREC_HDR(h->type == NSIGHT_REC_APP_SEND ? NSIGHT_CREC_APP_SEND4N :
 					NSIGHT_CREC_APP_RECV4N, sizeof(r) + tail, h->tsc);
 		r.sock_id = in.sock_id;
@@ -759,6 +879,16 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		if (cenc_name(e, in.prev_tid, in.prev_pid, in.prev_comm, h->tsc) ||
 		    cenc_name(e, in.next_tid, in.next_pid, in.next_comm, h->tsc))
 			return -1;
+		if (in.prev_prio == NSIGHT_CREC_DEFAULT_PRIO && in.next_prio == NSIGHT_CREC_DEFAULT_PRIO &&
+		    cenc_packs(in.prev_tid, in.next_tid, in.prev_state)) {
+			struct nsight_crec_switch_s c = {
+				.hdr = NSIGHT_CREC_HDR(in.flags ? NSIGHT_CREC_SWITCH_S_PREEMPT :
+						       NSIGHT_CREC_SWITCH_S, sizeof(c), h->tsc),
+				.w = NSIGHT_CREC_PACK(in.prev_tid, in.next_tid, in.prev_state),
+			};
+
+			return cenc_put(e, &c, sizeof(c)) ? 0 : -1;
+		}
 		r.hdr = NSIGHT_CREC_HDR(in.flags ? NSIGHT_CREC_SWITCH_PREEMPT : NSIGHT_CREC_SWITCH,
 					sizeof(r), h->tsc);
 		r.prev_tid = in.prev_tid;
@@ -778,11 +908,50 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 			break;
 		if (cenc_name(e, in.tid, in.pid, in.comm, h->tsc))
 			return -1;
+		if (in.prio == NSIGHT_CREC_DEFAULT_PRIO &&
+		    cenc_packs(in.tid, in.waker_tid, in.target_cpu)) {
+			struct nsight_crec_waking_s c = {
+				.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_WAKING_S, sizeof(c), h->tsc),
+				.w = NSIGHT_CREC_PACK(in.tid, in.waker_tid, in.target_cpu),
+			};
+
+			return cenc_put(e, &c, sizeof(c)) ? 0 : -1;
+		}
 		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_WAKING, sizeof(r), h->tsc);
 		r.tid = in.tid;
 		r.waker_tid = in.waker_tid;
 		r.prio = (int16_t)in.prio;
 		r.target_cpu = (uint16_t)in.target_cpu;
+		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+	}
+	case NSIGHT_REC_PKT_STAGE: {
+		struct nsight_rec_pkt_stage in;
+		struct nsight_crec_pkt_stage r = { 0 };
+
+		memcpy(&in, p, sizeof(in));
+		if (h->size != sizeof(in) || in.stage > 0xf || in.flags > 0xf ||
+		    in.gso_segs > UINT8_MAX || in.pad[0] || in.pad[1] || in.pad[2])
+			break;
+		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_PKT_STAGE, sizeof(r), h->tsc);
+		r.pkt_id = in.pkt_id;
+		r.ifindex = in.ifindex;
+		r.queue = in.queue;
+		r.stage_flags = (uint8_t)(in.stage | in.flags << 4);
+		r.gso_segs = (uint8_t)in.gso_segs;
+		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
+	}
+	case NSIGHT_REC_APP_COPY: {
+		struct nsight_rec_app_copy in;
+		struct nsight_crec_app_copy0 r = { 0 };
+
+		/* Short only when a thread record before it names the task. */
+		memcpy(&in, p, sizeof(in));
+		if (h->size != sizeof(in) || in.seq || !cenc_named(e, in.tid, in.pid))
+			break;
+		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_APP_COPY0, sizeof(r), h->tsc);
+		r.pkt_id = in.pkt_id;
+		r.len = in.len;
+		r.tid = in.tid;
 		return cenc_put(e, &r, sizeof(r)) ? 0 : -1;
 	}
 	}

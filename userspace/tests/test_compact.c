@@ -52,6 +52,73 @@ static void test_round_trip(void)
 			p.stage = NSIGHT_PKT_TX_QUEUE;
 			synth_put(&sc.s, SC_Y, &p, sizeof(p));
 		}
+		/* The long forms next to the short ones: values a short form cannot hold. */
+		{
+			struct nsight_rec_sched_switch sw;
+			struct nsight_rec_waking wk;
+			struct nsight_rec_app a;
+			struct nsight_rec_pkt_stage ps;
+			struct nsight_rec_app_copy cp;
+
+			rec_hdr(&sw, NSIGHT_REC_SCHED_SWITCH, sizeof(sw), SC_Y, sc.t + 5000);
+			sw.prev_tid = sw.next_tid = sc_server.tid;
+			sw.prev_pid = sw.next_pid = sc_server.pid;
+			sw.prev_prio = 120;
+			sw.next_prio = 100;	/* a high-priority kworker */
+			sw.prev_state = 1;
+			strcpy(sw.prev_comm, "server");
+			strcpy(sw.next_comm, "server");
+			synth_put(&sc.s, SC_Y, &sw, sizeof(sw));
+			sw.hdr.tsc += 100;
+			sw.next_prio = 120;
+			sw.prev_state = 1u << NSIGHT_CREC_ARG_BITS;
+			synth_put(&sc.s, SC_Y, &sw, sizeof(sw));
+			sw.hdr.tsc += 50;
+			sw.prev_state = 0;
+			sw.flags = NSIGHT_SWITCH_PREEMPT;
+			synth_put(&sc.s, SC_Y, &sw, sizeof(sw));
+			rec_hdr(&wk, NSIGHT_REC_WAKING, sizeof(wk), SC_Y, sc.t + 5200);
+			wk.tid = sc_server.tid;
+			wk.pid = sc_server.pid;
+			wk.prio = 0;		/* real-time */
+			wk.target_cpu = SC_Y;
+			strcpy(wk.comm, "server");
+			synth_put(&sc.s, SC_Y, &wk, sizeof(wk));
+			/* A receive whose start an app_recv_start record gave: start_tsc 0. */
+			rec_hdr(&a, NSIGHT_REC_APP_RECV, sizeof(a), SC_Y, sc.t + 5300);
+			a.sock_id = 7;
+			a.flow = sc.sock;
+			a.ret = 100;
+			a.tid = sc_server.tid;
+			a.pid = sc_server.pid;
+			strcpy(a.comm, "server");
+			synth_put(&sc.s, SC_Y, &a, sizeof(a));
+			/* A receive timed by its own record, a send of more than 2 GiB. */
+			a.hdr.tsc += 100;
+			a.start_tsc = a.hdr.tsc - 50;
+			synth_put(&sc.s, SC_Y, &a, sizeof(a));
+			a.hdr.type = NSIGHT_REC_APP_SEND;
+			a.hdr.tsc += 100;
+			a.start_tsc = a.hdr.tsc;
+			a.ret = 3000000000LL;
+			synth_put(&sc.s, SC_Y, &a, sizeof(a));
+			synth_pkt_stage(&sc.s, SC_Y, sc.t + 5600, NSIGHT_PKT_TX_XMIT, 77, 3);
+			rec_hdr(&ps, NSIGHT_REC_PKT_STAGE, sizeof(ps), SC_Y, sc.t + 5700);
+			ps.pkt_id = 77;
+			ps.stage = NSIGHT_PKT_TX_XMIT;
+			ps.flags = NSIGHT_PKT_F_GSO;
+			ps.gso_segs = 300;
+			synth_put(&sc.s, SC_Y, &ps, sizeof(ps));
+			/* A datagram copied to the server, then TCP data at a sequence. */
+			synth_copy(&sc.s, SC_Y, sc.t + 5800, 77, sc_server.tid, sc_server.pid, 64);
+			rec_hdr(&cp, NSIGHT_REC_APP_COPY, sizeof(cp), SC_Y, sc.t + 5900);
+			cp.pkt_id = 78;
+			cp.seq = 1000;
+			cp.len = 64;
+			cp.tid = sc_server.tid;
+			cp.pid = sc_server.pid;
+			synth_put(&sc.s, SC_Y, &cp, sizeof(cp));
+		}
 	}
 	synth_flush(&sc.s);
 	for (cpu = 0; cpu < 2; cpu++) {
@@ -103,11 +170,21 @@ static void test_round_trip(void)
 	CHECK(seen[NSIGHT_CREC_HANDOFF4] > 0);
 	CHECK(seen[NSIGHT_CREC_APP_RECV4N] > 0);
 	CHECK(seen[NSIGHT_CREC_APP_SEND4N] > 0);
-	CHECK(seen[NSIGHT_CREC_SWITCH] > 0);
-	CHECK(seen[NSIGHT_CREC_WAKING] > 0);
+	CHECK_U64(seen[NSIGHT_CREC_SWITCH], 2);
+	CHECK_U64(seen[NSIGHT_CREC_WAKING], 1);
+	CHECK(seen[NSIGHT_CREC_SWITCH_S] > 0);
+	CHECK(seen[NSIGHT_CREC_SWITCH_S_PREEMPT] > 0);
+	CHECK(seen[NSIGHT_CREC_WAKING_S] > 0);
+	CHECK_U64(seen[NSIGHT_CREC_APP_RECV4S], 1);
+	CHECK(seen[NSIGHT_CREC_APP_RECV4N] > 0);
+	CHECK(seen[NSIGHT_CREC_APP_SEND4S] > 0);
+	CHECK(seen[NSIGHT_CREC_PKT_STAGE] > 0);
+	CHECK(seen[NSIGHT_CREC_APP_COPY0] > 0);
+	CHECK(seen[NSIGHT_REC_PKT_STAGE] == 1);
+	CHECK(seen[NSIGHT_REC_APP_COPY] > 0);
 	/* Each task named once per CPU, not per record. */
 	CHECK(seen[NSIGHT_REC_THREAD] > 0);
-	CHECK(seen[NSIGHT_REC_THREAD] * 4 < seen[NSIGHT_CREC_SWITCH]);
+	CHECK(seen[NSIGHT_REC_THREAD] * 4 < seen[NSIGHT_CREC_SWITCH_S]);
 	/* softirq and idle records as their header word alone. */
 	for (t = NSIGHT_CREC_SOFTIRQ_ENTRY; t < NSIGHT_CREC_IDLE_ENTRY + NSIGHT_CREC_SMALL_ARGS; t++)
 		small += seen[t];
