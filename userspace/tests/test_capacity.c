@@ -11,50 +11,10 @@
 #include <json-c/json.h>
 #include <math.h>
 
-#include "categories_builtin.h"
 #include "clirun.h"
-#include "scenario.h"
-#include "whatif.h"
+#include "whatif_run.h"
 
 static struct cli c;
-
-struct run {
-	struct nsight_analysis a;
-	struct nsight_cats cats;
-	struct nsight_whatif wi;
-};
-
-static int predict(struct scen *sc, const char *spec_s, struct run *r)
-{
-	struct nsight_wi_spec spec;
-	struct nsight_profiler prof;
-	struct nsight_diag d = { 0 };
-	int err;
-
-	synth_flush(&sc->s);
-	nsight_cats_init(&r->cats);
-	if (nsight_whatif_parse(&spec, spec_s, &d) ||
-	    nsight_cats_parse(&r->cats, nsight_categories_builtin, strlen(nsight_categories_builtin),
-			      "builtin", &d) || synth_analyze(&sc->s, &r->a)) {
-		printf("# %s\n", d.msg);
-		return -1;
-	}
-	err = nsight_profiler_init(&prof, &r->a.tl, &r->a.cap, &r->a.tc, SYN_HZ, &d);
-	if (!err)
-		err = nsight_whatif_run(&r->wi, &spec, 1, &r->a.lt, &prof, r->a.keys, &r->cats, 1000, &d);
-	nsight_profiler_fini(&prof);
-	if (err)
-		printf("# %s\n", d.msg);
-	return err;
-}
-
-static void run_fini(struct run *r, struct scen *sc)
-{
-	nsight_whatif_fini(&r->wi);
-	nsight_analysis_fini(&r->a);
-	nsight_cats_fini(&r->cats);
-	synth_free(&sc->s);
-}
 
 /* The server's RX group's capacity; NULL (and a failed check) if there is none. */
 static const struct nsight_capacity *cap_of(const struct run *r)
