@@ -129,7 +129,8 @@ saturate() {
 	wait_until 50 0.1 exited $_sat
 	kill $_sat 2>/dev/null
 	wait $_sat
-	ktap_diag "$1: $(grep served /tmp/$1.server); client: $(cat /tmp/$1.client)"
+	# The client's sends fail once the server has gone: its last line only.
+	ktap_diag "$1: $(grep served /tmp/$1.server); client: $(tail -n 1 /tmp/$1.client)"
 	SAT_RATE=$(awk '$1 == "served" && $3 == "in" && $4 > 0 { printf "%.0f", ($2 - 1) * 1e6 / $4 }' \
 		/tmp/$1.server)
 }
@@ -151,7 +152,10 @@ capacity_check() {
 	DIAG_N=$_n
 	nsight-analyze --verbose --what-if "remove:$HOG" /tmp/caphog.nsight >/tmp/caphog.wi 2>&1
 	nsight-analyze --verbose --what-if "remove:$HOG" /tmp/capnohog.nsight >/tmp/capnohog.wi 2>&1
-	sed -n "/\[$caphog_spid\] rx:/,/predicted  /p" /tmp/caphog.wi | grep -A3 capacity |
+	awk -v pid="$caphog_spid" 'index($0, "what-if") == 1 { w = 1 }
+		w && index($1, "[" pid "]") && $2 == "rx:" { on = 1 }
+		on && /^    capacity/ { cap = 1 }
+		cap { print; if (++n == 3) exit }' /tmp/caphog.wi |
 		while IFS= read -r l; do ktap_diag "capacity: $l"; done
 	now=$(cap_col /tmp/caphog.wi "$caphog_spid" now)
 	pred=$(cap_col /tmp/caphog.wi "$caphog_spid" predicted)
