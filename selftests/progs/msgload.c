@@ -15,7 +15,9 @@
  *       1000) and holds for HOLD_US, spinning in hold_lock_slowly(): the
  *       server waits for it (the lock-holder example of seeds/004). -B
  *       sets SO_RCVBUF (the kernel doubles it) before the bind. Prints "listening PORT pid PID",
- *       exits after COUNT requests (default: never) and prints "served N".
+ *       exits after COUNT requests (default: never) and prints "served N"
+ *       (udp: "served N in T us", T from the first receive's return to the
+ *       last reply sent: driven faster than it can serve, its capacity).
  *
  *   msgload client -p udp|tcp|memcache -a ADDR -P PORT -n COUNT [-r RATE]
  *                  [-s SEED] [-S SIZE] [-T TIMEOUT_MS] [-g GAP_US] [-W]
@@ -198,6 +200,7 @@ static int serve_udp(const struct opts *o, int fd)
 		ssize_t len;
 	} *q;
 	unsigned long served = 0, batch = o->batch ? o->batch : 1, i, n;
+	uint64_t first = 0, last = 0;
 
 	q = calloc(batch, sizeof(*q));
 	if (!q)
@@ -212,6 +215,8 @@ static int serve_udp(const struct opts *o, int fd)
 				perror("msgload: recvfrom");
 				return 1;
 			}
+			if (!first)
+				first = now_ns();
 			if (o->count && served + n + 1 >= o->count) {
 				n++;
 				break;
@@ -225,11 +230,13 @@ static int serve_udp(const struct opts *o, int fd)
 				pthread_mutex_unlock(&work_lock);
 			sendto(fd, q[i].buf, q[i].len, 0,
 			       (struct sockaddr *)&q[i].from, q[i].fromlen);
+			last = now_ns();
 		}
 		served += n;
 	}
 	free(q);
-	printf("served %lu\n", served);
+	printf("served %lu in %llu us\n", served,
+	       (unsigned long long)(last > first ? (last - first) / 1000 : 0));
 	return 0;
 }
 

@@ -36,6 +36,57 @@ static void row(FILE *f, const char *what, const int64_t *pct, int64_t max,
 	fprintf(f, "%10s\n", dur(t, max, b, sizeof(b)));
 }
 
+/* A rate in messages per second: 980, 5.13k, 235k, 1.42M; plain with no terminal. */
+static const char *rate_text(const struct nsight_tty *t, double r, char *buf, size_t len)
+{
+	if (!t->width)
+		snprintf(buf, len, "%.0f", r);
+	else if (r < 1e3)
+		snprintf(buf, len, "%.0f", r);
+	else if (r < 1e4)
+		snprintf(buf, len, "%.2fk", r / 1e3);
+	else if (r < 1e5)
+		snprintf(buf, len, "%.1fk", r / 1e3);
+	else if (r < 1e6)
+		snprintf(buf, len, "%.0fk", r / 1e3);
+	else
+		snprintf(buf, len, "%.2fM", r / 1e6);
+	return buf;
+}
+
+static void cap_side_tty(FILE *f, const char *what, const struct nsight_cap_side *sd,
+			 const struct nsight_tty *t)
+{
+	char b1[32], b2[32], b3[32];
+
+	if (!sd->ok) {
+		fprintf(f, "      %-10s%10s  %s\n", what, "none", sd->why);
+		return;
+	}
+	fprintf(f, "      %-10s%10s  CPU %" PRIu32 " (%s): %s a message, other work %.1f%% of it",
+		what, rate_text(t, sd->rate, b1, sizeof(b1)), sd->cpu, nsight_role_name(sd->role),
+		dur(t, sd->per_msg, b2, sizeof(b2)), sd->other * 100);
+	if (sd->has_next)
+		fprintf(f, "; next CPU %" PRIu32 " (%s) at %s", sd->next_cpu,
+			nsight_role_name(sd->next_role), rate_text(t, sd->next_rate, b3, sizeof(b3)));
+	fputc('\n', f);
+}
+
+/* An RX group's capacity (capacity.h), after its next bottleneck. */
+static void cap_tty(FILE *f, const struct nsight_capacity *c, const struct nsight_tty *t)
+{
+	char b[32];
+
+	if (!c->now.ok && !c->pred.ok && !strcmp(c->now.why, c->pred.why)) {
+		fprintf(f, "    capacity: no prediction, %s\n", c->now.why);
+		return;
+	}
+	fprintf(f, "    capacity (messages/s; the capture ran at %s):\n",
+		rate_text(t, c->offered, b, sizeof(b)));
+	cap_side_tty(f, "now", &c->now, t);
+	cap_side_tty(f, "predicted", &c->pred, t);
+}
+
 /* The specs of @wi as "remove A, then scale B by 0.5", cleaned for a terminal. */
 static const char *specs_text(const struct nsight_whatif *wi, char *buf, size_t len)
 {
@@ -95,6 +146,8 @@ static void step_tty(FILE *f, const struct nsight_whatif *wi, size_t step, size_
 		else
 			fprintf(f, "    next bottleneck: none of at least %s in the %zu predicted tail messages (>= p90)\n",
 				dur(t, min_dev, b2, sizeof(b2)), g->tail);
+		if (g->has_cap)
+			cap_tty(f, &g->cap, t);
 	}
 }
 
@@ -115,6 +168,46 @@ static struct json_object *pcts_json(const int64_t *pct, int64_t max, int *err)
 	for (k = 0; k < NSIGHT_WI_NPCT; k++)
 		jo_add_i64(j, nsight_wi_pct_name[k], pct[k], err);
 	jo_add_i64(j, "max", max, err);
+	return j;
+}
+
+static struct json_object *cap_side_json(const struct nsight_cap_side *sd, int *err)
+{
+	struct json_object *j = json_object_new_object();
+
+	if (!sd->ok) {
+		jo_add_null(j, "rate", err);
+		jo_add_str(j, "why", sd->why, err);
+		return j;
+	}
+	jo_add_f(j, "rate", sd->rate, err);
+	jo_add_null(j, "why", err);
+	jo_add_u64(j, "cpu", sd->cpu, err);
+	jo_add_str(j, "role", nsight_role_name(sd->role), err);
+	jo_add_i64(j, "per_msg", sd->per_msg, err);
+	jo_add_f(j, "other_share", sd->other, err);
+	if (sd->has_next) {
+		struct json_object *n = json_object_new_object();
+
+		jo_add_u64(n, "cpu", sd->next_cpu, err);
+		jo_add_str(n, "role", nsight_role_name(sd->next_role), err);
+		jo_add_f(n, "rate", sd->next_rate, err);
+		jo_add(j, "next", n, err);
+	} else {
+		jo_add_null(j, "next", err);
+	}
+	return j;
+}
+
+static struct json_object *cap_json(const struct nsight_capacity *c, int *err)
+{
+	struct json_object *j = json_object_new_object();
+
+	jo_add_str(j, "unit", "messages/s", err);
+	jo_add_u64(j, "messages", c->messages, err);
+	jo_add_f(j, "offered", c->offered, err);
+	jo_add(j, "now", cap_side_json(&c->now, err), err);
+	jo_add(j, "predicted", cap_side_json(&c->pred, err), err);
 	return j;
 }
 
@@ -174,6 +267,10 @@ static struct json_object *step_json(const struct nsight_whatif *wi, int64_t min
 		} else {
 			jo_add_null(go, "next_bottleneck", &err);
 		}
+		if (g->has_cap)
+			jo_add(go, "capacity", cap_json(&g->cap, &err), &err);
+		else
+			jo_add_null(go, "capacity", &err);
 		jo_push(groups, go, &err);
 	}
 	jo_add(j, "groups", groups, &err);

@@ -9,6 +9,9 @@
  *       now         2.70us    51.7us    51.7us    51.7us
  *       predicted   2.70us    2.70us    2.70us    2.70us
  *       next bottleneck: none of at least 1.00us in the 40 predicted tail messages (>= p90)
+ *       capacity (messages/s; the capture ran at 4.97k):
+ *         now             236k  CPU 1 (A): 4.10us a message, other work 3.4% of it; next CPU 0 (R) at 1.42M
+ *         predicted       244k  CPU 1 (A): 4.10us a message, other work 0.0% of it; next CPU 0 (R) at 1.42M
  *
  * With several specs, a block per step headed "what-if step N: remove A,
  * then remove B".

@@ -654,6 +654,39 @@ static int next_bottleneck(struct wb *b, size_t gi, int64_t thr, size_t nkeys, i
 	return 0;
 }
 
+/* capacity.h's keep: what the causes leave of @key's time in @role. */
+static double cap_keep(void *arg, uint32_t key, uint8_t role)
+{
+	struct wb *b = arg;
+	int k;
+
+	if (key >= b->keys->n)
+		return 1;
+	k = kvi_of(b, key, role);
+	if (k < 0)
+		return -1;
+	return k >= 2 ? b->kv[k - 2] : 1;
+}
+
+/* The capacity of RX group @gi over its profiled messages. */
+static int group_capacity(struct wb *b, size_t gi)
+{
+	struct nsight_wi_group *out = &b->wi->groups[gi];
+	const struct wgrp *g = &b->g[gi];
+	size_t *idx = malloc((g->n ? g->n : 1) * sizeof(*idx)), i;
+	int err;
+
+	if (!idx)
+		return -1;
+	for (i = 0; i < g->n; i++)
+		idx[i] = g->m[i].idx;
+	err = nsight_capacity_run(&out->cap, b->prof->tl, b->lt, idx, g->n, b->prof->tsc_hz,
+				  cap_keep, b);
+	free(idx);
+	out->has_cap = !err;
+	return err ? -1 : 0;
+}
+
 static int run_group(struct wb *b, size_t gi, int64_t min_dev)
 {
 	struct nsight_wi_group *out = &b->wi->groups[gi];
@@ -664,6 +697,8 @@ static int run_group(struct wb *b, size_t gi, int64_t min_dev)
 	int err = -1;
 
 	out->messages = g->n;
+	if (out->dir == NSIGHT_MSG_RX && group_capacity(b, gi))
+		return -1;
 	if (!g->n)
 		return 0;
 	qsort(g->m, g->n, sizeof(*g->m), lat_cmp);

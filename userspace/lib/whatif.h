@@ -59,6 +59,11 @@
  * one cause keeps the product of their factors; "the cause's time" above is
  * then, per key, its time times (1 - that product). Running the first 1, 2,
  * ... of a list gives the prediction, and the next bottleneck, at each step.
+ *
+ * Throughput: for each RX group, its capacity (capacity.h), the highest
+ * request rate its cores could sustain, now and with the causes' time
+ * removed from the cores' timelines (the same factors, per key and role),
+ * over the group's profiled messages; or why the model gives none.
  */
 #ifndef NSIGHT_WHATIF_H
 #define NSIGHT_WHATIF_H
@@ -67,6 +72,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capacity.h"
 #include "categories.h"
 #include "ctxkey.h"
 #include "diag.h"
@@ -99,6 +105,8 @@ struct nsight_wi_group {
 	uint64_t next_main;		/* predicted tail messages it is largest in */
 	int64_t next_total;		/* ns */
 	size_t tail;			/* predicted tail messages */
+	bool has_cap;			/* RX: the capacity (capacity.h) */
+	struct nsight_capacity cap;
 };
 
 /* At most this many specs apply together. */
