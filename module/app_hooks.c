@@ -210,8 +210,7 @@ static void nsight_app_copy(const struct sk_buff *skb, int len)
 	if (skb->protocol != htons(ETH_P_IP) &&
 	    skb->protocol != htons(ETH_P_IPV6))
 		return;
-	if (nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi,
-				   NULL) ||
+	if (nsight_pkt_parse_handed(skb, skb_network_offset(skb), &pi) ||
 	    !nsight_filter_ok_flow(&pi.flow) ||
 	    !nsight_filter_ok_pid(current->tgid))
 		return;

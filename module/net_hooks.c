@@ -52,8 +52,10 @@ static __always_inline bool nsight_later_stage(u8 stage)
 /*
  * Parse and filter: 0 if @skb is a TCP or UDP packet over IP that the
  * filter lets through, with @pi and @ifindex set. The stages that follow
- * another on the same CPU take the packet from the parse of that one;
- * *@again tells that its pkt record was written there.
+ * another on the same CPU take the packet from the parse of that one, and
+ * so does a first stage when the packet was just parsed here (veth and
+ * loopback receive on the CPU that sent): *@again tells that its pkt
+ * record was written there.
  */
 static __always_inline int nsight_pkt_prepare(const struct sk_buff *skb,
 					      int nh_off, u8 stage,
@@ -69,7 +71,7 @@ static __always_inline int nsight_pkt_prepare(const struct sk_buff *skb,
 	if (nsight_later_stage(stage))
 		ret = nsight_pkt_parse_again(skb, nh_off, pi, again);
 	else
-		ret = nsight_pkt_parse_first(skb, nh_off, pi);
+		ret = nsight_pkt_parse_first(skb, nh_off, pi, again);
 	if (ret)
 		return -EINVAL;
 	*ifindex = skb->dev ? skb->dev->ifindex : skb->skb_iif;
@@ -314,7 +316,11 @@ static void nsight_dev_start_xmit(void *data, const struct sk_buff *skb,
 			NSIGHT_HOOK_DEV_START_XMIT);
 }
 
-/* The identity of @skb (NULL or not TCP/UDP: 0), parsed or remembered. */
+/*
+ * The identity of @skb (NULL or not TCP/UDP: 0), parsed or remembered, as
+ * it goes to its socket: the parse is handed over to the CPU that will copy
+ * it to the application (app_copy).
+ */
 static u64 nsight_skb_id(const struct sk_buff *skb)
 {
 	struct nsight_pkt_info pi __uninitialized;
@@ -322,6 +328,7 @@ static u64 nsight_skb_id(const struct sk_buff *skb)
 	if (!skb ||
 	    nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi, NULL))
 		return 0;
+	nsight_pkt_hand_over(skb, skb_network_offset(skb));
 	return pi.id;
 }
 

@@ -24,6 +24,8 @@
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/sock_diag.h>
+#include <linux/hash.h>
+#include <linux/atomic.h>
 #include <net/sock.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
@@ -273,13 +275,19 @@ static int nsight_pkt_read(const struct sk_buff *skb, int nh_off,
  * have to match all of them. Touched with interrupts off: a hook in an
  * interrupt may parse in between.
  */
-struct nsight_pkt_memo {
+
+/* A parsed packet, and what tells it is still the same one. */
+struct nsight_pkt_seen {
 	const struct sk_buff *skb;
 	const u8 *nh;
 	const u8 *th;
 	u64 nh_word;
 	u64 th_words[2];
 	struct nsight_pkt_info pi;
+};
+
+struct nsight_pkt_memo {
+	struct nsight_pkt_seen p;
 	bool recorded;		/* its pkt record was written, with... */
 	ktime_t tstamp;		/* ...this skb->tstamp */
 };
@@ -294,6 +302,20 @@ static __always_inline bool nsight_memo_span(const struct sk_buff *skb,
 {
 	return nh >= skb->head && th > nh &&
 	       th + NSIGHT_MEMO_TH <= skb_tail_pointer(skb);
+}
+
+/*
+ * Whether @p is @skb with its IP header at @nh, its header words unchanged
+ * (read from @skb's own buffer, within its bounds).
+ */
+static __always_inline bool nsight_seen_is(const struct nsight_pkt_seen *p,
+					   const struct sk_buff *skb,
+					   const u8 *nh)
+{
+	return p->skb == skb && p->nh == nh && nsight_memo_span(skb, nh, p->th) &&
+	       nsight_load64(nh) == p->nh_word &&
+	       nsight_load64(p->th) == p->th_words[0] &&
+	       nsight_load64(p->th + 8) == p->th_words[1];
 }
 
 /**
@@ -313,30 +335,76 @@ int nsight_pkt_parse(const struct sk_buff *skb, int nh_off,
 	return nsight_pkt_read(skb, nh_off, pi, &th);
 }
 
+/*
+ * Whether @m is @skb with its IP header at @nh, unchanged since: then
+ * *@recorded tells whether its pkt record was written with the same
+ * skb->tstamp. Interrupts off.
+ */
+static __always_inline bool nsight_memo_hit(const struct nsight_pkt_memo *m,
+					    const struct sk_buff *skb,
+					    const u8 *nh, bool *recorded)
+{
+	if (!nsight_seen_is(&m->p, skb, nh))
+		return false;
+	if (recorded)
+		*recorded = m->recorded && m->tstamp == skb->tstamp;
+	return true;
+}
+
+/*
+ * This CPU's memo into @pi if it is @skb (nsight_memo_hit()); *@recorded
+ * (if not NULL) false when it is not.
+ */
+static __always_inline bool nsight_memo_take(const struct sk_buff *skb,
+					     const u8 *nh,
+					     struct nsight_pkt_info *pi,
+					     bool *recorded)
+{
+	struct nsight_pkt_memo *m;
+	unsigned long flags;
+	bool hit;
+
+	local_irq_save(flags);
+	m = this_cpu_ptr(&nsight_pkt_memo);
+	hit = nsight_memo_hit(m, skb, nh, recorded);
+	if (hit)
+		*pi = m->p.pi;
+	local_irq_restore(flags);
+	if (!hit && recorded)
+		*recorded = false;
+	return hit;
+}
+
 /**
  * nsight_pkt_parse_first - nsight_pkt_parse() at a packet's first stage on
  * this CPU: the packet becomes the CPU's memo for nsight_pkt_parse_again().
+ * A packet that is the memo already (a veth or loopback packet received on
+ * the CPU that sent it, a forwarded one) is not parsed again; *@recorded
+ * then tells whether its pkt record was written here, as for
+ * nsight_pkt_parse_again().
  */
 int nsight_pkt_parse_first(const struct sk_buff *skb, int nh_off,
-			   struct nsight_pkt_info *pi)
+			   struct nsight_pkt_info *pi, bool *recorded)
 {
 	const u8 *nh = skb->data + nh_off, *th = NULL;
 	struct nsight_pkt_memo *m;
 	unsigned long flags;
 	int ret;
 
+	if (nsight_memo_take(skb, nh, pi, recorded))
+		return 0;
 	ret = nsight_pkt_read(skb, nh_off, pi, &th);
 	if (ret || !th || !nsight_memo_span(skb, nh, th))
 		return ret;
 	local_irq_save(flags);
 	m = this_cpu_ptr(&nsight_pkt_memo);
-	m->skb = skb;
-	m->nh = nh;
-	m->th = th;
-	m->nh_word = nsight_load64(nh);
-	m->th_words[0] = nsight_load64(th);
-	m->th_words[1] = nsight_load64(th + 8);
-	m->pi = *pi;
+	m->p.skb = skb;
+	m->p.nh = nh;
+	m->p.th = th;
+	m->p.nh_word = nsight_load64(nh);
+	m->p.th_words[0] = nsight_load64(th);
+	m->p.th_words[1] = nsight_load64(th + 8);
+	m->p.pi = *pi;
 	m->recorded = false;
 	local_irq_restore(flags);
 	return 0;
@@ -351,7 +419,7 @@ void nsight_pkt_recorded(const struct sk_buff *skb, int nh_off)
 {
 	struct nsight_pkt_memo *m = this_cpu_ptr(&nsight_pkt_memo);
 
-	if (m->skb == skb && m->nh == skb->data + nh_off) {
+	if (m->p.skb == skb && m->p.nh == skb->data + nh_off) {
 		m->recorded = true;
 		m->tstamp = skb->tstamp;
 	}
@@ -368,28 +436,89 @@ int nsight_pkt_parse_again(const struct sk_buff *skb, int nh_off,
 			   struct nsight_pkt_info *pi, bool *recorded)
 {
 	const u8 *nh = skb->data + nh_off;
-	struct nsight_pkt_memo *m;
-	unsigned long flags;
 
-	local_irq_save(flags);
-	m = this_cpu_ptr(&nsight_pkt_memo);
-	if (m->skb == skb && m->nh == nh && nsight_memo_span(skb, nh, m->th) &&
-	    nsight_load64(nh) == m->nh_word &&
-	    nsight_load64(m->th) == m->th_words[0] &&
-	    nsight_load64(m->th + 8) == m->th_words[1]) {
-		*pi = m->pi;
-		if (recorded)
-			*recorded = m->recorded && m->tstamp == skb->tstamp;
-		local_irq_restore(flags);
+	if (nsight_memo_take(skb, nh, pi, recorded))
 		return 0;
-	}
-	local_irq_restore(flags);
-	if (recorded)
-		*recorded = false;
 	return nsight_pkt_parse(skb, nh_off, pi);
 }
 
-/* Forget every CPU's memo (no capture runs). */
+/*
+ * Packets handed to another CPU: a received packet is queued to its socket
+ * on the CPU that processed it, and copied to the application on the
+ * reader's CPU, where the memo holds other packets. The CPU that queues it
+ * hands its parse over in a slot of a small table, chosen by a hash of the
+ * sk_buff's address, which the reader's CPU checks as it checks its memo
+ * (the same sk_buff, IP header address and header words). Slots are
+ * written under a sequence count, taken with a cmpxchg (a writer that
+ * finds the slot busy leaves it: the reader then parses); a reader copies
+ * the slot, then checks the count did not move.
+ */
+struct nsight_pkt_hand {
+	u32 seq;		/* odd while written */
+	struct nsight_pkt_seen p;
+};
+
+#define NSIGHT_HAND_BITS	8
+
+static struct nsight_pkt_hand nsight_pkt_hands[1 << NSIGHT_HAND_BITS];
+
+/**
+ * nsight_pkt_hand_over - @skb, this CPU's memo, goes to a socket: leave its
+ * parse for the CPU that copies it to the application.
+ */
+void nsight_pkt_hand_over(const struct sk_buff *skb, int nh_off)
+{
+	const u8 *nh = skb->data + nh_off;
+	struct nsight_pkt_memo *m;
+	struct nsight_pkt_hand *h;
+	unsigned long flags;
+	u32 seq;
+
+	local_irq_save(flags);
+	m = this_cpu_ptr(&nsight_pkt_memo);
+	if (!nsight_memo_hit(m, skb, nh, NULL))
+		goto out;
+	h = &nsight_pkt_hands[hash_ptr(skb, NSIGHT_HAND_BITS)];
+	seq = READ_ONCE(h->seq);
+	/* A fully ordered cmpxchg: the slot is ours, odd, before any store. */
+	if ((seq & 1) || cmpxchg(&h->seq, seq, seq + 1) != seq)
+		goto out;
+	h->p = m->p;
+	/* Pairs with the reader's acquire: the slot, then the even count. */
+	smp_store_release(&h->seq, seq + 2);
+out:
+	local_irq_restore(flags);
+}
+
+/**
+ * nsight_pkt_parse_handed - nsight_pkt_parse() of a packet another CPU may
+ * have handed over (nsight_pkt_hand_over()), or this CPU parsed last.
+ */
+int nsight_pkt_parse_handed(const struct sk_buff *skb, int nh_off,
+			    struct nsight_pkt_info *pi)
+{
+	const u8 *nh = skb->data + nh_off;
+	const struct nsight_pkt_hand *h;
+	struct nsight_pkt_seen c;
+	u32 seq;
+
+	h = &nsight_pkt_hands[hash_ptr(skb, NSIGHT_HAND_BITS)];
+	/* Pairs with the writer's release: an even count, then its slot. */
+	seq = smp_load_acquire(&h->seq);
+	if (!(seq & 1) && READ_ONCE(h->p.skb) == skb) {
+		/* A racing writer makes the copy torn: the count tells. */
+		c = h->p;
+		/* The copy, then the count read again. */
+		smp_rmb();
+		if (READ_ONCE(h->seq) == seq && nsight_seen_is(&c, skb, nh)) {
+			*pi = c.pi;
+			return 0;
+		}
+	}
+	return nsight_pkt_parse_again(skb, nh_off, pi, NULL);
+}
+
+/* Forget every CPU's memo and the packets handed over (no capture runs). */
 void nsight_pkt_forget(void)
 {
 	unsigned int cpu;
@@ -397,6 +526,7 @@ void nsight_pkt_forget(void)
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(&nsight_pkt_memo, cpu), 0,
 		       sizeof(struct nsight_pkt_memo));
+	memset(nsight_pkt_hands, 0, sizeof(nsight_pkt_hands));
 }
 
 /* A socket's flow: s is the local end, d the peer (zero if unconnected). */

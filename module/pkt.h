@@ -32,10 +32,13 @@ void nsight_pkt_init_key(void);
 int nsight_pkt_parse(const struct sk_buff *skb, int nh_off,
 		     struct nsight_pkt_info *pi);
 int nsight_pkt_parse_first(const struct sk_buff *skb, int nh_off,
-			   struct nsight_pkt_info *pi);
+			   struct nsight_pkt_info *pi, bool *recorded);
 int nsight_pkt_parse_again(const struct sk_buff *skb, int nh_off,
 			   struct nsight_pkt_info *pi, bool *recorded);
 void nsight_pkt_recorded(const struct sk_buff *skb, int nh_off);
+void nsight_pkt_hand_over(const struct sk_buff *skb, int nh_off);
+int nsight_pkt_parse_handed(const struct sk_buff *skb, int nh_off,
+			    struct nsight_pkt_info *pi);
 void nsight_pkt_forget(void);
 void nsight_sock_flow(const struct sock *sk, struct nsight_flow *f);
 

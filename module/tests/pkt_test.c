@@ -284,7 +284,7 @@ static void nsight_test_memo(struct kunit *test)
 	bool recorded;
 
 	migrate_disable();
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi), 0);
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded), 0);
 	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
 			0);
 	KUNIT_EXPECT_FALSE(test, recorded);
@@ -310,18 +310,28 @@ static void nsight_test_memo(struct kunit *test)
 	 * Its record written: a later stage may refer to it, as long as
 	 * skb->tstamp is the one that record carries.
 	 */
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi), 0);
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded), 0);
 	nsight_pkt_recorded(a, 0);
 	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
 			0);
 	KUNIT_EXPECT_TRUE(test, recorded);
+	/*
+	 * A first stage of the same packet on this CPU (veth: sent, then
+	 * received here) takes it from the memo too.
+	 */
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_first(a, 0, &again, &recorded),
+			0);
+	KUNIT_EXPECT_TRUE(test, recorded);
+	KUNIT_EXPECT_EQ(test, again.id, pi.id);
 	a->tstamp = ns_to_ktime(1000);
 	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
 			0);
 	KUNIT_EXPECT_FALSE(test, recorded);
 	KUNIT_EXPECT_EQ(test, again.id, pi.id);
 	/* Another packet parsed since: no longer. */
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &again), 0);
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &again, &recorded),
+			0);
+	KUNIT_EXPECT_FALSE(test, recorded);
 	a->tstamp = 0;
 	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
 			0);
@@ -335,7 +345,8 @@ static void nsight_test_memo(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, again.id, nsight_test_id(test, a, 0));
 
 	/* Too short to check: never remembered, always parsed. */
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(tiny, 0, &pi), 0);
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(tiny, 0, &pi, &recorded),
+			0);
 	uh = (struct udphdr *)(tiny->data + sizeof(struct iphdr));
 	((u8 *)(uh + 1))[0] = 'z';
 	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(tiny, 0, &again, &recorded),
@@ -344,6 +355,49 @@ static void nsight_test_memo(struct kunit *test)
 	KUNIT_EXPECT_NE(test, again.id, pi.id);
 	KUNIT_EXPECT_EQ(test, again.id, nsight_test_id(test, tiny, 0));
 	migrate_enable();
+}
+
+/*
+ * A packet handed over to the CPU that copies it (the memo there holds
+ * another one): its identity as parsed, and a parse again once its header
+ * words changed.
+ */
+static void nsight_test_hand_over(struct kunit *test)
+{
+	struct sk_buff *a = nsight_test_udp4(test, &nsight_t4,
+					     "0123456789abcdefXYZ");
+	struct sk_buff *b = nsight_test_udp4(test, &nsight_t4, "another one");
+	struct nsight_pkt_info pi, got;
+	struct udphdr *uh;
+	bool recorded;
+
+	nsight_pkt_forget();
+	migrate_disable();
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded), 0);
+	nsight_pkt_hand_over(a, 0);
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &got, &recorded), 0);
+	KUNIT_EXPECT_NE(test, got.id, pi.id);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, 0, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.id, pi.id);
+	KUNIT_EXPECT_EQ(test, memcmp(&got.flow, &pi.flow, sizeof(pi.flow)), 0);
+	KUNIT_EXPECT_EQ(test, got.payload_len, pi.payload_len);
+	/* Pulled past the IP header, as a receive finds it. */
+	skb_pull(a, sizeof(struct iphdr));
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, skb_network_offset(a),
+						      &got), 0);
+	KUNIT_EXPECT_EQ(test, got.id, pi.id);
+	skb_push(a, sizeof(struct iphdr));
+	/* Changed since: never the stale identity. */
+	uh = (struct udphdr *)(a->data + sizeof(struct iphdr));
+	((u8 *)(uh + 1))[0] = 'Z';
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, 0, &got), 0);
+	KUNIT_EXPECT_NE(test, got.id, pi.id);
+	KUNIT_EXPECT_EQ(test, got.id, nsight_test_id(test, a, 0));
+	/* Not handed over: parsed. */
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(b, 0, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.id, nsight_test_id(test, b, 0));
+	migrate_enable();
+	nsight_pkt_forget();
 }
 
 /* What is not an unfragmented TCP/UDP packet is refused, never misread. */
@@ -423,6 +477,7 @@ static struct kunit_case nsight_pkt_cases[] = {
 	KUNIT_CASE(nsight_test_tcp_gro),
 	KUNIT_CASE(nsight_test_tcp6),
 	KUNIT_CASE(nsight_test_memo),
+	KUNIT_CASE(nsight_test_hand_over),
 	KUNIT_CASE(nsight_test_refused),
 	KUNIT_CASE(nsight_test_pkt_record),
 	{}

@@ -567,7 +567,8 @@ struct nsight_rec_pkt {
 /*
  * pkt_stage: a later stage of a packet whose pkt record was written on this
  * CPU just before (netif_receive_skb after netif_rx, net_dev_start_xmit
- * after net_dev_queue): the same packet, unchanged, with the same
+ * after net_dev_queue, and netif_rx of a veth or loopback packet after its
+ * net_dev_start_xmit on the same CPU): the same packet, unchanged, with the same
  * sw_tstamp. Its pkt record is the last one of this CPU with @pkt_id; the
  * reader takes flow, sequence, lengths, timestamps and wire_hash from it,
  * and stage, ifindex, queue, gso_segs and the NSIGHT_PKT_F_GSO and
