@@ -317,18 +317,19 @@ static void nsight_dev_start_xmit(void *data, const struct sk_buff *skb,
 }
 
 /*
- * The identity of @skb (NULL or not TCP/UDP: 0), parsed or remembered, as
- * it goes to its socket: the parse is handed over to the CPU that will copy
- * it to the application (app_copy).
+ * The identity of @skb (NULL or not TCP/UDP: 0), parsed or remembered; as
+ * it goes to its socket (@hand), the parse is handed over to the CPU that
+ * will copy it to the application (app_copy).
  */
-static u64 nsight_skb_id(const struct sk_buff *skb)
+static u64 nsight_skb_id(const struct sk_buff *skb, bool hand)
 {
 	struct nsight_pkt_info pi __uninitialized;
 
 	if (!skb ||
 	    nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi, NULL))
 		return 0;
-	nsight_pkt_hand_over(skb, skb_network_offset(skb));
+	if (hand)
+		nsight_pkt_hand_over(skb, skb_network_offset(skb));
 	return pi.id;
 }
 
@@ -347,15 +348,15 @@ static u64 nsight_rcvq_tail_id(const struct sock *sk)
 	u64 id;
 
 	if (sk->sk_protocol == IPPROTO_TCP)
-		return nsight_skb_id(skb_peek_tail(q));
+		return nsight_skb_id(skb_peek_tail(q), true);
 	spin_lock_irqsave(&q->lock, flags);
-	id = nsight_skb_id(skb_peek_tail(q));
+	id = nsight_skb_id(skb_peek_tail(q), false);
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (id || sk->sk_protocol != IPPROTO_UDP)
 		return id;
 	q = (struct sk_buff_head *)&udp_sk(sk)->reader_queue;
 	spin_lock_irqsave(&q->lock, flags);
-	id = nsight_skb_id(skb_peek_tail(q));
+	id = nsight_skb_id(skb_peek_tail(q), false);
 	spin_unlock_irqrestore(&q->lock, flags);
 	return id;
 }
@@ -391,7 +392,7 @@ static void nsight_udp_enqueue_fentry(unsigned long ip,
 	nsight_prof_enter(&pf, NSIGHT_HOOK_UDP_ENQUEUE);
 	q->sk = NULL;
 	barrier();
-	q->pkt_id = nsight_skb_id(skb);
+	q->pkt_id = nsight_skb_id(skb, true);
 	q->drops = atomic_read(&sk->sk_drops);
 	barrier();
 	q->sk = sk;
@@ -516,7 +517,7 @@ static void nsight_udp_fail(void *data, NSIGHT_UDP_FAIL_ARGS)
 	if (!r)
 		goto out;
 	r->sock_id = nsight_sock_id(sk);
-	r->pkt_id = nsight_skb_id(dropped);
+	r->pkt_id = nsight_skb_id(dropped, false);
 	r->flow = flow;
 	r->rcvq_bytes = sk_rmem_alloc_get(sk);
 	r->rcvbuf = READ_ONCE(sk->sk_rcvbuf);

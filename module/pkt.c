@@ -499,21 +499,22 @@ int nsight_pkt_parse_handed(const struct sk_buff *skb, int nh_off,
 {
 	const u8 *nh = skb->data + nh_off;
 	const struct nsight_pkt_hand *h;
-	struct nsight_pkt_seen c;
 	u32 seq;
 
 	h = &nsight_pkt_hands[hash_ptr(skb, NSIGHT_HAND_BITS)];
 	/* Pairs with the writer's release: an even count, then its slot. */
 	seq = smp_load_acquire(&h->seq);
-	if (!(seq & 1) && READ_ONCE(h->p.skb) == skb) {
-		/* A racing writer makes the copy torn: the count tells. */
-		c = h->p;
-		/* The copy, then the count read again. */
+	/*
+	 * Read in place: a racing writer may mix two packets' fields, which
+	 * the count read again tells; the header pointer is checked against
+	 * this sk_buff's bounds before it is read through.
+	 */
+	if (!(seq & 1) && nsight_seen_is(&h->p, skb, nh)) {
+		*pi = h->p.pi;
+		/* The slot, then the count read again. */
 		smp_rmb();
-		if (READ_ONCE(h->seq) == seq && nsight_seen_is(&c, skb, nh)) {
-			*pi = c.pi;
+		if (READ_ONCE(h->seq) == seq)
 			return 0;
-		}
 	}
 	return nsight_pkt_parse_again(skb, nh_off, pi, NULL);
 }
