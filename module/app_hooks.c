@@ -39,6 +39,7 @@
 #include "filter.h"
 #include "buffer.h"
 #include "names.h"
+#include "socks.h"
 #include "pkt.h"
 #include "profile.h"
 #include "compat.h"
@@ -113,7 +114,30 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 		   (type == NSIGHT_REC_APP_SEND ? start == NSIGHT_APP_START_NOW :
 		    !start))) {
 		struct nsight_crec_app4s *c;
+		struct nsight_cflow4 cf;
 
+		nsight_cflow4_fill(&cf, flow);
+		/* The socket's flow once per CPU (socks.h). */
+		if (likely(nsight_sock_named(sock_id, &cf))) {
+			struct nsight_crec_app4f *f;
+
+			f = (void *)__nsight_creserve(&nsight_buf, &w,
+						      type == NSIGHT_REC_APP_SEND ?
+						      NSIGHT_CREC_APP_SEND4F :
+						      NSIGHT_CREC_APP_RECV4F,
+						      sizeof(*f) + tail);
+			if (!f)
+				return;
+			if (tcp_state)
+				nsight_tcp_send_state(sk, (void *)(f + 1));
+			f->sock_id = sock_id;
+			f->ret = ret;
+			f->tcp_seq = tcp_seq;
+			f->tid = current->pid;
+			f->flags = flags;
+			nsight_commit(&w);
+			return;
+		}
 		/* The short form: the type says where the call began. */
 		c = (void *)__nsight_creserve(&nsight_buf, &w,
 					      type == NSIGHT_REC_APP_SEND ?
@@ -125,7 +149,7 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 		if (tcp_state)
 			nsight_tcp_send_state(sk, (void *)(c + 1));
 		c->sock_id = sock_id;
-		nsight_cflow4_fill(&c->flow, flow);
+		c->flow = cf;
 		c->ret = ret;
 		c->tcp_seq = tcp_seq;
 		c->tid = current->pid;

@@ -16,6 +16,7 @@
 #include "control.h"
 #include "buffer.h"
 #include "names.h"
+#include "socks.h"
 #include "ctx_hooks.h"
 #include "net_hooks.h"
 #include "app_hooks.h"
@@ -145,6 +146,7 @@ int nsight_start(void)
 	sources = nsight_config.sources;
 	nsight_buffer_reset(&nsight_buf);
 	nsight_names_reset();
+	nsight_socks_reset();
 	nsight_prof_reset();
 	nsight_pkt_forget();
 	nsight_buffer_set_live(&nsight_buf, true);
@@ -316,13 +318,19 @@ int nsight_control_init(void)
 	ret = nsight_app_init();
 	if (ret)
 		return ret;
+	ret = nsight_names_init();
+	if (ret)
+		return ret;
+	ret = nsight_socks_init();
+	if (ret)
+		goto err_names;
 	nsight_pkt_init_key();
 
 	nsight_debugfs = debugfs_create_dir("nsight", NULL);
 	if (IS_ERR(nsight_debugfs)) {
 		ret = PTR_ERR(nsight_debugfs);
 		pr_err("cannot create debugfs directory: %d\n", ret);
-		return ret;
+		goto err_socks;
 	}
 	nsight_buf.on_full = nsight_notify_full;
 	ret = nsight_buffer_open(&nsight_buf, nsight_debugfs,
@@ -343,6 +351,10 @@ err_buffer:
 	nsight_buffer_close(&nsight_buf);
 err_debugfs:
 	debugfs_remove(nsight_debugfs);
+err_socks:
+	nsight_socks_exit();
+err_names:
+	nsight_names_exit();
 	return ret;
 }
 
@@ -368,4 +380,6 @@ void nsight_control_exit(void)
 	nsight_pt_exit();
 	nsight_buffer_close(&nsight_buf);
 	debugfs_remove(nsight_debugfs);
+	nsight_socks_exit();
+	nsight_names_exit();
 }

@@ -1,11 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Thread names once per CPU (names.h). */
 #include <linux/cpumask.h>
+#include <linux/errno.h>
+#include <linux/percpu.h>
 #include "names.h"
 #include "buffer.h"
 
-DEFINE_PER_CPU(struct nsight_names, nsight_names);
+struct nsight_names __percpu *nsight_names;
 DEFINE_PER_CPU(const struct task_struct *, nsight_named_cur);
+
+int nsight_names_init(void)
+{
+	nsight_names = alloc_percpu(struct nsight_names);
+	return nsight_names ? 0 : -ENOMEM;
+}
+
+/* At unload, every probe detached and synchronized. */
+void nsight_names_exit(void)
+{
+	free_percpu(nsight_names);
+	nsight_names = NULL;
+}
 
 /* Forget what every CPU named: a capture starts. No hook may run. */
 void nsight_names_reset(void)
@@ -13,7 +28,7 @@ void nsight_names_reset(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		memset(per_cpu_ptr(&nsight_names, cpu), 0, sizeof(struct nsight_names));
+		memset(per_cpu_ptr(nsight_names, cpu), 0, sizeof(struct nsight_names));
 		per_cpu(nsight_named_cur, cpu) = NULL;
 	}
 }
@@ -39,7 +54,7 @@ void nsight_name_forget(const struct task_struct *t)
 noinline bool nsight_name_write(const struct task_struct *t, u32 set,
 				const u64 comm[2])
 {
-	struct nsight_names *n = this_cpu_ptr(&nsight_names);
+	struct nsight_names *n = this_cpu_ptr(nsight_names);
 	struct nsight_name_slot *s;
 	struct nsight_rec_thread *r;
 	struct nsight_wr w;

@@ -37,7 +37,11 @@ struct nsight_names {
 	u8 older[NSIGHT_NAME_SLOTS / 2];	/* the way to write next */
 };
 
-DECLARE_PER_CPU(struct nsight_names, nsight_names);
+/*
+ * Allocated at load: static per-CPU data of all modules shares a few KiB,
+ * too little for 6 KiB per module on a host with many modules loaded.
+ */
+extern struct nsight_names __percpu *nsight_names;
 /*
  * The task the last sched_switch of this CPU named as it switched in, or
  * NULL: while it runs, records about it need no memo lookup. A rename
@@ -45,6 +49,8 @@ DECLARE_PER_CPU(struct nsight_names, nsight_names);
  */
 DECLARE_PER_CPU(const struct task_struct *, nsight_named_cur);
 
+int nsight_names_init(void);
+void nsight_names_exit(void);
 void nsight_names_reset(void);
 void nsight_name_forget(const struct task_struct *t);
 bool nsight_name_write(const struct task_struct *t, u32 set, const u64 comm[2]);
@@ -70,7 +76,7 @@ static __always_inline bool nsight_name(const struct task_struct *t)
 	struct nsight_name_slot *s;
 	u64 comm[2];
 
-	s = this_cpu_ptr(nsight_names.slot[set]);
+	s = this_cpu_ptr(nsight_names)->slot[set];
 	/* As the sched_switch trace event does: comm may change under us. */
 	memcpy(comm, t->comm, sizeof(comm));
 	if (likely(nsight_name_is(&s[0], t, comm) || nsight_name_is(&s[1], t, comm)))

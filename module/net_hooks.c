@@ -38,6 +38,7 @@
 #include "filter.h"
 #include "buffer.h"
 #include "pkt.h"
+#include "socks.h"
 #include "fentry.h"
 #include "profile.h"
 #include "compat.h"
@@ -418,16 +419,36 @@ static __always_inline void nsight_handoff4_write(const struct sock *sk,
 						  u64 pkt_id, u32 rcv_nxt,
 						  u32 copied)
 {
+	u64 sock_id = nsight_sock_id((struct sock *)sk);
 	struct nsight_crec_handoff4 *r;
+	struct nsight_cflow4 cf;
 	struct nsight_wr w;
 
+	nsight_cflow4_fill(&cf, flow);
+	/* The socket's flow once per CPU (socks.h). */
+	if (likely(nsight_sock_named(sock_id, &cf))) {
+		struct nsight_crec_handoff4f *f;
+
+		f = (void *)__nsight_creserve(&nsight_buf, &w,
+					      NSIGHT_CREC_HANDOFF4F, sizeof(*f));
+		if (!f)
+			return;
+		f->sock_id = sock_id;
+		f->pkt_id = pkt_id;
+		f->rcvq_bytes = sk_rmem_alloc_get(sk);
+		f->rcvq_len = skb_queue_len_lockless(&sk->sk_receive_queue);
+		f->tcp_rcv_nxt = rcv_nxt;
+		f->tcp_copied_seq = copied;
+		nsight_commit(&w);
+		return;
+	}
 	r = (void *)__nsight_creserve(&nsight_buf, &w, NSIGHT_CREC_HANDOFF4,
 				      sizeof(*r));
 	if (!r)
 		return;
-	r->sock_id = nsight_sock_id((struct sock *)sk);
+	r->sock_id = sock_id;
 	r->pkt_id = pkt_id;
-	nsight_cflow4_fill(&r->flow, flow);
+	r->flow = cf;
 	r->rcvq_bytes = sk_rmem_alloc_get(sk);
 	r->rcvq_len = skb_queue_len_lockless(&sk->sk_receive_queue);
 	r->tcp_rcv_nxt = rcv_nxt;

@@ -70,6 +70,10 @@ static void nsight_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app4s), 48);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_pkt_stage), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app_copy0), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_sock4), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_handoff4f), 40);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_crec_app4f), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct nsight_rec_sock), 64);
 	KUNIT_EXPECT_EQ(test, NSIGHT_CREC_TID_B(NSIGHT_CREC_PACK(1, 0x3fffff, 0xfffff)),
 			0x3fffff);
 	KUNIT_EXPECT_EQ(test, NSIGHT_CREC_ARG(NSIGHT_CREC_PACK(0x3fffff, 0, 0xfffff)),

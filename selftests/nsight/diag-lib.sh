@@ -191,6 +191,15 @@ windows_same() {
 	message_lines /tmp/$1.win.txt >/tmp/$1.wmsgs
 	ktap_diag "$1: --window $2: exit $_wrc, $(grep -c '^window [0-9]*:' /tmp/$1.win.txt) windows, $(wc -l </tmp/$1.wmsgs) messages ($(wc -l </tmp/$1.msgs) without windows)"
 	[ $_wrc -eq 0 ] && [ -s /tmp/$1.msgs ] && cmp -s /tmp/$1.msgs /tmp/$1.wmsgs && return 0
+	# The promise holds for captures whose messages are shorter than a
+	# window (a guest far slower than usual can stretch one past it).
+	_wns=$(echo "$2" | awk '/ms$/ { print $0 * 1000000; next } /s$/ { print $0 * 1000000000 }')
+	_long=$(awk '{ for (i = 1; i < NF; i++) if ($i == "total" && $(i + 1) + 0 >= w) n++ }
+		     END { print n + 0 }' w="$_wns" /tmp/$1.msgs)
+	if [ $_wrc -eq 0 ] && [ "$_long" -gt 0 ]; then
+		ktap_diag "$1: $_long messages lasted a window ($2) or longer: windows may split them, not compared"
+		return 0
+	fi
 	diff /tmp/$1.msgs /tmp/$1.wmsgs | head -n 6 | while IFS= read -r _l; do ktap_diag "  $_l"; done
 	grep -v '^  ' /tmp/$1.win.txt | grep -i 'error\|nsight-analyze' | head -n 3 |
 		while IFS= read -r _l; do ktap_diag "  $_l"; done

@@ -371,6 +371,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_SOCK_DROP,
 	NSIGHT_REC_FUTEX,
 	NSIGHT_REC_THREAD,
+	NSIGHT_REC_SOCK,
 	__NSIGHT_REC_MAX
 };
 
@@ -708,6 +709,17 @@ struct nsight_rec_thread {
 	char comm[16];
 };
 
+/*
+ * sock: gives a socket's flow in its CPU's buffer (see "Socket flows"
+ * under Compact records). Readers fill the flows of the records that
+ * follow from it.
+ */
+struct nsight_rec_sock {
+	struct nsight_rec_hdr hdr;
+	__u64 sock_id;
+	struct nsight_flow flow;
+};
+
 /* irq: a hard interrupt handler runs (irq_handler_entry/exit). */
 struct nsight_rec_irq {
 	struct nsight_rec_hdr hdr;
@@ -991,6 +1003,10 @@ enum nsight_crec_type {
 	NSIGHT_CREC_APP_SEND4S,		/* struct nsight_crec_app4s */
 	NSIGHT_CREC_PKT_STAGE,		/* struct nsight_crec_pkt_stage */
 	NSIGHT_CREC_APP_COPY0,		/* struct nsight_crec_app_copy0 */
+	NSIGHT_CREC_SOCK4,		/* struct nsight_crec_sock4 */
+	NSIGHT_CREC_HANDOFF4F,		/* struct nsight_crec_handoff4f */
+	NSIGHT_CREC_APP_RECV4F,		/* struct nsight_crec_app4f */
+	NSIGHT_CREC_APP_SEND4F,		/* struct nsight_crec_app4f */
 	__NSIGHT_CREC_MAX
 };
 
@@ -1087,8 +1103,9 @@ struct nsight_crec_app4 {
  * Thread names. A struct nsight_rec_thread in compact form (type
  * NSIGHT_REC_THREAD, 32 bytes) names a task on its CPU; the records of
  * types NSIGHT_CREC_SWITCH*, NSIGHT_CREC_WAKING*, NSIGHT_CREC_APP_*4N,
- * NSIGHT_CREC_APP_*4S and NSIGHT_CREC_APP_COPY0 give only the tid of the
- * tasks they refer to, and their CPU's buffer holds, before them, a
+ * NSIGHT_CREC_APP_*4S, NSIGHT_CREC_APP_*4F and NSIGHT_CREC_APP_COPY0 give
+ * only the tid of the tasks they refer to, and their CPU's buffer holds,
+ * before them, a
  * thread record of each such tid with the task's thread-group id and
  * command name as they were then (the last such record before a record is
  * the one that applies). The module keeps, per CPU, a memo of the last
@@ -1200,6 +1217,47 @@ struct nsight_crec_app_copy0 {
 	__u64 pkt_id;
 	__u32 len;
 	__u32 tid;
+};
+
+/*
+ * Socket flows. A struct nsight_crec_sock4 (type NSIGHT_CREC_SOCK4; the
+ * expanded form is struct nsight_rec_sock) gives the IPv4 flow of a socket
+ * on its CPU; the records of types NSIGHT_CREC_HANDOFF4F and
+ * NSIGHT_CREC_APP_*4F give only the socket's id, and their CPU's buffer
+ * holds, before them, a sock record of that id whose flow is theirs (the
+ * last such record before a record is the one that applies). The module
+ * keeps, per CPU, a memo of the last flow it gave each socket; a record
+ * whose flow is not the one the memo has (a datagram socket sending to
+ * another peer) takes a form with its flow.
+ */
+struct nsight_crec_sock4 {
+	__u64 hdr;
+	__u64 sock_id;
+	struct nsight_cflow4 flow;
+};
+
+/* handoff without its flow (a sock record before it gives it). */
+struct nsight_crec_handoff4f {
+	__u64 hdr;
+	__u64 sock_id;
+	__u64 pkt_id;
+	__u32 rcvq_bytes;
+	__u32 rcvq_len;
+	__u32 tcp_rcv_nxt;
+	__u32 tcp_copied_seq;
+};
+
+/*
+ * struct nsight_crec_app4s without its flow: NSIGHT_CREC_APP_RECV4F and
+ * NSIGHT_CREC_APP_SEND4F, the start as for NSIGHT_CREC_APP_*4S.
+ */
+struct nsight_crec_app4f {
+	__u64 hdr;
+	__u64 sock_id;
+	__s32 ret;
+	__u32 tcp_seq;
+	__u32 tid;
+	__u32 flags;
 };
 
 /* ---------------------------------------------------------------------- */

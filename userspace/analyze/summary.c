@@ -190,6 +190,9 @@ static int check_counters(struct nsight_summary *s, struct nsight_diag *d)
 		if (!err && c->dec.nameless)
 			err = add_problem(s, NSIGHT_PROB_NAMELESS, i, c->dec.nameless,
 					  c->dec.nameless_at, 0, d);
+		if (!err && c->dec.flowless)
+			err = add_problem(s, NSIGHT_PROB_FLOWLESS, i, c->dec.flowless,
+					  c->dec.flowless_at, 0, d);
 		c->dropped = c->subbuf_dropped + c->dropped_after;
 		s->bad_tsc += c->bad_tsc;
 		s->records += c->records;
@@ -292,6 +295,7 @@ const char *nsight_problem_kind_name(enum nsight_problem_kind kind)
 	case NSIGHT_PROB_CUT:		return "cut";
 	case NSIGHT_PROB_BAD_TSC:	return "bad_tsc";
 	case NSIGHT_PROB_NAMELESS:	return "nameless";
+	case NSIGHT_PROB_FLOWLESS:	return "flowless";
 	}
 	return "unknown";
 }
@@ -345,6 +349,10 @@ void nsight_problem_format(const struct nsight_problem *p, char *buf, size_t len
 	case NSIGHT_PROB_NAMELESS:
 		snprintf(buf, len, "cpu %" PRIu32 ": %" PRIu64 " task%s given by tid with no thread record naming %s before (the first at byte %" PRIu64 "): shown without a name",
 			 p->cpu, p->a, p->a == 1 ? "" : "s", p->a == 1 ? "it" : "them", p->b);
+		break;
+	case NSIGHT_PROB_FLOWLESS:
+		snprintf(buf, len, "cpu %" PRIu32 ": %" PRIu64 " record%s giving a socket by id with no sock record giving its flow before (the first at byte %" PRIu64 "): shown without a flow",
+			 p->cpu, p->a, p->a == 1 ? "" : "s", p->b);
 		break;
 	default:
 		snprintf(buf, len, "cpu %" PRIu32 ": problem %d", p->cpu, (int)p->kind);

@@ -50,6 +50,7 @@ enum nsight_problem_kind {
 	NSIGHT_PROB_CUT,	/* a: byte where the stream ends early (cut_ok) */
 	NSIGHT_PROB_BAD_TSC,	/* a: records with a corrupt TSC, b: the first one's byte */
 	NSIGHT_PROB_NAMELESS,	/* a: tids given with no thread record before, b: the first's byte */
+	NSIGHT_PROB_FLOWLESS,	/* a: socket records with no sock record before, b: the first's byte */
 };
 
 struct nsight_problem {

@@ -373,7 +373,19 @@ static int on_pkt(struct nsight_flight *f, const struct nsight_rec *rec, struct 
 	struct nsight_flight_pending *p;
 	struct nsight_rec_pkt pk;
 
-	memcpy(&pk, rec->data, sizeof(pk));
+	/*
+	 * A later stage refers to the packet's record on its CPU; a veth or
+	 * loopback packet's receive may be one, after its send's record.
+	 */
+	if (rec->hdr.type == NSIGHT_REC_PKT_STAGE) {
+		struct nsight_rec_pkt_stage st;
+
+		memcpy(&st, rec->data, sizeof(st));
+		pk.pkt_id = st.pkt_id;
+		pk.stage = st.stage;
+	} else {
+		memcpy(&pk, rec->data, sizeof(pk));
+	}
 	if (pk.stage != NSIGHT_PKT_RX_NETIF_RX && pk.stage != NSIGHT_PKT_RX_GRO &&
 	    pk.stage != NSIGHT_PKT_RX_RECEIVE)
 		return 0;
@@ -436,6 +448,7 @@ static int observe(struct nsight_flight *f, const struct nsight_rec *rec, struct
 {
 	switch (rec->hdr.type) {
 	case NSIGHT_REC_PKT:
+	case NSIGHT_REC_PKT_STAGE:
 		return on_pkt(f, rec, d);
 	case NSIGHT_REC_APP_COPY:
 		on_copy(f, rec);

@@ -34,6 +34,7 @@ static const struct {
 	[NSIGHT_REC_SOCK_DROP]	  = { "sock_drop", sizeof(struct nsight_rec_sock_drop) },
 	[NSIGHT_REC_FUTEX]	  = { "futex", sizeof(struct nsight_rec_futex) },
 	[NSIGHT_REC_THREAD]	  = { "thread", sizeof(struct nsight_rec_thread) },
+	[NSIGHT_REC_SOCK]	  = { "sock", sizeof(struct nsight_rec_sock) },
 };
 
 bool nsight_rec_type_known(unsigned int type)
@@ -97,6 +98,11 @@ void nsight_cdec_init(struct nsight_cdec *c)
 	c->read_to = 0;
 	c->nameless = 0;
 	c->nameless_at = 0;
+	c->socks = NULL;
+	c->n_socks = c->cap_socks = 0;
+	nsight_u64map_init(&c->newest_sock);
+	c->flowless = 0;
+	c->flowless_at = 0;
 }
 
 void nsight_cdec_fini(struct nsight_cdec *c)
@@ -105,41 +111,102 @@ void nsight_cdec_fini(struct nsight_cdec *c)
 	c->names = NULL;
 	c->n_names = c->cap_names = 0;
 	nsight_u64map_fini(&c->newest);
+	free(c->socks);
+	c->socks = NULL;
+	c->n_socks = c->cap_socks = 0;
+	nsight_u64map_fini(&c->newest_sock);
 }
 
 /*
- * The thread record at @off names its tid from there on. Read again (a
- * chunk walked twice), it is known already: names only grow forwards.
+ * A new version of @key given at @off, in the list @vec (*@n entries of
+ * @size bytes, each starting with struct nsight_cver) that @newest indexes:
+ * the entry to fill, or NULL when a chunk read again gave it already
+ * (versions only grow forwards) or when out of memory (*@err).
  */
+static void *cdec_version(void **vec, size_t *n, size_t *cap, size_t size,
+			  struct nsight_u64map *newest, uint64_t key, uint64_t off, int *err,
+			  struct nsight_diag *d)
+{
+	uint32_t *slot = nsight_u64map_get(newest, key);
+	struct nsight_cver *v;
+	bool added;
+
+	*err = 0;
+	if (slot && ((struct nsight_cver *)((uint8_t *)*vec + (*slot - 1) * size))->offset >= off)
+		return NULL;
+	if (*n >= UINT32_MAX - 1 || nsight_vec_reserve(vec, cap, *n + 1, size))
+		goto nomem;
+	v = (struct nsight_cver *)((uint8_t *)*vec + *n * size);
+	memset(v, 0, size);
+	v->offset = off;
+	v->older = slot ? *slot : 0;
+	if (slot) {
+		*slot = (uint32_t)++*n;
+		return v;
+	}
+	if (!nsight_u64map_put(newest, key, (uint32_t)*n + 1, &added))
+		goto nomem;
+	++*n;
+	return v;
+nomem:
+	*err = nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	return NULL;
+}
+
+/* The thread record at @off names its tid from there on. */
 static int cdec_name(struct nsight_cdec *c, const uint8_t *p, uint64_t off, struct nsight_diag *d)
 {
 	struct nsight_rec_thread t;
 	struct nsight_cname *n;
-	uint32_t *slot;
-	bool added;
+	int err;
 
 	memcpy((uint8_t *)&t + sizeof(t.hdr), p + 8, sizeof(t) - sizeof(t.hdr));
-	slot = nsight_u64map_get(&c->newest, t.tid);
-	if (slot && c->names[*slot - 1].offset >= off)
-		return 0;
-	if (c->n_names >= UINT32_MAX - 1 || NSIGHT_VEC_GROW(c->names, c->n_names, c->cap_names))
-		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
-	n = &c->names[c->n_names];
-	n->offset = off;
-	n->tid = t.tid;
-	n->pid = t.pid;
-	memcpy(n->comm, t.comm, sizeof(n->comm));
-	n->comm[sizeof(n->comm) - 1] = '\0';
-	n->older = slot ? *slot : 0;
-	if (slot) {
-		*slot = (uint32_t)++c->n_names;
-		return 0;
+	n = cdec_version((void **)&c->names, &c->n_names, &c->cap_names, sizeof(*n), &c->newest,
+			 t.tid, off, &err, d);
+	if (n) {
+		n->tid = t.tid;
+		n->pid = t.pid;
+		memcpy(n->comm, t.comm, sizeof(n->comm));
+		n->comm[sizeof(n->comm) - 1] = '\0';
 	}
-	slot = nsight_u64map_put(&c->newest, t.tid, (uint32_t)c->n_names + 1, &added);
-	if (!slot)
-		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
-	c->n_names++;
-	return 0;
+	return err;
+}
+
+/* The sock record at @off gives its socket's flow from there on. */
+static int cdec_sock(struct nsight_cdec *c, const uint8_t *p, uint64_t off, struct nsight_diag *d)
+{
+	struct nsight_crec_sock4 in;
+	struct nsight_csock *n;
+	int err;
+
+	memcpy(&in, p, sizeof(in));
+	n = cdec_version((void **)&c->socks, &c->n_socks, &c->cap_socks, sizeof(*n),
+			 &c->newest_sock, in.sock_id, off, &err, d);
+	if (n) {
+		n->sock_id = in.sock_id;
+		n->flow = in.flow;
+	}
+	return err;
+}
+
+/*
+ * The flow of socket @sock_id for the record at @off: its last sock record
+ * before it. None (a stream cut or corrupt): a zero flow, counted once.
+ */
+static struct nsight_cflow4 cdec_flow(struct nsight_cdec *c, uint64_t sock_id, uint64_t off)
+{
+	const uint32_t *slot = nsight_u64map_get(&c->newest_sock, sock_id);
+	uint32_t i = slot ? *slot : 0;
+
+	while (i && c->socks[i - 1].v.offset > off)
+		i = c->socks[i - 1].v.older;
+	if (i)
+		return c->socks[i - 1].flow;
+	if (off >= c->read_to) {
+		if (!c->flowless++)
+			c->flowless_at = off;
+	}
+	return (struct nsight_cflow4){ 0 };
 }
 
 /*
@@ -152,8 +219,8 @@ static void cdec_lookup(struct nsight_cdec *c, uint32_t tid, uint64_t off, uint3
 	const uint32_t *slot = nsight_u64map_get(&c->newest, tid);
 	uint32_t i = slot ? *slot : 0;
 
-	while (i && c->names[i - 1].offset > off)
-		i = c->names[i - 1].older;
+	while (i && c->names[i - 1].v.offset > off)
+		i = c->names[i - 1].v.older;
 	if (i) {
 		*pid = c->names[i - 1].pid;
 		memcpy(comm, c->names[i - 1].comm, 16);
@@ -196,6 +263,10 @@ static size_t crec_min_size(unsigned int type)
 	case NSIGHT_CREC_APP_SEND4S:	return sizeof(struct nsight_crec_app4s);
 	case NSIGHT_CREC_PKT_STAGE:	return sizeof(struct nsight_crec_pkt_stage);
 	case NSIGHT_CREC_APP_COPY0:	return sizeof(struct nsight_crec_app_copy0);
+	case NSIGHT_CREC_SOCK4:		return sizeof(struct nsight_crec_sock4);
+	case NSIGHT_CREC_HANDOFF4F:	return sizeof(struct nsight_crec_handoff4f);
+	case NSIGHT_CREC_APP_RECV4F:
+	case NSIGHT_CREC_APP_SEND4F:	return sizeof(struct nsight_crec_app4f);
 	}
 	return nsight_rec_type_known(type) ? nsight_rec_min_size(type) - 8 : 8;
 }
@@ -220,6 +291,10 @@ static const char *crec_name(unsigned int type)
 	case NSIGHT_CREC_APP_SEND4S:	return "app_send (short)";
 	case NSIGHT_CREC_PKT_STAGE:	return "pkt_stage (short)";
 	case NSIGHT_CREC_APP_COPY0:	return "app_copy (short)";
+	case NSIGHT_CREC_SOCK4:		return "sock (compact)";
+	case NSIGHT_CREC_HANDOFF4F:	return "handoff (compact, by socket)";
+	case NSIGHT_CREC_APP_RECV4F:	return "app_recv (short, by socket)";
+	case NSIGHT_CREC_APP_SEND4F:	return "app_send (short, by socket)";
 	}
 	if (crec_small(type))
 		return type < NSIGHT_CREC_IDLE_EXIT ? "softirq (compact)" : "idle (compact)";
@@ -261,6 +336,19 @@ static void app4_fill(struct nsight_rec_app *r, const struct nsight_crec_app4n *
 	r->tid = in->tid;
 	r->flags = in->flags;
 	memcpy(r + 1, tail, tail_len);
+}
+
+/* An IPv4 hand-off's fields, its flow @f given apart. */
+static void handoff4_fill(struct nsight_rec_handoff *r, const struct nsight_crec_handoff4f *in,
+			  const struct nsight_cflow4 *f)
+{
+	r->sock_id = in->sock_id;
+	flow_of(&r->flow, f);
+	r->rcvq_bytes = in->rcvq_bytes;
+	r->rcvq_len = in->rcvq_len;
+	r->pkt_id = in->pkt_id;
+	r->tcp_rcv_nxt = in->tcp_rcv_nxt;
+	r->tcp_copied_seq = in->tcp_copied_seq;
 }
 
 static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p, size_t size,
@@ -309,13 +397,10 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 		struct nsight_rec_handoff *r = (void *)out;
 
 		memcpy(&in, p, sizeof(in));
-		r->sock_id = in.sock_id;
-		flow_of(&r->flow, &in.flow);
-		r->rcvq_bytes = in.rcvq_bytes;
-		r->rcvq_len = in.rcvq_len;
-		r->pkt_id = in.pkt_id;
-		r->tcp_rcv_nxt = in.tcp_rcv_nxt;
-		r->tcp_copied_seq = in.tcp_copied_seq;
+		handoff4_fill(r, &(struct nsight_crec_handoff4f){ .sock_id = in.sock_id,
+				.pkt_id = in.pkt_id, .rcvq_bytes = in.rcvq_bytes,
+				.rcvq_len = in.rcvq_len, .tcp_rcv_nxt = in.tcp_rcv_nxt,
+				.tcp_copied_seq = in.tcp_copied_seq }, &in.flow);
 		type = NSIGHT_REC_HANDOFF;
 		n = sizeof(*r);
 		break;
@@ -368,21 +453,58 @@ static size_t expand(struct nsight_cdec *c, unsigned int type, const uint8_t *p,
 		n = sizeof(*r);
 		break;
 	}
-	case NSIGHT_CREC_APP_RECV4S:
-	case NSIGHT_CREC_APP_SEND4S: {
-		struct nsight_crec_app4s in;
-		struct nsight_rec_app *r = (void *)out;
-		bool send = type == NSIGHT_CREC_APP_SEND4S;
+	case NSIGHT_CREC_SOCK4: {
+		struct nsight_crec_sock4 in;
+		struct nsight_rec_sock *r = (void *)out;
 
 		memcpy(&in, p, sizeof(in));
+		r->sock_id = in.sock_id;
+		flow_of(&r->flow, &in.flow);
+		type = NSIGHT_REC_SOCK;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_HANDOFF4F: {
+		struct nsight_crec_handoff4f in;
+		struct nsight_rec_handoff *r = (void *)out;
+		struct nsight_cflow4 f;
+
+		memcpy(&in, p, sizeof(in));
+		f = cdec_flow(c, in.sock_id, off);
+		handoff4_fill(r, &in, &f);
+		type = NSIGHT_REC_HANDOFF;
+		n = sizeof(*r);
+		break;
+	}
+	case NSIGHT_CREC_APP_RECV4F:
+	case NSIGHT_CREC_APP_SEND4F:
+	case NSIGHT_CREC_APP_RECV4S:
+	case NSIGHT_CREC_APP_SEND4S: {
+		/* The flow by socket id (4F) or in the record (4S), the start by type. */
+		bool by_sock = type == NSIGHT_CREC_APP_RECV4F || type == NSIGHT_CREC_APP_SEND4F;
+		bool send = type == NSIGHT_CREC_APP_SEND4F || type == NSIGHT_CREC_APP_SEND4S;
+		struct nsight_rec_app *r = (void *)out;
+		struct nsight_crec_app4s in;
+		size_t len = by_sock ? sizeof(struct nsight_crec_app4f) : sizeof(in);
+
+		if (by_sock) {
+			struct nsight_crec_app4f f;
+
+			memcpy(&f, p, sizeof(f));
+			in = (struct nsight_crec_app4s){ .sock_id = f.sock_id,
+				.flow = cdec_flow(c, f.sock_id, off), .ret = f.ret,
+				.tcp_seq = f.tcp_seq, .tid = f.tid, .flags = f.flags };
+		} else {
+			memcpy(&in, p, sizeof(in));
+		}
 		app4_fill(r, &(struct nsight_crec_app4n){ .sock_id = in.sock_id,
 				.start_tsc = send ? tsc : 0, .ret = in.ret, .flow = in.flow,
 				.tcp_seq = in.tcp_seq, .tid = in.tid, .flags = in.flags },
-			  p + sizeof(in), size - sizeof(in));
+			  p + len, size - len);
 		cdec_lookup(c, in.tid, off, &r->pid, r->comm);
 		r->comm[sizeof(r->comm) - 1] = '\0';
 		type = send ? NSIGHT_REC_APP_SEND : NSIGHT_REC_APP_RECV;
-		n = sizeof(*r) + size - sizeof(in);
+		n = sizeof(*r) + size - len;
 		break;
 	}
 	case NSIGHT_CREC_SWITCH_S:
@@ -565,8 +687,9 @@ static int compact_next(struct nsight_rec_walker *w, struct nsight_rec *rec,
 			return nsight_diag_set(d, NSIGHT_E_RECORD,
 					       "compact record at byte %" PRIu64 " (cpu %" PRIu32 "): %s record before the first sub-buffer header, whose TSC it extends",
 					       off, w->cpu, crec_name(type));
-		if (type == NSIGHT_REC_THREAD) {
-			int err = cdec_name(c, p, off, d);
+		if (type == NSIGHT_REC_THREAD || type == NSIGHT_CREC_SOCK4) {
+			int err = type == NSIGHT_REC_THREAD ? cdec_name(c, p, off, d) :
+				  cdec_sock(c, p, off, d);
 
 			if (err)
 				return err;
@@ -679,6 +802,12 @@ struct cenc {
 		char comm[16];
 		bool used;
 	} memo[CENC_NAME_SLOTS];
+	/* Socket flows given, as the module's per-CPU memo (uapi "Socket flows"). */
+	struct {
+		uint64_t sock_id;
+		struct nsight_cflow4 flow;
+		bool used;
+	} socks[CENC_NAME_SLOTS];
 };
 
 static void *cenc_put(struct cenc *e, const void *p, size_t n)
@@ -739,6 +868,27 @@ static bool cenc_named(const struct cenc *e, uint32_t tid, uint32_t pid)
 	unsigned int i = tid % CENC_NAME_SLOTS;
 
 	return e->memo[i].used && e->memo[i].tid == tid && e->memo[i].pid == pid;
+}
+
+/*
+ * Whether a record of socket @sock_id with flow @f may leave the flow out:
+ * a sock record before it gives it, written now if the memo lacks the
+ * socket (1), or -1 when out of memory. 0: the memo has another flow.
+ */
+static int cenc_sock(struct cenc *e, uint64_t sock_id, struct nsight_cflow4 f, uint64_t tsc)
+{
+	unsigned int i = sock_id % CENC_NAME_SLOTS;
+	struct nsight_crec_sock4 r = { .hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_SOCK4, sizeof(r), tsc),
+				       .sock_id = sock_id, .flow = f };
+
+	if (e->socks[i].used && e->socks[i].sock_id == sock_id)
+		return !memcmp(&e->socks[i].flow, &f, sizeof(f));
+	if (!cenc_put(e, &r, sizeof(r)))
+		return -1;
+	e->socks[i].used = true;
+	e->socks[i].sock_id = sock_id;
+	e->socks[i].flow = f;
+	return 1;
 }
 
 /* Three fields of the short switch and waking forms (uapi "Short forms"). */
@@ -819,6 +969,20 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 		memcpy(&in, p, sizeof(in));
 		if (!flow_v4(&in.flow) || h->size != sizeof(in))
 			break;
+		switch (cenc_sock(e, in.sock_id, cflow4(&in.flow), h->tsc)) {
+		case -1:
+			return -1;
+		case 1: {
+			struct nsight_crec_handoff4f f = {
+				.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_HANDOFF4F, sizeof(f), h->tsc),
+				.sock_id = in.sock_id, .pkt_id = in.pkt_id,
+				.rcvq_bytes = in.rcvq_bytes, .rcvq_len = in.rcvq_len,
+				.tcp_rcv_nxt = in.tcp_rcv_nxt, .tcp_copied_seq = in.tcp_copied_seq,
+			};
+
+			return cenc_put(e, &f, sizeof(f)) ? 0 : -1;
+		}
+		}
 		r.hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_HANDOFF4, sizeof(r), h->tsc);
 		r.sock_id = in.sock_id;
 		r.pkt_id = in.pkt_id;
@@ -844,6 +1008,14 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 			return -1;
 		if (in.ret == (int32_t)in.ret &&
 		    in.start_tsc == (h->type == NSIGHT_REC_APP_SEND ? h->tsc : 0)) {
+			int named = cenc_sock(e, in.sock_id, cflow4(&in.flow), h->tsc);
+			struct nsight_crec_app4f f = {
+				.hdr = NSIGHT_CREC_HDR(h->type == NSIGHT_REC_APP_SEND ?
+						       NSIGHT_CREC_APP_SEND4F : NSIGHT_CREC_APP_RECV4F,
+						       sizeof(f) + tail, h->tsc),
+				.sock_id = in.sock_id, .ret = (int32_t)in.ret,
+				.tcp_seq = in.tcp_seq, .tid = in.tid, .flags = in.flags,
+			};
 			struct nsight_crec_app4s c = {
 				.hdr = NSIGHT_CREC_HDR(h->type == NSIGHT_REC_APP_SEND ?
 						       NSIGHT_CREC_APP_SEND4S : NSIGHT_CREC_APP_RECV4S,
@@ -852,6 +1024,11 @@ static int cenc_record(struct cenc *e, const struct nsight_rec_hdr *h, const uin
 				.tcp_seq = in.tcp_seq, .tid = in.tid, .flags = in.flags,
 			};
 
+			if (named < 0)
+				return -1;
+			if (named)
+				return cenc_put(e, &f, sizeof(f)) &&
+				       (!tail || cenc_put(e, p + sizeof(in), tail)) ? 0 : -1;
 			return cenc_put(e, &c, sizeof(c)) &&
 			       (!tail || cenc_put(e, p + sizeof(in), tail)) ? 0 : -1;
 		}

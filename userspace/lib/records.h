@@ -46,20 +46,33 @@ bool nsight_crec_tsc(uint64_t *prev, bool *have, const uint8_t *p, size_t size, 
 /* The largest record a compact one expands into. */
 #define NSIGHT_CDEC_OUT_MAX	(NSIGHT_CREC_MAX_SIZE + 64)
 
-/* One name of a tid on a CPU, from the thread record at @offset. */
+/* What a version of a name or a flow starts with: where it was given. */
+struct nsight_cver {
+	uint64_t offset;		/* of the record that gave it */
+	uint32_t older;			/* index + 1 of the version before, or 0 */
+};
+
+/* One name of a tid on a CPU, from the thread record at v.offset. */
 struct nsight_cname {
-	uint64_t offset;
+	struct nsight_cver v;
 	uint32_t tid;
 	uint32_t pid;
 	char comm[16];
-	uint32_t older;			/* index + 1 of the tid's name before, or 0 */
+};
+
+/* One flow of a socket on a CPU, from the sock record at v.offset. */
+struct nsight_csock {
+	struct nsight_cver v;
+	uint64_t sock_id;
+	struct nsight_cflow4 flow;
 };
 
 /*
  * What one CPU's compact records (NSIGHT_CHUNK_CRECORDS) are expanded
  * with: the TSC of its previous record, and the names its thread records
- * gave (uapi "Thread names"), every version by offset, so that a chunk read
- * again (--window) gets the names that applied then. One per CPU, fed that
+ * gave (uapi "Thread names") and the flows its sock records gave (uapi
+ * "Socket flows"), every version by offset, so that a chunk read again
+ * (--window) gets the names and flows that applied then. One per CPU, fed that
  * CPU's chunks in stream order (a chunk again after them is fine).
  */
 struct nsight_cdec {
@@ -71,6 +84,11 @@ struct nsight_cdec {
 	uint64_t read_to;		/* the furthest record offset expanded, + 1 */
 	uint64_t nameless;		/* tids given with no name before them */
 	uint64_t nameless_at;		/* the first one's offset */
+	struct nsight_csock *socks;	/* in the order read */
+	size_t n_socks, cap_socks;
+	struct nsight_u64map newest_sock;	/* sock_id -> index + 1 of its last flow */
+	uint64_t flowless;		/* socket records with no flow before them */
+	uint64_t flowless_at;		/* the first one's offset */
 	union {
 		uint64_t align;
 		uint8_t b[NSIGHT_CDEC_OUT_MAX];

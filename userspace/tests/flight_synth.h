@@ -80,14 +80,15 @@ static inline void make_case(struct fr_case *fc)
 	for (i = 0; i < 2; i++) {
 		uint8_t *v1 = resplit(&sc.s, i, &fc->len[i], &fc->records[i]);
 
-		/* As the module's relay buffers hold them, with their thread records. */
+		/* As the module's relay buffers hold them, with their thread and sock records. */
 		if (nsight_crecords_encode(v1, fc->len[i], &fc->buf[i], &fc->len[i]))
 			abort();
 		for (size_t pos = 0; pos < fc->len[i];) {
 			uint64_t h;
 
 			memcpy(&h, fc->buf[i] + pos, sizeof(h));
-			fc->records[i] += NSIGHT_CREC_TYPE(h) == NSIGHT_REC_THREAD;
+			fc->records[i] += NSIGHT_CREC_TYPE(h) == NSIGHT_REC_THREAD ||
+					  NSIGHT_CREC_TYPE(h) == NSIGHT_CREC_SOCK4;
 			pos += NSIGHT_CREC_SIZE(h);
 		}
 		free(v1);

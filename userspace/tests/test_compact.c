@@ -93,6 +93,24 @@ static void test_round_trip(void)
 			a.pid = sc_server.pid;
 			strcpy(a.comm, "server");
 			synth_put(&sc.s, SC_Y, &a, sizeof(a));
+			/*
+			 * A datagram socket's other peer: the flow the memo does not
+			 * have stays in the records (hand-off, receive, send).
+			 */
+			{
+				struct nsight_flow other = flow4("10.0.0.9", 7000, "10.0.0.2", 9000,
+								 IPPROTO_UDP);
+				struct nsight_rec_app o = a;
+
+				synth_handoff(&sc.s, SC_Y, sc.t + 5310, 7, other, 99, 0);
+				o.hdr.tsc = sc.t + 5320;
+				o.flow = other;
+				synth_put(&sc.s, SC_Y, &o, sizeof(o));
+				o.hdr.type = NSIGHT_REC_APP_SEND;
+				o.hdr.tsc = sc.t + 5330;
+				o.start_tsc = o.hdr.tsc;
+				synth_put(&sc.s, SC_Y, &o, sizeof(o));
+			}
 			/* A receive timed by its own record, a send of more than 2 GiB. */
 			a.hdr.tsc += 100;
 			a.start_tsc = a.hdr.tsc - 50;
@@ -144,10 +162,10 @@ static void test_round_trip(void)
 		nsight_rec_walker_init(&a, sc.s.buf[cpu], sc.s.len[cpu], cpu, 0);
 		nsight_rec_walker_init_compact(&b, enc, len, cpu, 0, &dec);
 		while ((ret = nsight_rec_walker_next(&a, &ra, &d)) > 0) {
-			/* The names the compact form adds are not in the original. */
+			/* The names and flows the compact form adds are not in the original. */
 			do
 				REQUIRE(nsight_rec_walker_next(&b, &rb, &d) == 1);
-			while (rb.hdr.type == NSIGHT_REC_THREAD);
+			while (rb.hdr.type == NSIGHT_REC_THREAD || rb.hdr.type == NSIGHT_REC_SOCK);
 			CHECK_U64(rb.hdr.type, ra.hdr.type);
 			CHECK_U64(rb.hdr.size, ra.hdr.size);
 			CHECK_U64(rb.hdr.tsc, ra.hdr.tsc);
@@ -176,8 +194,12 @@ static void test_round_trip(void)
 	CHECK(seen[NSIGHT_CREC_SWITCH_S_PREEMPT] > 0);
 	CHECK(seen[NSIGHT_CREC_WAKING_S] > 0);
 	CHECK_U64(seen[NSIGHT_CREC_APP_RECV4S], 1);
+	CHECK_U64(seen[NSIGHT_CREC_APP_SEND4S], 1);
+	CHECK(seen[NSIGHT_CREC_SOCK4] > 0);
+	CHECK(seen[NSIGHT_CREC_HANDOFF4F] > seen[NSIGHT_CREC_SOCK4]);
+	CHECK(seen[NSIGHT_CREC_APP_RECV4F] > 0);
+	CHECK(seen[NSIGHT_CREC_APP_SEND4F] > 0);
 	CHECK(seen[NSIGHT_CREC_APP_RECV4N] > 0);
-	CHECK(seen[NSIGHT_CREC_APP_SEND4S] > 0);
 	CHECK(seen[NSIGHT_CREC_PKT_STAGE] > 0);
 	CHECK(seen[NSIGHT_CREC_APP_COPY0] > 0);
 	CHECK(seen[NSIGHT_REC_PKT_STAGE] == 1);
@@ -410,36 +432,89 @@ static void test_app4_before_names(void)
 	nsight_cdec_fini(&dec);
 }
 
-/* A switch whose tasks no thread record named: a problem of the check. */
-static void test_nameless_reported(void)
+/*
+ * nsight-analyze --strict on a stream of one CPU's compact records @buf
+ * (@len bytes), saved as @name: exit 1 and @problem in its check.
+ */
+static void strict_reports(const char *name, const uint8_t *buf, size_t len, const char *problem)
 {
 	struct nsight_stream_hdr h = { .tsc_hz = 1000000000, .nr_cpus = 1, .sources = 7 };
-	const char *names[] = { "nameless", NULL };
+	const char *names[] = { name, NULL };
 	struct nsight_stream_writer w;
 	struct cli_result r;
-	uint8_t buf[64] = { 0 };
 	struct membuf m;
 	FILE *f;
 
-	subbuf((uint64_t *)buf, 100);
-	put_switch(buf + 32, 5, 6, 120);
 	REQUIRE(cli_init(&c) == 0);
 	membuf_open(&m, &w);
 	snprintf(h.release, sizeof(h.release), "6.12.0-synth");
 	CHECK(nsight_stream_write_header(&w, &h) == 0);
-	CHECK(nsight_stream_write_crecords(&w, 0, buf, 56) == 0);
+	CHECK(nsight_stream_write_crecords(&w, 0, buf, len) == 0);
 	CHECK(nsight_stream_write_end(&w) == 0);
 	membuf_close(&m);
-	f = fopen(cli_file(&c, names[0]), "wb");
+	f = fopen(cli_file(&c, name), "wb");
 	REQUIRE(f);
 	CHECK(fwrite(m.data, 1, m.len, f) == m.len);
 	CHECK(fclose(f) == 0);
 	free(m.data);
-	cli_run(&c, &r, NULL, (const char *[]){ "--strict", cli_file(&c, names[0]), NULL });
+	cli_run(&c, &r, NULL, (const char *[]){ "--strict", cli_file(&c, name), NULL });
 	CHECK_U64(r.status, 1);
-	CHECK_STR_HAS(r.out, "cpu 0: 2 tasks given by tid with no thread record naming them before (the first at byte ");
+	CHECK_STR_HAS(r.out, problem);
 	cli_result_free(&r);
 	CHECK(cli_fini(&c, names) == 0);
+}
+
+/* A switch whose tasks no thread record named: a problem of the check. */
+static void test_nameless_reported(void)
+{
+	uint8_t buf[64] = { 0 };
+
+	subbuf((uint64_t *)buf, 100);
+	put_switch(buf + 32, 5, 6, 120);
+	strict_reports("nameless", buf, 56,
+		       "cpu 0: 2 tasks given by tid with no thread record naming them before (the first at byte ");
+}
+
+/*
+ * A hand-off by socket id whose sock record is missing: a problem of the
+ * check; with the sock record before it, its flow.
+ */
+static void test_flowless_reported(void)
+{
+	struct nsight_crec_sock4 sk = { .hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_SOCK4, 32, 100),
+					.sock_id = 5, .flow = { .sport = 9000, .dport = 5000,
+								.family = 2, .protocol = 17 } };
+	struct nsight_crec_handoff4f ho = { .hdr = NSIGHT_CREC_HDR(NSIGHT_CREC_HANDOFF4F, 40, 100),
+					    .sock_id = 5, .pkt_id = 9, .rcvq_len = 1 };
+	struct nsight_rec_walker wk;
+	struct nsight_rec_handoff got;
+	struct nsight_diag d = { 0 };
+	struct nsight_cdec dec;
+	struct nsight_rec rec;
+	uint8_t buf[104] = { 0 };
+
+	subbuf((uint64_t *)buf, 100);
+	memcpy(buf + 32, &sk, sizeof(sk));
+	memcpy(buf + 64, &ho, sizeof(ho));
+	nsight_cdec_init(&dec);
+	nsight_rec_walker_init_compact(&wk, buf, sizeof(buf), 0, 0, &dec);
+	REQUIRE(nsight_rec_walker_next(&wk, &rec, &d) == 1);
+	REQUIRE(nsight_rec_walker_next(&wk, &rec, &d) == 1);
+	CHECK_U64(rec.hdr.type, NSIGHT_REC_SOCK);
+	REQUIRE(nsight_rec_walker_next(&wk, &rec, &d) == 1);
+	CHECK_U64(rec.hdr.type, NSIGHT_REC_HANDOFF);
+	memcpy(&got, rec.data, sizeof(got));
+	CHECK_U64(got.flow.sport, 9000);
+	CHECK_U64(got.flow.dport, 5000);
+	CHECK_U64(got.flow.protocol, 17);
+	CHECK_U64(got.pkt_id, 9);
+	CHECK_U64(dec.flowless, 0);
+	nsight_cdec_fini(&dec);
+
+	/* Without the sock record. */
+	memcpy(buf + 32, &ho, sizeof(ho));
+	strict_reports("flowless", buf, 72,
+		       "cpu 0: 1 record giving a socket by id with no sock record giving its flow before (the first at byte ");
 }
 
 /* The reports of a capture do not depend on the form of its records. */
@@ -490,5 +565,6 @@ KTAP_MAIN(
 	KTAP_TEST(test_thread_names),
 	KTAP_TEST(test_app4_before_names),
 	KTAP_TEST(test_nameless_reported),
+	KTAP_TEST(test_flowless_reported),
 	KTAP_TEST(test_same_answers),
 )
