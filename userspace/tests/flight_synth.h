@@ -14,8 +14,13 @@
 #define SLOW_EVERY	100
 #define N_MSGS		400
 
-/* @s's records of @cpu again, a SUBBUF header before every PER_SUB records. */
-static inline uint8_t *resplit(const struct synth *s, uint32_t cpu, size_t *len, uint64_t *records)
+/*
+ * @s's records of @cpu again, a SUBBUF header before every PER_SUB records;
+ * with @rx_stages, each received packet's record as a pkt_stage (a veth
+ * packet received on the CPU that sent it).
+ */
+static inline uint8_t *resplit(const struct synth *s, uint32_t cpu, size_t *len, uint64_t *records,
+			       bool rx_stages)
 {
 	size_t cap = s->len[cpu] * 2 + 4096, at = 0, pos = 0, n = 0;
 	uint8_t *out = malloc(cap);
@@ -40,6 +45,26 @@ static inline uint8_t *resplit(const struct synth *s, uint32_t cpu, size_t *len,
 			memcpy(out + at, &sb, sizeof(sb));
 			at += sizeof(sb);
 		}
+		if (rx_stages && h.type == NSIGHT_REC_PKT) {
+			struct nsight_rec_pkt p;
+
+			memcpy(&p, s->buf[cpu] + pos, sizeof(p));
+			if (p.stage <= NSIGHT_PKT_RX_RECEIVE) {
+				struct nsight_rec_pkt_stage st;
+
+				rec_hdr(&st, NSIGHT_REC_PKT_STAGE, sizeof(st), cpu, h.tsc);
+				st.pkt_id = p.pkt_id;
+				st.ifindex = p.ifindex;
+				st.stage = p.stage;
+				st.gso_segs = 1;
+				memcpy(out + at, &st, sizeof(st));
+				at += sizeof(st);
+				pos += h.size;
+				n++;
+				(*records)++;
+				continue;
+			}
+		}
 		memcpy(out + at, s->buf[cpu] + pos, h.size);
 		at += h.size;
 		pos += h.size;
@@ -59,6 +84,7 @@ struct fr_counts {
 struct fr_case {
 	uint32_t sources;	/* of the stream header; 0: 7 */
 	uint64_t tk_every;	/* a timekeeper record on CPU X this often (ns); 0: one */
+	bool rx_stages;		/* received packets as pkt_stage records */
 	uint8_t *buf[2];
 	size_t len[2];
 	uint64_t records[2];
@@ -78,7 +104,7 @@ static inline void make_case(struct fr_case *fc)
 		synth_tk(&sc.s, SC_X, t);
 	synth_flush(&sc.s);
 	for (i = 0; i < 2; i++) {
-		uint8_t *v1 = resplit(&sc.s, i, &fc->len[i], &fc->records[i]);
+		uint8_t *v1 = resplit(&sc.s, i, &fc->len[i], &fc->records[i], fc->rx_stages);
 
 		/* As the module's relay buffers hold them, with their thread and sock records. */
 		if (nsight_crecords_encode(v1, fc->len[i], &fc->buf[i], &fc->len[i]))

@@ -81,6 +81,22 @@ static void test_windows_and_counters(void)
 }
 
 /* The application's CPU read first: its receives wait for their packets. */
+/* A receive's start given by a pkt_stage record (veth): the same triggers. */
+static void test_receive_as_stage(void)
+{
+	struct nsight_flight_opts o = opts();
+	struct fr_counts f;
+	struct fr_case fc = { .rx_stages = true };
+	struct membuf m;
+
+	make_case(&fc);
+	flight_stream(&fc, &o, 0, &m, &f);
+	CHECK_U64(f.triggers, N_MSGS / SLOW_EVERY);
+	CHECK_U64(f.windows, N_MSGS / SLOW_EVERY);
+	free(m.data);
+	free_case(&fc);
+}
+
 static void test_receive_before_packet(void)
 {
 	struct nsight_flight_opts o = opts();
@@ -315,6 +331,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_trigger_parse),
 	KTAP_TEST(test_windows_and_counters),
 	KTAP_TEST(test_receive_before_packet),
+	KTAP_TEST(test_receive_as_stage),
 	KTAP_TEST(test_filters),
 	KTAP_TEST(test_hold_bound),
 	KTAP_TEST(test_clock_records_carried),
