@@ -44,12 +44,14 @@ check "corrupt stream: exit 1" sh -c "
 check "dump refused while running" sh -c "
 	nsightctl start && { nsightctl dump -o /tmp/x.nsight; rc=\$?; nsightctl stop; [ \$rc -eq 1 ]; }"
 
-# Overflow a 64 KiB buffer with sched_switch records, nobody reading.
+# Overflow a 64 KiB buffer with sched_switch records, nobody reading: about
+# 4,000 switches on one CPU (16 bytes each), which the debug kernel takes
+# tens of seconds to make.
 nsightctl config --buffer-size 65536 --sources sched_switch
 nsightctl start
 churn 3
 i=0
-while [ "$(cat $S/records_dropped)" -eq 0 ] && [ $i -lt 20 ]; do
+while [ "$(cat $S/records_dropped)" -eq 0 ] && [ $i -lt 60 ]; do
 	churn 1
 	i=$((i + 1))
 done
