@@ -44,10 +44,10 @@ check "corrupt stream: exit 1" sh -c "
 check "dump refused while running" sh -c "
 	nsightctl start && { nsightctl dump -o /tmp/x.nsight; rc=\$?; nsightctl stop; [ \$rc -eq 1 ]; }"
 
-# Overflow a 64 KiB buffer with sched_switch records, nobody reading: about
-# 4,000 switches on one CPU (16 bytes each), which the debug kernel takes
-# tens of seconds to make.
-nsightctl config --buffer-size 65536 --sources sched_switch
+# Overflow a 64 KiB buffer with context records, nobody reading: a switch
+# and its wake-up are 32 bytes, so about 2,000 switches on one CPU, which
+# the debug kernel takes tens of seconds to make (a slower emulator more).
+nsightctl config --buffer-size 65536 --sources sched_switch,sched_waking,idle
 nsightctl start
 churn 3
 i=0
