@@ -98,7 +98,7 @@ static void nsight_tcp_send_state(const struct sock *sk,
 
 /* The app_recv or app_send record of an IPv4 flow, compact. */
 static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
-					      const struct nsight_flow *flow,
+					      const struct nsight_cflow4 *cf,
 					      u64 sock_id, u64 start, s64 ret,
 					      u32 tcp_seq, u32 flags,
 					      bool tcp_state)
@@ -114,11 +114,9 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 		   (type == NSIGHT_REC_APP_SEND ? start == NSIGHT_APP_START_NOW :
 		    !start))) {
 		struct nsight_crec_app4s *c;
-		struct nsight_cflow4 cf;
 
-		nsight_cflow4_fill(&cf, flow);
 		/* The socket's flow once per CPU (socks.h). */
-		if (likely(nsight_sock_named(sock_id, &cf))) {
+		if (likely(nsight_sock_named(sock_id, cf))) {
 			struct nsight_crec_app4f *f;
 
 			f = (void *)__nsight_creserve(&nsight_buf, &w,
@@ -149,7 +147,7 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 		if (tcp_state)
 			nsight_tcp_send_state(sk, (void *)(c + 1));
 		c->sock_id = sock_id;
-		c->flow = cf;
+		c->flow = *cf;
 		c->ret = ret;
 		c->tcp_seq = tcp_seq;
 		c->tid = current->pid;
@@ -168,7 +166,7 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 	r->sock_id = sock_id;
 	r->start_tsc = start == NSIGHT_APP_START_NOW ? w.tsc : start;
 	r->ret = ret;
-	nsight_cflow4_fill(&r->flow, flow);
+	r->flow = *cf;
 	r->tcp_seq = tcp_seq;
 	r->tid = current->pid;
 	r->flags = flags;
@@ -177,32 +175,29 @@ static __always_inline void nsight_app4_write(u16 type, struct sock *sk,
 }
 
 /*
- * An app_recv or app_send record of @sk (@msg: the send's message, for
- * its destination; @start: when the call began, NSIGHT_APP_START_NOW, or
- * 0 when an app_recv_start record has it). A send on a TCP socket carries
- * the sender's state after the record. The filter decides first; nothing
- * is written if it rejects the event.
+ * nsight_app_write() in general: the socket's struct nsight_flow, with a
+ * send's destination and the filter on flows.
  */
-static void nsight_app_write(u16 type, struct sock *sk,
-			     const struct msghdr *msg, u64 start, s64 ret,
-			     u32 tcp_seq, u32 flags)
+static noinline void nsight_app_write_flow(u16 type, struct sock *sk,
+					   const struct msghdr *msg,
+					   u64 start, s64 ret, u32 tcp_seq,
+					   u32 flags, bool tcp_state)
 {
-	bool tcp_state = type == NSIGHT_REC_APP_SEND &&
-			 sk->sk_protocol == IPPROTO_TCP;
 	struct nsight_rec_app *r;
 	struct nsight_flow flow __uninitialized;
+	struct nsight_cflow4 cf;
 	struct nsight_wr w;
 	u64 sock_id;
 
 	nsight_sock_flow(sk, &flow);
 	if (msg && !sk->sk_dport)
 		nsight_send_dest(&flow, msg);
-	if (!nsight_filter_ok_flow(&flow) ||
-	    !nsight_filter_ok_pid(current->tgid))
+	if (!nsight_filter_ok_flow(&flow))
 		return;
 	sock_id = nsight_sock_id(sk);
 	if (nsight_flow_v4(&flow)) {
-		nsight_app4_write(type, sk, &flow, sock_id, start, ret, tcp_seq,
+		nsight_cflow4_fill(&cf, &flow);
+		nsight_app4_write(type, sk, &cf, sock_id, start, ret, tcp_seq,
 				  flags, tcp_state);
 		return;
 	}
@@ -224,6 +219,39 @@ static void nsight_app_write(u16 type, struct sock *sk,
 	nsight_commit(&w);
 }
 
+/*
+ * An app_recv or app_send record of @sk (@msg: the send's message, for
+ * its destination; @start: when the call began, NSIGHT_APP_START_NOW, or
+ * 0 when an app_recv_start record has it). A send on a TCP socket carries
+ * the sender's state after the record. The filter decides first; nothing
+ * is written if it rejects the event.
+ */
+static void nsight_app_write(u16 type, struct sock *sk,
+			     const struct msghdr *msg, u64 start, s64 ret,
+			     u32 tcp_seq, u32 flags)
+{
+	bool tcp_state = type == NSIGHT_REC_APP_SEND &&
+			 sk->sk_protocol == IPPROTO_TCP;
+	struct nsight_cflow4 cf;
+
+	if (!nsight_filter_ok_pid(current->tgid))
+		return;
+	/*
+	 * The common case, an IPv4 socket's own flow and no filter on flows:
+	 * the compact flow read from the socket, no struct nsight_flow (the
+	 * general case is out of line, with its larger frame).
+	 */
+	if (unlikely(sk->sk_family != AF_INET || nsight_filter_flows() ||
+		     (msg && !sk->sk_dport))) {
+		nsight_app_write_flow(type, sk, msg, start, ret, tcp_seq,
+				      flags, tcp_state);
+		return;
+	}
+	nsight_sock_cflow4(sk, &cf);
+	nsight_app4_write(type, sk, &cf, nsight_sock_id(sk), start, ret,
+			  tcp_seq, flags, tcp_state);
+}
+
 /* app_copy: @len bytes of @skb (all its payload if < 0) go to the task. */
 static void nsight_app_copy(const struct sk_buff *skb, int len)
 {
@@ -234,7 +262,8 @@ static void nsight_app_copy(const struct sk_buff *skb, int len)
 	if (skb->protocol != htons(ETH_P_IP) &&
 	    skb->protocol != htons(ETH_P_IPV6))
 		return;
-	if (nsight_pkt_parse_handed(skb, skb_network_offset(skb), &pi) ||
+	if (nsight_pkt_parse_handed(skb, skb_network_offset(skb), &pi,
+				    !nsight_filter_flows()) ||
 	    !nsight_filter_ok_flow(&pi.flow) ||
 	    !nsight_filter_ok_pid(current->tgid))
 		return;
@@ -267,17 +296,15 @@ static void nsight_app_copy(const struct sk_buff *skb, int len)
 
 static void nsight_skb_copy(void *data, const struct sk_buff *skb, int len)
 {
-	struct nsight_prof_frame pf __uninitialized;
-
 	/*
 	 * Unix and netlink sockets copy datagrams this way too; UDP is
 	 * recorded where its datagram is consumed (nsight_udp_consume).
 	 */
 	if (!nsight_inet_sock(skb->sk) || skb->sk->sk_protocol != IPPROTO_TCP)
 		return;
-	nsight_prof_enter(&pf, NSIGHT_HOOK_SKB_COPY);
+	nsight_prof_enter(NSIGHT_HOOK_SKB_COPY);
 	nsight_app_copy(skb, len);
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 /*
@@ -289,11 +316,19 @@ static void nsight_udp_consume(unsigned long ip, unsigned long parent_ip,
 			       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	const struct sk_buff *skb = (const void *)nsight_fentry_arg(fregs, 1);
-	struct nsight_prof_frame pf __uninitialized;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_UDP_CONSUME);
+	nsight_prof_enter(NSIGHT_HOOK_UDP_CONSUME);
 	nsight_app_copy(skb, -1);
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
+}
+
+/* Whether the filter on flows lets @sk's flow through (out of line). */
+static noinline bool nsight_sock_filter_ok(const struct sock *sk)
+{
+	struct nsight_flow flow __uninitialized;
+
+	nsight_sock_flow(sk, &flow);
+	return nsight_filter_ok_flow(&flow);
 }
 
 /*
@@ -307,28 +342,22 @@ static void nsight_recv_start(unsigned long ip, unsigned long parent_ip,
 {
 	struct socket *sock = (struct socket *)nsight_fentry_arg(fregs, 0);
 	struct nsight_rec_app_start *r;
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_wr w;
 
 	if (!nsight_inet_sock(sock->sk) ||
 	    !nsight_filter_ok_pid(current->tgid))
 		return;
 	/* With a port or address filter, only its sockets' receives. */
-	if (nsight_filter.nports | nsight_filter.naddrs) {
-		struct nsight_flow flow __uninitialized;
-
-		nsight_sock_flow(sock->sk, &flow);
-		if (!nsight_filter_ok_flow(&flow))
-			return;
-	}
-	nsight_prof_enter(&pf, NSIGHT_HOOK_RECVMSG);
+	if (nsight_filter_flows() && !nsight_sock_filter_ok(sock->sk))
+		return;
+	nsight_prof_enter(NSIGHT_HOOK_RECVMSG);
 	r = nsight_reserve(&w, NSIGHT_REC_APP_RECV_START, sizeof(*r));
 	if (r) {
 		r->tid = current->pid;
 		r->flags = nsight_fentry_arg(fregs, 3);
 		nsight_commit(&w);
 	}
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 /*
@@ -339,15 +368,13 @@ static void nsight_recv_start(unsigned long ip, unsigned long parent_ip,
 static void nsight_recv_length(void *data, struct sock *sk, int ret,
 			       int flags)
 {
-	struct nsight_prof_frame pf __uninitialized;
-
 	if (!nsight_inet_sock(sk))
 		return;
-	nsight_prof_enter(&pf, NSIGHT_HOOK_RECV_LENGTH);
+	nsight_prof_enter(NSIGHT_HOOK_RECV_LENGTH);
 	nsight_app_write(NSIGHT_REC_APP_RECV, sk, NULL, 0, ret,
 			 sk->sk_protocol == IPPROTO_TCP ?
 			 READ_ONCE(tcp_sk(sk)->copied_seq) : 0, flags);
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 struct nsight_recv_call {
@@ -362,17 +389,16 @@ static int nsight_recv_entry(struct kretprobe_instance *ri,
 {
 	struct nsight_recv_call *c = (void *)ri->data;
 	struct socket *sock = (struct socket *)nsight_kprobe_arg(regs, 0);
-	struct nsight_prof_frame pf __uninitialized;
 	int ret = 1;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_RECVMSG_KRET);
+	nsight_prof_enter(NSIGHT_HOOK_RECVMSG_KRET);
 	c->sk = sock->sk;
 	if (nsight_inet_sock(c->sk)) {
 		c->start = nsight_clock();
 		c->flags = nsight_kprobe_arg(regs, 3);
 		ret = 0;
 	}
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 	return ret;
 }
 
@@ -381,14 +407,13 @@ static int nsight_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct nsight_recv_call *c = (void *)ri->data;
 	struct sock *sk = c->sk;
-	struct nsight_prof_frame pf __uninitialized;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_RECVMSG_RET);
+	nsight_prof_enter(NSIGHT_HOOK_RECVMSG_RET);
 	nsight_app_write(NSIGHT_REC_APP_RECV, sk, NULL, c->start,
 			 (long)regs_return_value(regs),
 			 sk->sk_protocol == IPPROTO_TCP ?
 			 READ_ONCE(tcp_sk(sk)->copied_seq) : 0, c->flags);
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 	return 0;
 }
 
@@ -399,16 +424,15 @@ static void nsight_send(unsigned long ip, unsigned long parent_ip,
 	struct socket *sock = (struct socket *)nsight_fentry_arg(fregs, 0);
 	const struct msghdr *msg = (const void *)nsight_fentry_arg(fregs, 1);
 	struct sock *sk = sock->sk;
-	struct nsight_prof_frame pf __uninitialized;
 
 	if (!nsight_inet_sock(sk))
 		return;
-	nsight_prof_enter(&pf, NSIGHT_HOOK_SENDMSG);
+	nsight_prof_enter(NSIGHT_HOOK_SENDMSG);
 	nsight_app_write(NSIGHT_REC_APP_SEND, sk, msg, NSIGHT_APP_START_NOW,
 			 nsight_fentry_arg(fregs, 2),
 			 sk->sk_protocol == IPPROTO_TCP ?
 			 READ_ONCE(tcp_sk(sk)->write_seq) : 0, msg->msg_flags);
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 enum { NSIGHT_TP_SKB_COPY, NSIGHT_TP_RECV_LENGTH, NSIGHT_APP_NR_TP };

@@ -103,14 +103,35 @@ struct nsight_wr {
  * TSC order; the reservation may start a sub-buffer, whose header is
  * stamped first.
  */
+static __always_inline u64 *__nsight_creserve_irqoff(struct nsight_buffer *b,
+						     struct nsight_wr *w,
+						     u8 type, u32 size);
+
 static __always_inline u64 *__nsight_creserve(struct nsight_buffer *b,
 					      struct nsight_wr *w, u8 type,
 					      u32 size)
 {
-	struct rchan_buf *rb;
 	u64 *h;
 
 	local_irq_save(w->flags);
+	h = __nsight_creserve_irqoff(b, w, type, size);
+	if (unlikely(!h))
+		local_irq_restore(w->flags);
+	return h;
+}
+
+/*
+ * __nsight_creserve() for a caller that turned interrupts off itself, with
+ * local_irq_save(@w->flags): a record it writes in the same section as it
+ * reads per-CPU state. They stay off whether the record is dropped or not.
+ */
+static __always_inline u64 *__nsight_creserve_irqoff(struct nsight_buffer *b,
+						     struct nsight_wr *w,
+						     u8 type, u32 size)
+{
+	struct rchan_buf *rb;
+	u64 *h;
+
 	if (unlikely(in_nmi()))
 		goto drop;
 	/*
@@ -130,7 +151,6 @@ static __always_inline u64 *__nsight_creserve(struct nsight_buffer *b,
 	return h;
 drop:
 	nsight_buffer_drop(b, this_cpu_ptr(b->stats), size);
-	local_irq_restore(w->flags);
 	return NULL;
 }
 

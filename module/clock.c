@@ -33,11 +33,9 @@ static DEFINE_PER_CPU(u64, nsight_tk_update_tsc);
 static void nsight_vsyscall(unsigned long ip, unsigned long parent_ip,
 			    struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	struct nsight_prof_frame pf __uninitialized;
-
-	nsight_prof_enter(&pf, NSIGHT_HOOK_VSYSCALL);
+	nsight_prof_enter(NSIGHT_HOOK_VSYSCALL);
 	this_cpu_write(nsight_tk_update_tsc, nsight_clock());
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 static struct nsight_fentry nsight_clock_fentries[] = {
@@ -139,12 +137,11 @@ static int nsight_tk_notify(struct notifier_block *nb, unsigned long was_set,
 {
 	const struct timekeeper *tk = priv;
 	struct clocksource *cs = tk->tkr_mono.clock;
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_rec_timekeeper *r;
 	struct nsight_wr w;
 	u64 tsc, cycles;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_TIMEKEEPER);
+	nsight_prof_enter(NSIGHT_HOOK_TIMEKEEPER);
 	/*
 	 * The clocksource read right after the TSC makes every record an
 	 * exact (TSC, cycles) pair; the read function needs no lock.
@@ -165,7 +162,7 @@ static int nsight_tk_notify(struct notifier_block *nb, unsigned long was_set,
 	}
 out:
 	this_cpu_write(nsight_tk_update_tsc, 0);
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 	return NOTIFY_OK;
 }
 

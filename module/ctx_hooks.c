@@ -38,10 +38,9 @@ static void nsight_sched_switch(void *data, bool preempt,
 {
 	const struct task_struct *named;
 	struct nsight_crec_switch *r;
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_wr w;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_SWITCH);
+	nsight_prof_enter(NSIGHT_HOOK_SCHED_SWITCH);
 	/*
 	 * The names once per CPU (names.h), the switch by tids: prev is
 	 * named already unless it was running when the capture started.
@@ -63,7 +62,7 @@ static void nsight_sched_switch(void *data, bool preempt,
 			c->w = NSIGHT_CREC_PACK(prev->pid, next->pid, prev_state);
 			nsight_commit(&w);
 		}
-		nsight_prof_exit(&pf);
+		nsight_prof_exit();
 		return;
 	}
 	r = (void *)__nsight_creserve(&nsight_buf, &w, preempt ?
@@ -77,7 +76,7 @@ static void nsight_sched_switch(void *data, bool preempt,
 		r->next_prio = next->prio;
 		nsight_commit(&w);
 	}
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 /*
@@ -93,10 +92,9 @@ static void nsight_task_rename(void *data, struct task_struct *task,
 static void nsight_sched_waking(void *data, struct task_struct *p)
 {
 	struct nsight_crec_waking *r;
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_wr w;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_SCHED_WAKING);
+	nsight_prof_enter(NSIGHT_HOOK_SCHED_WAKING);
 	nsight_name(p);
 	if (likely(p->prio == NSIGHT_CREC_DEFAULT_PRIO &&
 		   task_cpu(p) < BIT(NSIGHT_CREC_ARG_BITS))) {
@@ -110,7 +108,7 @@ static void nsight_sched_waking(void *data, struct task_struct *p)
 						task_cpu(p));
 			nsight_commit(&w);
 		}
-		nsight_prof_exit(&pf);
+		nsight_prof_exit();
 		return;
 	}
 	r = (void *)__nsight_creserve(&nsight_buf, &w, NSIGHT_CREC_WAKING, sizeof(*r));
@@ -122,17 +120,16 @@ static void nsight_sched_waking(void *data, struct task_struct *p)
 		r->pad = 0;
 		nsight_commit(&w);
 	}
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 static void nsight_irq_record(int irq, const struct irqaction *action,
 			      u32 flags, enum nsight_hook hook)
 {
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_rec_irq *r;
 	struct nsight_wr w;
 
-	nsight_prof_enter(&pf, hook);
+	nsight_prof_enter(hook);
 	r = nsight_reserve(&w, NSIGHT_REC_IRQ, sizeof(*r));
 	if (r) {
 		r->irq = irq;
@@ -142,7 +139,7 @@ static void nsight_irq_record(int irq, const struct irqaction *action,
 			strscpy(r->name, action->name, sizeof(r->name));
 		nsight_commit(&w);
 	}
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 static void nsight_irq_entry(void *data, int irq, struct irqaction *action)
@@ -163,10 +160,9 @@ static void nsight_softirq_record(unsigned int vec, u32 flags,
 				  enum nsight_hook hook)
 {
 	struct nsight_rec_softirq *r;
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_wr w;
 
-	nsight_prof_enter(&pf, hook);
+	nsight_prof_enter(hook);
 	if (likely(vec < NSIGHT_CREC_SMALL_ARGS)) {
 		/* The header word alone: the type holds entry or exit and vec. */
 		if (__nsight_creserve(&nsight_buf, &w, vec +
@@ -182,7 +178,7 @@ static void nsight_softirq_record(unsigned int vec, u32 flags,
 		nsight_commit(&w);
 	}
 out:
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 static void nsight_softirq_entry(void *data, unsigned int vec)
@@ -199,11 +195,10 @@ static void nsight_softirq_exit(void *data, unsigned int vec)
 static void nsight_cpu_idle(void *data, unsigned int state,
 			    unsigned int cpu)
 {
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_rec_idle *r;
 	struct nsight_wr w;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_CPU_IDLE);
+	nsight_prof_enter(NSIGHT_HOOK_CPU_IDLE);
 	if (likely(state == (unsigned int)-1 ||
 		   state < NSIGHT_CREC_SMALL_ARGS)) {
 		/* The header word alone: the type holds the state. */
@@ -221,7 +216,7 @@ static void nsight_cpu_idle(void *data, unsigned int state,
 		nsight_commit(&w);
 	}
 out:
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 /*
@@ -257,11 +252,10 @@ static void nsight_work_func_name(work_func_t fn, char *buf)
 static void nsight_work_record(work_func_t fn, u32 flags,
 			       enum nsight_hook hook)
 {
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_rec_work *r;
 	struct nsight_wr w;
 
-	nsight_prof_enter(&pf, hook);
+	nsight_prof_enter(hook);
 	r = nsight_reserve(&w, NSIGHT_REC_WORK, sizeof(*r));
 	if (r) {
 		r->flags = flags;
@@ -273,7 +267,7 @@ static void nsight_work_record(work_func_t fn, u32 flags,
 			memset(r->func, 0, sizeof(r->func));
 		nsight_commit(&w);
 	}
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 static void nsight_work_start(void *data, struct work_struct *work)
@@ -292,11 +286,10 @@ static void nsight_work_end(void *data, struct work_struct *work,
 static void nsight_napi_poll(void *data, struct napi_struct *napi, int work,
 			     int budget)
 {
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_rec_napi *r;
 	struct nsight_wr w;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_NAPI_POLL);
+	nsight_prof_enter(NSIGHT_HOOK_NAPI_POLL);
 	r = nsight_reserve(&w, NSIGHT_REC_NAPI, sizeof(*r));
 	if (r) {
 		r->work = work;
@@ -306,7 +299,7 @@ static void nsight_napi_poll(void *data, struct napi_struct *napi, int work,
 			strscpy(r->dev, napi->dev->name, sizeof(r->dev));
 		nsight_commit(&w);
 	}
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 enum {
@@ -378,13 +371,12 @@ static int nsight_fault_entry(struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
 	struct nsight_fault_call *c = (void *)ri->data;
-	struct nsight_prof_frame pf __uninitialized;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_FAULT);
+	nsight_prof_enter(NSIGHT_HOOK_FAULT);
 	c->start = nsight_clock();
 	c->address = nsight_kprobe_arg(regs, 1);
 	c->flags = nsight_kprobe_arg(regs, 2);
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 	return 0;
 }
 
@@ -392,12 +384,11 @@ static int nsight_fault_ret(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
 {
 	struct nsight_fault_call *c = (void *)ri->data;
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_rec_fault *r;
 	struct nsight_wr w;
 	u32 flags = 0;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_FAULT_RET);
+	nsight_prof_enter(NSIGHT_HOOK_FAULT_RET);
 	if (c->flags & FAULT_FLAG_USER)
 		flags |= NSIGHT_FAULT_USER;
 	if (c->flags & FAULT_FLAG_WRITE)
@@ -415,7 +406,7 @@ static int nsight_fault_ret(struct kretprobe_instance *ri,
 		r->pid = current->tgid;
 		nsight_commit(&w);
 	}
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 	return 0;
 }
 
@@ -427,11 +418,10 @@ static int nsight_fault_ret(struct kretprobe_instance *ri,
  */
 static void nsight_futex_record(u32 op, u64 uaddr, u32 arg, enum nsight_hook hook)
 {
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_rec_futex *r;
 	struct nsight_wr w;
 
-	nsight_prof_enter(&pf, hook);
+	nsight_prof_enter(hook);
 	r = nsight_reserve(&w, NSIGHT_REC_FUTEX, sizeof(*r));
 	if (r) {
 		r->uaddr = uaddr;
@@ -441,7 +431,7 @@ static void nsight_futex_record(u32 op, u64 uaddr, u32 arg, enum nsight_hook hoo
 		r->arg = arg;
 		nsight_commit(&w);
 	}
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 static void nsight_futex_wait(unsigned long ip, unsigned long parent_ip,

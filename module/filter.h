@@ -37,9 +37,15 @@ bool nsight_filter_empty(const struct nsight_filter *f);
  * What the hooks call: the capture's filter, with the test for an empty
  * kind inline (most captures have no filter).
  */
+/* Whether the filter looks at flows (ports or addresses). */
+static __always_inline bool nsight_filter_flows(void)
+{
+	return nsight_filter.nports | nsight_filter.naddrs;
+}
+
 static __always_inline bool nsight_filter_ok_flow(const struct nsight_flow *flow)
 {
-	return !(nsight_filter.nports | nsight_filter.naddrs) ||
+	return !nsight_filter_flows() ||
 	       nsight_filter_flow(&nsight_filter, flow);
 }
 

@@ -48,14 +48,12 @@ int nsight_mark(u64 id, const void *data, u32 len)
 	if (!READ_ONCE(nsight_mark_open)) {
 		ret = -ENODEV;
 	} else {
-		struct nsight_prof_frame pf __uninitialized;
-
 		/* The profile needs one CPU from enter to exit. */
 		preempt_disable();
-		nsight_prof_enter(&pf, NSIGHT_HOOK_MARK);
+		nsight_prof_enter(NSIGHT_HOOK_MARK);
 		if (!nsight_emit(&r->hdr))
 			ret = -ENOSPC;
-		nsight_prof_exit(&pf);
+		nsight_prof_exit();
 		preempt_enable();
 	}
 	rcu_read_unlock();

@@ -43,9 +43,10 @@ struct nsight_names {
  */
 extern struct nsight_names __percpu *nsight_names;
 /*
- * The task the last sched_switch of this CPU named as it switched in, or
- * NULL: while it runs, records about it need no memo lookup. A rename
- * (task_rename: exec, prctl) clears it on the task's CPU first.
+ * The task the last sched_switch of this CPU named as it switched in (or
+ * that a record of the running task named since), or NULL: while it runs,
+ * records about it need no memo lookup. A rename (task_rename: exec,
+ * prctl) clears it on the task's CPU first.
  */
 DECLARE_PER_CPU(const struct task_struct *, nsight_named_cur);
 
@@ -84,11 +85,16 @@ static __always_inline bool nsight_name(const struct task_struct *t)
 	return nsight_name_write(t, set, comm);
 }
 
-/* nsight_name() of the task running on this CPU. */
+/*
+ * nsight_name() of the task running on this CPU, which then stands as
+ * named until the next switch (without sched_switch records, a task's
+ * every record would look it up).
+ */
 static __always_inline void nsight_name_current(void)
 {
-	if (current != __this_cpu_read(nsight_named_cur))
-		nsight_name(current);
+	if (current != __this_cpu_read(nsight_named_cur) &&
+	    nsight_name(current))
+		__this_cpu_write(nsight_named_cur, current);
 }
 
 #endif /* _NSIGHT_NAMES_H */

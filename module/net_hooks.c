@@ -56,12 +56,14 @@ static __always_inline bool nsight_later_stage(u8 stage)
  * another on the same CPU take the packet from the parse of that one, and
  * so does a first stage when the packet was just parsed here (veth and
  * loopback receive on the CPU that sent): *@again tells that its pkt
- * record was written there.
+ * record was written there, and with @ref, that @pi holds its id alone
+ * (for a pkt_stage record; the filter must not look at flows).
  */
 static __always_inline int nsight_pkt_prepare(const struct sk_buff *skb,
 					      int nh_off, u8 stage,
 					      struct nsight_pkt_info *pi,
-					      u32 *ifindex, bool *again)
+					      u32 *ifindex, bool *again,
+					      bool ref)
 {
 	int ret;
 
@@ -70,9 +72,9 @@ static __always_inline int nsight_pkt_prepare(const struct sk_buff *skb,
 	    skb->protocol != htons(ETH_P_IPV6))
 		return -EINVAL;
 	if (nsight_later_stage(stage))
-		ret = nsight_pkt_parse_again(skb, nh_off, pi, again);
+		ret = nsight_pkt_parse_again(skb, nh_off, pi, again, ref);
 	else
-		ret = nsight_pkt_parse_first(skb, nh_off, pi, again);
+		ret = nsight_pkt_parse_first(skb, nh_off, pi, again, ref);
 	if (ret)
 		return -EINVAL;
 	*ifindex = skb->dev ? skb->dev->ifindex : skb->skb_iif;
@@ -151,7 +153,8 @@ int nsight_pkt_record(struct nsight_rec_pkt *r, const struct sk_buff *skb,
 	bool again;
 	u32 ifindex;
 
-	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex, &again))
+	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex, &again,
+			       false))
 		return -EINVAL;
 	nsight_rec_init(&r->hdr, NSIGHT_REC_PKT, sizeof(*r));
 	nsight_pkt_fill(r, &pi, skb, ifindex, stage);
@@ -240,20 +243,26 @@ static __always_inline void nsight_pkt4_write(const struct sk_buff *skb,
 	nsight_commit(&w);
 }
 
-/* A packet record of @skb at @stage; @hw, if set, is its hardware stamp. */
-static __always_inline void nsight_pkt_write(const struct sk_buff *skb,
-					     int nh_off, u8 stage,
-					     ktime_t hw)
+/*
+ * A packet record of @skb at @stage; @hw, if set, is its hardware stamp.
+ * Out of line: the hooks' fast path (nsight_pkt_stage_fast()) then needs
+ * no stack frame of this size.
+ */
+static noinline void nsight_pkt_write(const struct sk_buff *skb, int nh_off,
+				      u8 stage, ktime_t hw)
 {
 	struct nsight_pkt_info pi __uninitialized;
+	bool stamped = hw || skb_hwtstamps((struct sk_buff *)skb)->hwtstamp;
 	struct nsight_rec_pkt *r;
 	struct nsight_wr w;
 	u32 ifindex;
 	bool again;
 
-	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex, &again))
+	/* A pkt_stage record refers to the earlier one: the id is enough. */
+	if (nsight_pkt_prepare(skb, nh_off, stage, &pi, &ifindex, &again,
+			       !stamped && !nsight_filter_flows()))
 		return;
-	if (again && !hw && !skb_hwtstamps((struct sk_buff *)skb)->hwtstamp) {
+	if (again && !stamped) {
 		nsight_pkt_stage_write(skb, pi.id, ifindex, stage);
 		return;
 	}
@@ -276,14 +285,64 @@ static __always_inline void nsight_pkt_write(const struct sk_buff *skb,
 	nsight_commit(&w);
 }
 
+/*
+ * The fast path of a stage whose packet is this CPU's memo, its pkt record
+ * written (a later stage, or a veth packet received on the CPU that sent
+ * it), with no hardware stamp and no filter on flows: its pkt_stage record
+ * is reserved in the same interrupts-off section as the memo is read, with
+ * no parse and no copy of the memo. False when that is not the case: the
+ * caller then takes nsight_pkt_write().
+ */
+static __always_inline bool nsight_pkt_stage_fast(const struct sk_buff *skb,
+						  int nh_off, u8 stage)
+{
+	const u8 *nh = skb->data + nh_off;
+	struct nsight_crec_pkt_stage *c;
+	struct nsight_pkt_memo *m;
+	struct nsight_wr w;
+	u16 queue, gso_segs;
+	u8 flags = 0;
+	bool recorded;
+	u32 ifindex;
+
+	if ((skb->protocol != htons(ETH_P_IP) &&
+	     skb->protocol != htons(ETH_P_IPV6)) || nsight_filter_flows() ||
+	    skb_hwtstamps((struct sk_buff *)skb)->hwtstamp)
+		return false;
+	local_irq_save(w.flags);
+	m = this_cpu_ptr(&nsight_pkt_memo);
+	if (!nsight_memo_hit(m, skb, nh, &recorded) || !recorded)
+		goto slow;
+	queue = nsight_pkt_shape(skb, stage, &flags, &gso_segs);
+	if (unlikely(gso_segs >= 256))
+		goto slow;
+	ifindex = skb->dev ? skb->dev->ifindex : skb->skb_iif;
+	if (!nsight_filter_ok_ifindex(ifindex))
+		goto out;
+	c = (void *)__nsight_creserve_irqoff(&nsight_buf, &w,
+					     NSIGHT_CREC_PKT_STAGE, sizeof(*c));
+	if (c) {
+		c->pkt_id = m->p.pi.id;
+		c->ifindex = ifindex;
+		c->queue = queue;
+		c->stage_flags = stage | flags << 4;
+		c->gso_segs = gso_segs;
+	}
+out:
+	local_irq_restore(w.flags);
+	return true;
+slow:
+	local_irq_restore(w.flags);
+	return false;
+}
+
 static void nsight_pkt_hook(const struct sk_buff *skb, int nh_off, u8 stage,
 			    enum nsight_hook hook)
 {
-	struct nsight_prof_frame pf __uninitialized;
-
-	nsight_prof_enter(&pf, hook);
-	nsight_pkt_write(skb, nh_off, stage, 0);
-	nsight_prof_exit(&pf);
+	nsight_prof_enter(hook);
+	if (!nsight_pkt_stage_fast(skb, nh_off, stage))
+		nsight_pkt_write(skb, nh_off, stage, 0);
+	nsight_prof_exit();
 }
 
 /* Receive side: skb->data is at the IP header (eth_type_trans pulled). */
@@ -324,14 +383,7 @@ static void nsight_dev_start_xmit(void *data, const struct sk_buff *skb,
  */
 static u64 nsight_skb_id(const struct sk_buff *skb, bool hand)
 {
-	struct nsight_pkt_info pi __uninitialized;
-
-	if (!skb ||
-	    nsight_pkt_parse_again(skb, skb_network_offset(skb), &pi, NULL))
-		return 0;
-	if (hand)
-		nsight_pkt_hand_over(skb, skb_network_offset(skb));
-	return pi.id;
+	return skb ? nsight_pkt_skb_id(skb, skb_network_offset(skb), hand) : 0;
 }
 
 /*
@@ -388,16 +440,15 @@ static void nsight_udp_enqueue_fentry(unsigned long ip,
 	const struct sock *sk = (const void *)nsight_fentry_arg(fregs, 0);
 	const struct sk_buff *skb = (const void *)nsight_fentry_arg(fregs, 1);
 	struct nsight_udp_enqueue *q = this_cpu_ptr(&nsight_udp_enqueue);
-	struct nsight_prof_frame pf __uninitialized;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_UDP_ENQUEUE);
+	nsight_prof_enter(NSIGHT_HOOK_UDP_ENQUEUE);
 	q->sk = NULL;
 	barrier();
 	q->pkt_id = nsight_skb_id(skb, true);
 	q->drops = atomic_read(&sk->sk_drops);
 	barrier();
 	q->sk = sk;
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 /* The datagram @sk was just given on this CPU, else 0. */
@@ -415,18 +466,16 @@ static u64 nsight_udp_enqueued_id(const struct sock *sk)
 
 /* The handoff record of a socket with an IPv4 flow, compact. */
 static __always_inline void nsight_handoff4_write(const struct sock *sk,
-						  const struct nsight_flow *flow,
+						  const struct nsight_cflow4 *cf,
 						  u64 pkt_id, u32 rcv_nxt,
 						  u32 copied)
 {
-	u64 sock_id = nsight_sock_id((struct sock *)sk);
+	u64 sock_id = nsight_sock_id(sk);
 	struct nsight_crec_handoff4 *r;
-	struct nsight_cflow4 cf;
 	struct nsight_wr w;
 
-	nsight_cflow4_fill(&cf, flow);
 	/* The socket's flow once per CPU (socks.h). */
-	if (likely(nsight_sock_named(sock_id, &cf))) {
+	if (likely(nsight_sock_named(sock_id, cf))) {
 		struct nsight_crec_handoff4f *f;
 
 		f = (void *)__nsight_creserve(&nsight_buf, &w,
@@ -448,9 +497,66 @@ static __always_inline void nsight_handoff4_write(const struct sock *sk,
 		return;
 	r->sock_id = sock_id;
 	r->pkt_id = pkt_id;
-	r->flow = cf;
+	r->flow = *cf;
 	r->rcvq_bytes = sk_rmem_alloc_get(sk);
 	r->rcvq_len = skb_queue_len_lockless(&sk->sk_receive_queue);
+	r->tcp_rcv_nxt = rcv_nxt;
+	r->tcp_copied_seq = copied;
+	nsight_commit(&w);
+}
+
+/*
+ * The packet that made @sk readable, and for TCP the receiver's sequence
+ * numbers.
+ */
+static __always_inline u64 nsight_handoff_pkt(const struct sock *sk,
+					      u32 *rcv_nxt, u32 *copied)
+{
+	u64 pkt_id = 0;
+
+	*rcv_nxt = 0;
+	*copied = 0;
+	if (sk->sk_protocol == IPPROTO_UDP && READ_ONCE(nsight_udp_enqueue_on))
+		pkt_id = nsight_udp_enqueued_id(sk);
+	if (!pkt_id)
+		pkt_id = nsight_rcvq_tail_id(sk);
+	if (sk->sk_protocol == IPPROTO_TCP) {
+		*rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
+		*copied = READ_ONCE(tcp_sk(sk)->copied_seq);
+	}
+	return pkt_id;
+}
+
+/*
+ * nsight_handoff() in general: the socket's struct nsight_flow, the filter
+ * on flows, IPv6 (out of line, with its larger frame).
+ */
+static noinline void nsight_handoff_flow(const struct sock *sk)
+{
+	struct nsight_rec_handoff *r;
+	struct nsight_flow flow __uninitialized;
+	struct nsight_cflow4 cf;
+	struct nsight_wr w;
+	u32 rcv_nxt, copied;
+	u64 pkt_id;
+
+	nsight_sock_flow(sk, &flow);
+	if (!nsight_filter_ok_flow(&flow))
+		return;
+	pkt_id = nsight_handoff_pkt(sk, &rcv_nxt, &copied);
+	if (nsight_flow_v4(&flow)) {
+		nsight_cflow4_fill(&cf, &flow);
+		nsight_handoff4_write(sk, &cf, pkt_id, rcv_nxt, copied);
+		return;
+	}
+	r = nsight_reserve(&w, NSIGHT_REC_HANDOFF, sizeof(*r));
+	if (!r)
+		return;
+	r->sock_id = nsight_sock_id(sk);
+	r->flow = flow;
+	r->rcvq_bytes = sk_rmem_alloc_get(sk);
+	r->rcvq_len = skb_queue_len_lockless(&sk->sk_receive_queue);
+	r->pkt_id = pkt_id;
 	r->tcp_rcv_nxt = rcv_nxt;
 	r->tcp_copied_seq = copied;
 	nsight_commit(&w);
@@ -459,46 +565,23 @@ static __always_inline void nsight_handoff4_write(const struct sock *sk,
 /* Data became readable on @sk and its readers are being woken. */
 static void nsight_handoff(const struct sock *sk, enum nsight_hook hook)
 {
-	u32 rcv_nxt = 0, copied = 0;
-	struct nsight_rec_handoff *r;
-	struct nsight_prof_frame pf __uninitialized;
-	struct nsight_flow flow __uninitialized;
-	struct nsight_wr w;
+	struct nsight_cflow4 cf;
+	u32 rcv_nxt, copied;
 	u64 pkt_id;
 
 	/* Unix and netlink sockets use sock_def_readable() too. */
 	if (sk->sk_family != AF_INET && sk->sk_family != AF_INET6)
 		return;
-	nsight_prof_enter(&pf, hook);
-	nsight_sock_flow(sk, &flow);
-	if (!nsight_filter_ok_flow(&flow))
-		goto out;
-	pkt_id = 0;
-	if (sk->sk_protocol == IPPROTO_UDP && READ_ONCE(nsight_udp_enqueue_on))
-		pkt_id = nsight_udp_enqueued_id(sk);
-	if (!pkt_id)
-		pkt_id = nsight_rcvq_tail_id(sk);
-	if (sk->sk_protocol == IPPROTO_TCP) {
-		rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
-		copied = READ_ONCE(tcp_sk(sk)->copied_seq);
+	nsight_prof_enter(hook);
+	/* An IPv4 socket and no filter on flows: the compact flow in place. */
+	if (likely(sk->sk_family == AF_INET && !nsight_filter_flows())) {
+		nsight_sock_cflow4(sk, &cf);
+		pkt_id = nsight_handoff_pkt(sk, &rcv_nxt, &copied);
+		nsight_handoff4_write(sk, &cf, pkt_id, rcv_nxt, copied);
+	} else {
+		nsight_handoff_flow(sk);
 	}
-	if (nsight_flow_v4(&flow)) {
-		nsight_handoff4_write(sk, &flow, pkt_id, rcv_nxt, copied);
-		goto out;
-	}
-	r = nsight_reserve(&w, NSIGHT_REC_HANDOFF, sizeof(*r));
-	if (!r)
-		goto out;
-	r->sock_id = nsight_sock_id((struct sock *)sk);
-	r->flow = flow;
-	r->rcvq_bytes = sk_rmem_alloc_get(sk);
-	r->rcvq_len = skb_queue_len_lockless(&sk->sk_receive_queue);
-	r->pkt_id = pkt_id;
-	r->tcp_rcv_nxt = rcv_nxt;
-	r->tcp_copied_seq = copied;
-	nsight_commit(&w);
-out:
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 /* The sk_data_ready tracepoint (6.6 and later), in sock_def_readable(). */
@@ -524,13 +607,12 @@ static void nsight_udp_fail(void *data, NSIGHT_UDP_FAIL_ARGS)
 {
 	const struct sk_buff *dropped = NSIGHT_UDP_FAIL_DROPPED;
 	struct nsight_rec_sock_drop *r;
-	struct nsight_prof_frame pf __uninitialized;
 	struct nsight_flow flow __uninitialized;
 	struct nsight_wr w;
 
 	if (sk->sk_family != AF_INET && sk->sk_family != AF_INET6)
 		return;
-	nsight_prof_enter(&pf, NSIGHT_HOOK_UDP_FAIL);
+	nsight_prof_enter(NSIGHT_HOOK_UDP_FAIL);
 	nsight_sock_flow(sk, &flow);
 	if (!nsight_filter_ok_flow(&flow))
 		goto out;
@@ -546,7 +628,7 @@ static void nsight_udp_fail(void *data, NSIGHT_UDP_FAIL_ARGS)
 	r->pad = 0;
 	nsight_commit(&w);
 out:
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 /* skb_tstamp_tx(orig_skb, hwtstamps): the driver's transmit timestamp. */
@@ -556,12 +638,11 @@ static void nsight_tstamp_tx(unsigned long ip, unsigned long parent_ip,
 	const struct sk_buff *skb = (const void *)nsight_fentry_arg(fregs, 0);
 	const struct skb_shared_hwtstamps *hw =
 		(const void *)nsight_fentry_arg(fregs, 1);
-	struct nsight_prof_frame pf __uninitialized;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_TSTAMP_TX);
+	nsight_prof_enter(NSIGHT_HOOK_TSTAMP_TX);
 	nsight_pkt_write(skb, skb_network_offset(skb), NSIGHT_PKT_TX_TSTAMP,
 			 hw ? hw->hwtstamp : 0);
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 enum {

@@ -44,9 +44,9 @@ void nsight_pkt_init_key(void)
  * system, so a socket allocated where a closed one was is a new socket to
  * the analyzer, as a hash of the pointer could not tell. The kernel makes
  * the cookie the first time anyone asks; only the _save_ accessor is
- * exported.
+ * exported. Once made, nsight_sock_id() reads it from the socket.
  */
-u64 nsight_sock_id(struct sock *sk)
+u64 nsight_sock_id_make(struct sock *sk)
 {
 	u32 cookie[2];
 
@@ -78,15 +78,6 @@ static __always_inline const void *nsight_skb_bytes(const struct sk_buff *skb,
 	if (likely(p >= skb->head && p + len <= skb_tail_pointer(skb)))
 		return p;
 	return nsight_skb_bytes_slow(skb, off, len, buf);
-}
-
-/* 8 bytes at @p, wherever they are aligned (one load on x86). */
-static __always_inline u64 nsight_load64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 /* An IPv4 address as IPv4-mapped IPv6: ::ffff:a.b.c.d */
@@ -273,50 +264,10 @@ static int nsight_pkt_read(const struct sk_buff *skb, int nh_off,
  * UDP payload bytes) are all unchanged: a buffer freed and reused in
  * between for a packet that skipped its first stage on this CPU would
  * have to match all of them. Touched with interrupts off: a hook in an
- * interrupt may parse in between.
+ * interrupt may parse in between. Its look is inline (pkt.h), for the
+ * hooks' fast path.
  */
-
-/* A parsed packet, and what tells it is still the same one. */
-struct nsight_pkt_seen {
-	const struct sk_buff *skb;
-	const u8 *nh;
-	const u8 *th;
-	u64 nh_word;
-	u64 th_words[2];
-	struct nsight_pkt_info pi;
-};
-
-struct nsight_pkt_memo {
-	struct nsight_pkt_seen p;
-	bool recorded;		/* its pkt record was written, with... */
-	ktime_t tstamp;		/* ...this skb->tstamp */
-};
-
-static DEFINE_PER_CPU(struct nsight_pkt_memo, nsight_pkt_memo);
-
-/* Bytes read from the headers when the memo is checked. */
-#define NSIGHT_MEMO_TH	16
-
-static __always_inline bool nsight_memo_span(const struct sk_buff *skb,
-					     const u8 *nh, const u8 *th)
-{
-	return nh >= skb->head && th > nh &&
-	       th + NSIGHT_MEMO_TH <= skb_tail_pointer(skb);
-}
-
-/*
- * Whether @p is @skb with its IP header at @nh, its header words unchanged
- * (read from @skb's own buffer, within its bounds).
- */
-static __always_inline bool nsight_seen_is(const struct nsight_pkt_seen *p,
-					   const struct sk_buff *skb,
-					   const u8 *nh)
-{
-	return p->skb == skb && p->nh == nh && nsight_memo_span(skb, nh, p->th) &&
-	       nsight_load64(nh) == p->nh_word &&
-	       nsight_load64(p->th) == p->th_words[0] &&
-	       nsight_load64(p->th + 8) == p->th_words[1];
-}
+DEFINE_PER_CPU(struct nsight_pkt_memo, nsight_pkt_memo);
 
 /**
  * nsight_pkt_parse - read flow, sequence and identity of a TCP/UDP packet.
@@ -336,29 +287,14 @@ int nsight_pkt_parse(const struct sk_buff *skb, int nh_off,
 }
 
 /*
- * Whether @m is @skb with its IP header at @nh, unchanged since: then
- * *@recorded tells whether its pkt record was written with the same
- * skb->tstamp. Interrupts off.
- */
-static __always_inline bool nsight_memo_hit(const struct nsight_pkt_memo *m,
-					    const struct sk_buff *skb,
-					    const u8 *nh, bool *recorded)
-{
-	if (!nsight_seen_is(&m->p, skb, nh))
-		return false;
-	if (recorded)
-		*recorded = m->recorded && m->tstamp == skb->tstamp;
-	return true;
-}
-
-/*
  * This CPU's memo into @pi if it is @skb (nsight_memo_hit()); *@recorded
- * (if not NULL) false when it is not.
+ * (if not NULL) false when it is not. With @ref, a hit whose record was
+ * written gives pi->id alone, all that a record referring to it needs.
  */
 static __always_inline bool nsight_memo_take(const struct sk_buff *skb,
 					     const u8 *nh,
 					     struct nsight_pkt_info *pi,
-					     bool *recorded)
+					     bool *recorded, bool ref)
 {
 	struct nsight_pkt_memo *m;
 	unsigned long flags;
@@ -367,8 +303,12 @@ static __always_inline bool nsight_memo_take(const struct sk_buff *skb,
 	local_irq_save(flags);
 	m = this_cpu_ptr(&nsight_pkt_memo);
 	hit = nsight_memo_hit(m, skb, nh, recorded);
-	if (hit)
-		*pi = m->p.pi;
+	if (hit) {
+		if (ref && *recorded)
+			pi->id = m->p.pi.id;
+		else
+			*pi = m->p.pi;
+	}
 	local_irq_restore(flags);
 	if (!hit && recorded)
 		*recorded = false;
@@ -381,17 +321,17 @@ static __always_inline bool nsight_memo_take(const struct sk_buff *skb,
  * A packet that is the memo already (a veth or loopback packet received on
  * the CPU that sent it, a forwarded one) is not parsed again; *@recorded
  * then tells whether its pkt record was written here, as for
- * nsight_pkt_parse_again().
+ * nsight_pkt_parse_again(), and with @ref set, @pi is its id alone.
  */
 int nsight_pkt_parse_first(const struct sk_buff *skb, int nh_off,
-			   struct nsight_pkt_info *pi, bool *recorded)
+			   struct nsight_pkt_info *pi, bool *recorded, bool ref)
 {
 	const u8 *nh = skb->data + nh_off, *th = NULL;
 	struct nsight_pkt_memo *m;
 	unsigned long flags;
 	int ret;
 
-	if (nsight_memo_take(skb, nh, pi, recorded))
+	if (nsight_memo_take(skb, nh, pi, recorded, ref && recorded))
 		return 0;
 	ret = nsight_pkt_read(skb, nh_off, pi, &th);
 	if (ret || !th || !nsight_memo_span(skb, nh, th))
@@ -430,14 +370,15 @@ void nsight_pkt_recorded(const struct sk_buff *skb, int nh_off)
  * just been parsed on this CPU at an earlier stage: the result of then
  * when it is the same packet, unchanged, else a fresh parse. *@recorded
  * (if not NULL) tells whether that earlier stage's pkt record was written
- * here, with the same skb->tstamp.
+ * here, with the same skb->tstamp; if it was and @ref is set, @pi is the
+ * packet's id alone (a pkt_stage record needs no more).
  */
 int nsight_pkt_parse_again(const struct sk_buff *skb, int nh_off,
-			   struct nsight_pkt_info *pi, bool *recorded)
+			   struct nsight_pkt_info *pi, bool *recorded, bool ref)
 {
 	const u8 *nh = skb->data + nh_off;
 
-	if (nsight_memo_take(skb, nh, pi, recorded))
+	if (nsight_memo_take(skb, nh, pi, recorded, ref && recorded))
 		return 0;
 	return nsight_pkt_parse(skb, nh_off, pi);
 }
@@ -462,6 +403,51 @@ struct nsight_pkt_hand {
 
 static struct nsight_pkt_hand nsight_pkt_hands[1 << NSIGHT_HAND_BITS];
 
+/*
+ * @h takes @m's packet unless another writer has it (then the reader
+ * parses). Interrupts off.
+ */
+static __always_inline void nsight_hand_put(struct nsight_pkt_hand *h,
+					    const struct nsight_pkt_memo *m)
+{
+	u32 seq = READ_ONCE(h->seq);
+
+	/* A fully ordered cmpxchg: the slot is ours, odd, before any store. */
+	if ((seq & 1) || cmpxchg(&h->seq, seq, seq + 1) != seq)
+		return;
+	h->p = m->p;
+	/* Pairs with the reader's acquire: the slot, then the even count. */
+	smp_store_release(&h->seq, seq + 2);
+}
+
+/**
+ * nsight_pkt_skb_id - the identity of @skb (0 if it is not TCP or UDP over
+ * IP), from this CPU's memo or parsed; with @hand, a packet that is the
+ * memo is handed over to the CPU that will copy it to the application
+ * (nsight_pkt_hand_over()), in the same look at the memo.
+ */
+u64 nsight_pkt_skb_id(const struct sk_buff *skb, int nh_off, bool hand)
+{
+	const u8 *nh = skb->data + nh_off;
+	struct nsight_pkt_info pi __uninitialized;
+	struct nsight_pkt_memo *m;
+	unsigned long flags;
+	u64 id = 0;
+
+	local_irq_save(flags);
+	m = this_cpu_ptr(&nsight_pkt_memo);
+	if (nsight_memo_hit(m, skb, nh, NULL)) {
+		id = m->p.pi.id;
+		if (hand)
+			nsight_hand_put(&nsight_pkt_hands[hash_ptr(skb, NSIGHT_HAND_BITS)],
+					m);
+	}
+	local_irq_restore(flags);
+	if (id || nsight_pkt_parse(skb, nh_off, &pi))
+		return id;
+	return pi.id;
+}
+
 /**
  * nsight_pkt_hand_over - @skb, this CPU's memo, goes to a socket: leave its
  * parse for the CPU that copies it to the application.
@@ -470,32 +456,24 @@ void nsight_pkt_hand_over(const struct sk_buff *skb, int nh_off)
 {
 	const u8 *nh = skb->data + nh_off;
 	struct nsight_pkt_memo *m;
-	struct nsight_pkt_hand *h;
 	unsigned long flags;
-	u32 seq;
 
 	local_irq_save(flags);
 	m = this_cpu_ptr(&nsight_pkt_memo);
-	if (!nsight_memo_hit(m, skb, nh, NULL))
-		goto out;
-	h = &nsight_pkt_hands[hash_ptr(skb, NSIGHT_HAND_BITS)];
-	seq = READ_ONCE(h->seq);
-	/* A fully ordered cmpxchg: the slot is ours, odd, before any store. */
-	if ((seq & 1) || cmpxchg(&h->seq, seq, seq + 1) != seq)
-		goto out;
-	h->p = m->p;
-	/* Pairs with the reader's acquire: the slot, then the even count. */
-	smp_store_release(&h->seq, seq + 2);
-out:
+	if (nsight_memo_hit(m, skb, nh, NULL))
+		nsight_hand_put(&nsight_pkt_hands[hash_ptr(skb, NSIGHT_HAND_BITS)],
+				m);
 	local_irq_restore(flags);
 }
 
 /**
  * nsight_pkt_parse_handed - nsight_pkt_parse() of a packet another CPU may
  * have handed over (nsight_pkt_hand_over()), or this CPU parsed last.
+ * With @brief, a packet handed over fills pi->id, pi->payload_len and
+ * pi->flow.protocol alone, what the application's copy records.
  */
 int nsight_pkt_parse_handed(const struct sk_buff *skb, int nh_off,
-			    struct nsight_pkt_info *pi)
+			    struct nsight_pkt_info *pi, bool brief)
 {
 	const u8 *nh = skb->data + nh_off;
 	const struct nsight_pkt_hand *h;
@@ -510,13 +488,19 @@ int nsight_pkt_parse_handed(const struct sk_buff *skb, int nh_off,
 	 * this sk_buff's bounds before it is read through.
 	 */
 	if (!(seq & 1) && nsight_seen_is(&h->p, skb, nh)) {
-		*pi = h->p.pi;
+		if (brief) {
+			pi->id = h->p.pi.id;
+			pi->payload_len = h->p.pi.payload_len;
+			pi->flow.protocol = h->p.pi.flow.protocol;
+		} else {
+			*pi = h->p.pi;
+		}
 		/* The slot, then the count read again. */
 		smp_rmb();
 		if (READ_ONCE(h->seq) == seq)
 			return 0;
 	}
-	return nsight_pkt_parse_again(skb, nh_off, pi, NULL);
+	return nsight_pkt_parse_again(skb, nh_off, pi, NULL, false);
 }
 
 /* Forget every CPU's memo and the packets handed over (no capture runs). */

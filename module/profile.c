@@ -37,9 +37,24 @@ struct nsight_prof_hook {
 	u64 cycles;
 };
 
+/* What a running handler's enter keeps for its exit. */
+struct nsight_prof_frame {
+	u64 start;
+	u64 nested;
+	u8 prev;
+};
+
+/*
+ * Handlers nest as contexts do (task, softirq, hardirq, NMI); one nested
+ * deeper than this is counted, and its cycles go to the one it interrupts.
+ */
+#define NSIGHT_PROF_DEPTH	8
+
 struct nsight_prof_cpu {
 	u8 cur;			/* the hook running, NSIGHT_HOOK_OTHER if none */
+	u8 depth;		/* handlers running */
 	u64 nested;		/* cycles of hooks nested in the current one */
+	struct nsight_prof_frame stack[NSIGHT_PROF_DEPTH];
 	struct nsight_prof_hook hook[__NSIGHT_HOOK_COUNT];
 };
 
@@ -110,33 +125,45 @@ static bool nsight_prof_on;
 static u64 nsight_prof_overhead;	/* cycles of an empty enter/exit */
 static struct dentry *nsight_prof_file;
 
-void __nsight_prof_enter(struct nsight_prof_frame *f, enum nsight_hook h)
+void __nsight_prof_enter(enum nsight_hook h)
 {
+	struct nsight_prof_frame *f;
 	struct nsight_prof_cpu *pc;
 	unsigned long flags;
 
 	local_irq_save(flags);
 	pc = this_cpu_ptr(nsight_prof);
-	f->prev = pc->cur;
-	f->nested = pc->nested;
-	pc->cur = h;
-	pc->nested = 0;
 	pc->hook[h].calls++;
-	f->start = nsight_clock();
+	if (pc->depth++ < NSIGHT_PROF_DEPTH) {
+		f = &pc->stack[pc->depth - 1];
+		f->prev = pc->cur;
+		f->nested = pc->nested;
+		pc->cur = h;
+		pc->nested = 0;
+		f->start = nsight_clock();
+	}
 	local_irq_restore(flags);
 }
 
-void __nsight_prof_exit(struct nsight_prof_frame *f)
+void __nsight_prof_exit(void)
 {
-	u64 d = nsight_clock() - f->start;
+	u64 now = nsight_clock(), d;
+	struct nsight_prof_frame *f;
 	struct nsight_prof_cpu *pc;
 	unsigned long flags;
 
 	local_irq_save(flags);
 	pc = this_cpu_ptr(nsight_prof);
-	pc->hook[pc->cur].cycles += d - min(pc->nested, d);
-	pc->cur = f->prev;
-	pc->nested = f->nested + d;
+	if (WARN_ON_ONCE(!pc->depth))
+		goto out;
+	if (--pc->depth < NSIGHT_PROF_DEPTH) {
+		f = &pc->stack[pc->depth];
+		d = now - f->start;
+		pc->hook[pc->cur].cycles += d - min(pc->nested, d);
+		pc->cur = f->prev;
+		pc->nested = f->nested + d;
+	}
+out:
 	local_irq_restore(flags);
 }
 
@@ -159,7 +186,6 @@ void __nsight_prof_record(u32 size, bool written)
  */
 static u64 nsight_prof_calibrate(void)
 {
-	struct nsight_prof_frame f;
 	struct nsight_prof_hook *ph;
 	unsigned long flags;
 	u64 best = U64_MAX, before;
@@ -169,8 +195,8 @@ static u64 nsight_prof_calibrate(void)
 		local_irq_save(flags);
 		ph = this_cpu_ptr(&nsight_prof->hook[NSIGHT_HOOK_OTHER]);
 		before = ph->cycles;
-		__nsight_prof_enter(&f, NSIGHT_HOOK_OTHER);
-		__nsight_prof_exit(&f);
+		__nsight_prof_enter(NSIGHT_HOOK_OTHER);
+		__nsight_prof_exit();
 		best = min(best, ph->cycles - before);
 		ph->calls--;
 		ph->cycles = before;

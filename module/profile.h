@@ -53,34 +53,28 @@ enum nsight_hook {
 	__NSIGHT_HOOK_COUNT
 };
 
-/* What a handler keeps on its stack between enter and exit. */
-struct nsight_prof_frame {
-	u64 start;
-	u64 nested;
-	u8 prev;
-};
-
 DECLARE_STATIC_KEY_FALSE(nsight_prof_key);
 
-void __nsight_prof_enter(struct nsight_prof_frame *f, enum nsight_hook h);
-void __nsight_prof_exit(struct nsight_prof_frame *f);
+void __nsight_prof_enter(enum nsight_hook h);
+void __nsight_prof_exit(void);
 void __nsight_prof_record(u32 size, bool written);
 
 /*
  * Bracket a handler's body. Both run on one CPU with preemption off, as
- * every probe handler does.
+ * every probe handler does. What a handler keeps between them is on a
+ * per-CPU stack, not on its own: a local whose address is taken would give
+ * every hook a stack frame and a stack-protector check, profile or not.
  */
-static __always_inline void nsight_prof_enter(struct nsight_prof_frame *f,
-					      enum nsight_hook h)
+static __always_inline void nsight_prof_enter(enum nsight_hook h)
 {
 	if (static_branch_unlikely(&nsight_prof_key))
-		__nsight_prof_enter(f, h);
+		__nsight_prof_enter(h);
 }
 
-static __always_inline void nsight_prof_exit(struct nsight_prof_frame *f)
+static __always_inline void nsight_prof_exit(void)
 {
 	if (static_branch_unlikely(&nsight_prof_key))
-		__nsight_prof_exit(f);
+		__nsight_prof_exit();
 }
 
 /* From the write path, interrupts off: a record written or dropped. */

@@ -73,11 +73,10 @@ static void nsight_sample_overflow(struct perf_event *event,
 {
 	struct nsight_sample_scratch *s = this_cpu_ptr(&nsight_sample_scratch);
 	struct nsight_rec_sample *r = (struct nsight_rec_sample *)s->rec;
-	struct nsight_prof_frame pf __uninitialized;
 	unsigned int nr = 0;
 	u16 flags = 0;
 
-	nsight_prof_enter(&pf, NSIGHT_HOOK_SAMPLE);
+	nsight_prof_enter(NSIGHT_HOOK_SAMPLE);
 	if (user_mode(regs)) {
 		flags |= NSIGHT_SAMPLE_USER;
 		r->user_ip = instruction_pointer(regs);
@@ -94,7 +93,7 @@ static void nsight_sample_overflow(struct perf_event *event,
 	r->nr = nr;
 	r->flags = flags;
 	nsight_emit(&r->hdr);
-	nsight_prof_exit(&pf);
+	nsight_prof_exit();
 }
 
 void nsight_sample_detach(void)

@@ -284,8 +284,8 @@ static void nsight_test_memo(struct kunit *test)
 	bool recorded;
 
 	migrate_disable();
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded), 0);
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded, false), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded, false),
 			0);
 	KUNIT_EXPECT_FALSE(test, recorded);
 	KUNIT_EXPECT_EQ(test, again.id, pi.id);
@@ -296,12 +296,12 @@ static void nsight_test_memo(struct kunit *test)
 	skb_pull(a, sizeof(struct iphdr));
 	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a,
 						     skb_network_offset(a),
-						     &again, NULL), 0);
+						     &again, NULL, false), 0);
 	KUNIT_EXPECT_EQ(test, again.id, pi.id);
 	skb_push(a, sizeof(struct iphdr));
 
 	/* Another buffer with the same content: parsed, the same identity. */
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(b, 0, &again, &recorded),
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(b, 0, &again, &recorded, false),
 			0);
 	KUNIT_EXPECT_FALSE(test, recorded);
 	KUNIT_EXPECT_EQ(test, again.id, pi.id);
@@ -310,46 +310,57 @@ static void nsight_test_memo(struct kunit *test)
 	 * Its record written: a later stage may refer to it, as long as
 	 * skb->tstamp is the one that record carries.
 	 */
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded), 0);
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded, false), 0);
 	nsight_pkt_recorded(a, 0);
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded, false),
 			0);
 	KUNIT_EXPECT_TRUE(test, recorded);
+	/* A pkt_stage record's reference: the id alone, the same. */
+	again.id = 0;
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded, true),
+			0);
+	KUNIT_EXPECT_TRUE(test, recorded);
+	KUNIT_EXPECT_EQ(test, again.id, pi.id);
+	/* The identity alone, from the memo or parsed. */
+	KUNIT_EXPECT_EQ(test, nsight_pkt_skb_id(a, 0, false), pi.id);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_skb_id(b, 0, false), pi.id);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_skb_id(tiny, 0, false),
+			nsight_test_id(test, tiny, 0));
 	/*
 	 * A first stage of the same packet on this CPU (veth: sent, then
 	 * received here) takes it from the memo too.
 	 */
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_first(a, 0, &again, &recorded),
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_first(a, 0, &again, &recorded, false),
 			0);
 	KUNIT_EXPECT_TRUE(test, recorded);
 	KUNIT_EXPECT_EQ(test, again.id, pi.id);
 	a->tstamp = ns_to_ktime(1000);
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded, false),
 			0);
 	KUNIT_EXPECT_FALSE(test, recorded);
 	KUNIT_EXPECT_EQ(test, again.id, pi.id);
 	/* Another packet parsed since: no longer. */
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &again, &recorded),
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &again, &recorded, false),
 			0);
 	KUNIT_EXPECT_FALSE(test, recorded);
 	a->tstamp = 0;
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded),
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, &recorded, false),
 			0);
 	KUNIT_EXPECT_FALSE(test, recorded);
 
 	/* A first payload byte changed in place: a new packet. */
 	uh = (struct udphdr *)(a->data + sizeof(struct iphdr));
 	((u8 *)(uh + 1))[0] = 'Z';
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, NULL), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(a, 0, &again, NULL, false), 0);
 	KUNIT_EXPECT_NE(test, again.id, pi.id);
 	KUNIT_EXPECT_EQ(test, again.id, nsight_test_id(test, a, 0));
 
 	/* Too short to check: never remembered, always parsed. */
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(tiny, 0, &pi, &recorded),
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(tiny, 0, &pi, &recorded, false),
 			0);
 	uh = (struct udphdr *)(tiny->data + sizeof(struct iphdr));
 	((u8 *)(uh + 1))[0] = 'z';
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(tiny, 0, &again, &recorded),
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_again(tiny, 0, &again, &recorded, false),
 			0);
 	KUNIT_EXPECT_FALSE(test, recorded);
 	KUNIT_EXPECT_NE(test, again.id, pi.id);
@@ -373,29 +384,43 @@ static void nsight_test_hand_over(struct kunit *test)
 
 	nsight_pkt_forget();
 	migrate_disable();
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded), 0);
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded, false), 0);
 	nsight_pkt_hand_over(a, 0);
-	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &got, &recorded), 0);
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &got, &recorded, false), 0);
 	KUNIT_EXPECT_NE(test, got.id, pi.id);
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, 0, &got), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, 0, &got, false), 0);
 	KUNIT_EXPECT_EQ(test, got.id, pi.id);
 	KUNIT_EXPECT_EQ(test, memcmp(&got.flow, &pi.flow, sizeof(pi.flow)), 0);
 	KUNIT_EXPECT_EQ(test, got.payload_len, pi.payload_len);
+	/* What the application's copy records, alone. */
+	memset(&got, 0, sizeof(got));
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, 0, &got, true), 0);
+	KUNIT_EXPECT_EQ(test, got.id, pi.id);
+	KUNIT_EXPECT_EQ(test, got.payload_len, pi.payload_len);
+	KUNIT_EXPECT_EQ(test, got.flow.protocol, IPPROTO_UDP);
 	/* Pulled past the IP header, as a receive finds it. */
 	skb_pull(a, sizeof(struct iphdr));
 	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, skb_network_offset(a),
-						      &got), 0);
+						      &got, false), 0);
 	KUNIT_EXPECT_EQ(test, got.id, pi.id);
 	skb_push(a, sizeof(struct iphdr));
 	/* Changed since: never the stale identity. */
 	uh = (struct udphdr *)(a->data + sizeof(struct iphdr));
 	((u8 *)(uh + 1))[0] = 'Z';
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, 0, &got), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, 0, &got, false), 0);
 	KUNIT_EXPECT_NE(test, got.id, pi.id);
 	KUNIT_EXPECT_EQ(test, got.id, nsight_test_id(test, a, 0));
 	/* Not handed over: parsed. */
-	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(b, 0, &got), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(b, 0, &got, false), 0);
 	KUNIT_EXPECT_EQ(test, got.id, nsight_test_id(test, b, 0));
+	/* The identity taken and the packet handed over in one look. */
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &pi, &recorded, false), 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_skb_id(b, 0, true), pi.id);
+	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &got, &recorded, false), 0);
+	memset(&got, 0, sizeof(got));
+	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(b, 0, &got, false), 0);
+	KUNIT_EXPECT_EQ(test, got.id, pi.id);
+	KUNIT_EXPECT_EQ(test, memcmp(&got.flow, &pi.flow, sizeof(pi.flow)), 0);
 	migrate_enable();
 	nsight_pkt_forget();
 }
