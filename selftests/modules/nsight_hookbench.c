@@ -161,7 +161,7 @@ static int hb_attach(enum hb_mech m)
 			return ret;
 		ret = register_ftrace_function(&hb_ftrace_ops);
 		if (ret)
-			ftrace_set_filter_ip(&hb_ftrace_ops, ip, 1, 1);
+			ftrace_free_filter(&hb_ftrace_ops);
 		return ret;
 	case HB_KPROBE:
 		memset(&hb_kprobe, 0, sizeof(hb_kprobe));
@@ -194,8 +194,6 @@ static int hb_attach(enum hb_mech m)
 
 static void hb_detach(enum hb_mech m)
 {
-	unsigned long ip = (unsigned long)nsight_hookbench_target;
-
 	switch (m) {
 	case HB_TRACEPOINT:
 		unregister_trace_nsight_hookbench_call(hb_tp_probe, NULL);
@@ -203,7 +201,8 @@ static void hb_detach(enum hb_mech m)
 		break;
 	case HB_FTRACE:
 		unregister_ftrace_function(&hb_ftrace_ops);
-		ftrace_set_filter_ip(&hb_ftrace_ops, ip, 1, 1);
+		/* The filter's hashes too (kmemleak finds them otherwise). */
+		ftrace_free_filter(&hb_ftrace_ops);
 		break;
 	case HB_KPROBE:
 		unregister_kprobe(&hb_kprobe);
