@@ -286,17 +286,16 @@ static void nsight_work_end(void *data, struct work_struct *work,
 static void nsight_napi_poll(void *data, struct napi_struct *napi, int work,
 			     int budget)
 {
-	struct nsight_rec_napi *r;
+	struct nsight_rec_napi_poll *r;
 	struct nsight_wr w;
 
 	nsight_prof_enter(NSIGHT_HOOK_NAPI_POLL);
-	r = nsight_reserve(&w, NSIGHT_REC_NAPI, sizeof(*r));
+	r = nsight_reserve(&w, NSIGHT_REC_NAPI_POLL, sizeof(*r));
 	if (r) {
-		r->work = work;
-		r->budget = budget;
-		memset(r->dev, 0, sizeof(r->dev));
-		if (napi->dev)
-			strscpy(r->dev, napi->dev->name, sizeof(r->dev));
+		/* The device as packet records give it, not by name. */
+		r->ifindex = napi->dev ? napi->dev->ifindex : 0;
+		r->work = clamp(work, 0, U16_MAX);
+		r->budget = clamp(budget, 0, U16_MAX);
 		nsight_commit(&w);
 	}
 	nsight_prof_exit();

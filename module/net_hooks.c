@@ -340,7 +340,13 @@ static void nsight_pkt_hook(const struct sk_buff *skb, int nh_off, u8 stage,
 			    enum nsight_hook hook)
 {
 	nsight_prof_enter(hook);
-	if (!nsight_pkt_stage_fast(skb, nh_off, stage))
+	/*
+	 * A packet's first stage in a driver's NAPI poll or on its way out is
+	 * almost never the memo (a forwarded packet is, and the general path
+	 * finds it): not worth the look there.
+	 */
+	if (stage == NSIGHT_PKT_RX_GRO || stage == NSIGHT_PKT_TX_QUEUE ||
+	    !nsight_pkt_stage_fast(skb, nh_off, stage))
 		nsight_pkt_write(skb, nh_off, stage, 0);
 	nsight_prof_exit();
 }

@@ -372,6 +372,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_FUTEX,
 	NSIGHT_REC_THREAD,
 	NSIGHT_REC_SOCK,
+	NSIGHT_REC_NAPI_POLL,
 	__NSIGHT_REC_MAX
 };
 
@@ -776,12 +777,28 @@ struct nsight_rec_work {
 	char func[NSIGHT_WORK_FUNC_LEN]; /* the work function's symbol */
 };
 
-/* napi: a NAPI poll of @dev processed @work of @budget packets. */
+/*
+ * napi: a NAPI poll of @dev processed @work of @budget packets (what the
+ * napi source wrote before NSIGHT_REC_NAPI_POLL).
+ */
 struct nsight_rec_napi {
 	struct nsight_rec_hdr hdr;
 	__u32 work;
 	__u32 budget;
 	char dev[16];
+};
+
+/*
+ * napi_poll: a NAPI poll of the device @ifindex (as in pkt records)
+ * processed @work of @budget packets, each at most 65535. The napi
+ * source's record: 16 bytes in a compact stream, where the device's name
+ * took 32.
+ */
+struct nsight_rec_napi_poll {
+	struct nsight_rec_hdr hdr;
+	__u32 ifindex;
+	__u16 work;
+	__u16 budget;
 };
 
 #define NSIGHT_SAMPLE_USER	0x1	/* interrupted in user mode */

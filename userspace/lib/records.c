@@ -35,6 +35,7 @@ static const struct {
 	[NSIGHT_REC_FUTEX]	  = { "futex", sizeof(struct nsight_rec_futex) },
 	[NSIGHT_REC_THREAD]	  = { "thread", sizeof(struct nsight_rec_thread) },
 	[NSIGHT_REC_SOCK]	  = { "sock", sizeof(struct nsight_rec_sock) },
+	[NSIGHT_REC_NAPI_POLL]	  = { "napi_poll", sizeof(struct nsight_rec_napi_poll) },
 };
 
 bool nsight_rec_type_known(unsigned int type)

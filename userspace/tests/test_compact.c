@@ -52,6 +52,16 @@ static void test_round_trip(void)
 			p.stage = NSIGHT_PKT_TX_QUEUE;
 			synth_put(&sc.s, SC_Y, &p, sizeof(p));
 		}
+		/* A NAPI poll, by ifindex. */
+		{
+			struct nsight_rec_napi_poll np;
+
+			rec_hdr(&np, NSIGHT_REC_NAPI_POLL, sizeof(np), SC_Y, sc.t + 4500);
+			np.ifindex = 2;
+			np.work = 3;
+			np.budget = 64;
+			synth_put(&sc.s, SC_Y, &np, sizeof(np));
+		}
 		/* The long forms next to the short ones: values a short form cannot hold. */
 		{
 			struct nsight_rec_sched_switch sw;
@@ -156,6 +166,8 @@ static void test_round_trip(void)
 
 			memcpy(&h, enc + pos, sizeof(h));
 			seen[NSIGHT_CREC_TYPE(h)]++;
+			if (NSIGHT_CREC_TYPE(h) == NSIGHT_REC_NAPI_POLL)
+				CHECK_U64(NSIGHT_CREC_SIZE(h), 16);
 			pos += NSIGHT_CREC_SIZE(h);
 		}
 		nsight_cdec_init(&dec);
@@ -203,6 +215,7 @@ static void test_round_trip(void)
 	CHECK(seen[NSIGHT_CREC_PKT_STAGE] > 0);
 	CHECK(seen[NSIGHT_CREC_APP_COPY0] > 0);
 	CHECK(seen[NSIGHT_REC_PKT_STAGE] == 1);
+	CHECK_U64(seen[NSIGHT_REC_NAPI_POLL], 1);
 	CHECK(seen[NSIGHT_REC_APP_COPY] > 0);
 	/* Each task named once per CPU, not per record. */
 	CHECK(seen[NSIGHT_REC_THREAD] > 0);

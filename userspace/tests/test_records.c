@@ -41,6 +41,7 @@ static void test_type_table(void)
 	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_APP_RECV), "app_recv"));
 	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_APP_SEND), "app_send"));
 	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_MARK), "mark"));
+	CHECK(!strcmp(nsight_rec_type_name(NSIGHT_REC_NAPI_POLL), "napi_poll"));
 	CHECK(nsight_rec_type_name(NSIGHT_REC_INVALID) == NULL);
 	CHECK(nsight_rec_type_name(__NSIGHT_REC_MAX) == NULL);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_SUBBUF), 32);
@@ -53,6 +54,7 @@ static void test_type_table(void)
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_APP_RECV), 112);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_APP_SEND), 112);
 	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_MARK), 32);
+	CHECK_U64(nsight_rec_min_size(NSIGHT_REC_NAPI_POLL), 24);
 	/* Every known type has a name and a size. */
 	for (t = NSIGHT_REC_SUBBUF; t < __NSIGHT_REC_MAX; t++)
 		CHECK(nsight_rec_type_name(t) && nsight_rec_min_size(t) >= sizeof(struct nsight_rec_hdr));
