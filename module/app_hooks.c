@@ -72,6 +72,25 @@ static void nsight_send_dest(struct nsight_flow *f, const struct msghdr *msg)
 	}
 }
 
+/*
+ * nsight_send_dest() for an IPv4 socket's compact flow: true if @msg has
+ * no address or an IPv4 one (then the peer), false if it has another
+ * (nsight_send_dest() decides).
+ */
+static __always_inline bool nsight_send_dest4(struct nsight_cflow4 *c,
+					      const struct msghdr *msg)
+{
+	const struct sockaddr_in *sin = msg->msg_name;
+
+	if (!sin)
+		return true;
+	if (msg->msg_namelen < (int)sizeof(*sin) || sin->sin_family != AF_INET)
+		return false;
+	c->daddr = sin->sin_addr.s_addr;
+	c->dport = ntohs(sin->sin_port);
+	return true;
+}
+
 /* start_tsc of a record written where the call begins: its own stamp. */
 #define NSIGHT_APP_START_NOW	U64_MAX
 
@@ -237,19 +256,22 @@ static void nsight_app_write(u16 type, struct sock *sk,
 	if (!nsight_filter_ok_pid(current->tgid))
 		return;
 	/*
-	 * The common case, an IPv4 socket's own flow and no filter on flows:
-	 * the compact flow read from the socket, no struct nsight_flow (the
-	 * general case is out of line, with its larger frame).
+	 * The common case, an IPv4 socket and no filter on flows: the compact
+	 * flow read from the socket (and a datagram's sendto address), no
+	 * struct nsight_flow; the general case is out of line, with its
+	 * larger frame.
 	 */
-	if (unlikely(sk->sk_family != AF_INET || nsight_filter_flows() ||
-		     (msg && !sk->sk_dport))) {
-		nsight_app_write_flow(type, sk, msg, start, ret, tcp_seq,
-				      flags, tcp_state);
-		return;
-	}
+	if (unlikely(sk->sk_family != AF_INET || nsight_filter_flows()))
+		goto general;
 	nsight_sock_cflow4(sk, &cf);
+	if (msg && !sk->sk_dport && !nsight_send_dest4(&cf, msg))
+		goto general;
 	nsight_app4_write(type, sk, &cf, nsight_sock_id(sk), start, ret,
 			  tcp_seq, flags, tcp_state);
+	return;
+general:
+	nsight_app_write_flow(type, sk, msg, start, ret, tcp_seq, flags,
+			      tcp_state);
 }
 
 /* app_copy: @len bytes of @skb (all its payload if < 0) go to the task. */

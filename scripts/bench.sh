@@ -7,8 +7,9 @@
 # to no tracing, like Table 2 of the paper), the per-record cost of the
 # whole hook path (recloop) and of the write path alone (nsight_wpbench),
 # bytes per message and the drain limit, the per-hook cost profile
-# (31-diag-cost.sh) and recording without loss at rising request rates
-# (32-diag-record.sh), and keeps them in build/bench/overhead.txt; the
+# (31-diag-cost.sh), the instructions of each of the module's functions
+# per call (scripts/hook-insns.sh) and recording without loss at rising
+# request rates (32-diag-record.sh), and keeps them in build/bench/overhead.txt; the
 # guest's KTAP and serial log go beside it. make check runs the same tests
 # short.
 #
@@ -25,7 +26,9 @@
 # (seconds per rate, default 60), LONG_RATE / LONG_SECS (the long
 # recording of 34-diag-long.sh, default 1000 requests/s for 600 s; its
 # stream goes to a raw virtio disk and is analysed here, whole and in 1 s
-# windows, for the time and peak memory of the analysis).
+# windows, for the time and peak memory of the analysis), BENCH_INSNS (0:
+# skip the instructions per hook, a second boot under QEMU's insn-count
+# plugin, scripts/hook-insns.sh).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +95,12 @@ if [ -n "$long" ] && [ "$long" -gt 0 ]; then
 	rm -f "$out/long.nsight"
 fi
 rm -f "$out/long.img"
+# Instructions per hook, exactly: a second boot under QEMU's insn-count
+# plugin (scripts/hook-insns.sh); BENCH_INSNS=0 skips it.
+if [ "${BENCH_INSNS:-1}" != 0 ]; then
+	"$top/scripts/hook-insns.sh" "$out" "$out/guest.cpio.gz" "$ko" >"$out/insns.txt" || rc=1
+	sed 's/^T //' "$out/insns.txt" >>"$out/overhead.txt"
+fi
 cat "$out/overhead.txt"
 if [ $rc -ne 0 ] || [ ! -s "$out/overhead.txt" ]; then
 	echo "bench: the guest run failed:" >&2
