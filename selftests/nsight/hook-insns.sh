@@ -36,20 +36,18 @@ check "recloop: 9 records per round trip" test "$written" -ge $((9 * LOOPS)) -a 
 # The default sources: all but sample, pt and futex.
 echo all >$S/sources
 echo "$(sed 's/,sample//; s/,pt//; s/,futex//' $S/sources)" >$S/sources
-echo 1 >$S/enable
-load_run udp "$N" 1000 /tmp/insns.udp
-echo 0 >$S/enable
-ktap_diag "$(cat /tmp/insns.udp)"
-ktap_diag "records: udp $(cat $S/records_written)"
-check "udp: replies" grep -q "received [1-9]" /tmp/insns.udp
-
+# capture W: one capture of workload W (udp or memcached).
+capture() {
+	echo 1 >$S/enable
+	load_run "$1" "$N" 1000 /tmp/insns.$1
+	echo 0 >$S/enable
+	ktap_diag "$(cat /tmp/insns.$1)"
+	ktap_diag "records: $1 $(cat $S/records_written)"
+	check "$1: replies" grep -q "received [1-9]" /tmp/insns.$1
+}
+capture udp
 memcached_start
-echo 1 >$S/enable
-load_run memcached "$N" 1000 /tmp/insns.mc
-echo 0 >$S/enable
-ktap_diag "$(cat /tmp/insns.mc)"
-ktap_diag "records: memcached $(cat $S/records_written)"
-check "memcached: replies" grep -q "received [1-9]" /tmp/insns.mc
+capture memcached
 
 check "the module's text address" test -r /sys/module/nsight/sections/.text
 echo "NSIGHT-TEXT $(cat /sys/module/nsight/sections/.text)"
