@@ -334,8 +334,9 @@ static void nsight_skb_copy(void *data, const struct sk_buff *skb, int len)
  * receive copied @skb and is about to return. The datagram is still
  * whole.
  */
-static void nsight_udp_consume(unsigned long ip, unsigned long parent_ip,
-			       struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void
+nsight_udp_consume_body(unsigned long ip, unsigned long parent_ip,
+			struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	const struct sk_buff *skb = (const void *)nsight_fentry_arg(fregs, 1);
 
@@ -343,6 +344,8 @@ static void nsight_udp_consume(unsigned long ip, unsigned long parent_ip,
 	nsight_app_copy(skb, -1);
 	nsight_prof_exit();
 }
+
+NSIGHT_FENTRY_CALLBACK(nsight_udp_consume)
 
 /* Whether the filter on flows lets @sk's flow through (out of line). */
 static noinline bool nsight_sock_filter_ok(const struct sock *sk)
@@ -359,8 +362,9 @@ static noinline bool nsight_sock_filter_ok(const struct sock *sk)
  * start of the receive, which the analysis pairs with the next app_recv
  * of the thread.
  */
-static void nsight_recv_start(unsigned long ip, unsigned long parent_ip,
-			      struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void
+nsight_recv_start_body(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	struct socket *sock = (struct socket *)nsight_fentry_arg(fregs, 0);
 	struct nsight_rec_app_start *r;
@@ -381,6 +385,8 @@ static void nsight_recv_start(unsigned long ip, unsigned long parent_ip,
 	}
 	nsight_prof_exit();
 }
+
+NSIGHT_FENTRY_CALLBACK(nsight_recv_start)
 
 /*
  * sock_recv_length(sk, ret, flags): sock_recvmsg() returns @ret. The socket
@@ -440,8 +446,9 @@ static int nsight_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /* inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size) */
-static void nsight_send(unsigned long ip, unsigned long parent_ip,
-			struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void
+nsight_send_body(unsigned long ip, unsigned long parent_ip,
+		 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	struct socket *sock = (struct socket *)nsight_fentry_arg(fregs, 0);
 	const struct msghdr *msg = (const void *)nsight_fentry_arg(fregs, 1);
@@ -456,6 +463,8 @@ static void nsight_send(unsigned long ip, unsigned long parent_ip,
 			 READ_ONCE(tcp_sk(sk)->write_seq) : 0, msg->msg_flags);
 	nsight_prof_exit();
 }
+
+NSIGHT_FENTRY_CALLBACK(nsight_send)
 
 enum { NSIGHT_TP_SKB_COPY, NSIGHT_TP_RECV_LENGTH, NSIGHT_APP_NR_TP };
 

@@ -30,13 +30,16 @@
  */
 static DEFINE_PER_CPU(u64, nsight_tk_update_tsc);
 
-static void nsight_vsyscall(unsigned long ip, unsigned long parent_ip,
-			    struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void
+nsight_vsyscall_body(unsigned long ip, unsigned long parent_ip,
+		     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	nsight_prof_enter(NSIGHT_HOOK_VSYSCALL);
 	this_cpu_write(nsight_tk_update_tsc, nsight_clock());
 	nsight_prof_exit();
 }
+
+NSIGHT_FENTRY_CALLBACK(nsight_vsyscall)
 
 static struct nsight_fentry nsight_clock_fentries[] = {
 	{ .symbol = "update_vsyscall", .func = nsight_vsyscall,

@@ -433,19 +433,25 @@ static void nsight_futex_record(u32 op, u64 uaddr, u32 arg, enum nsight_hook hoo
 	nsight_prof_exit();
 }
 
-static void nsight_futex_wait(unsigned long ip, unsigned long parent_ip,
-			      struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void
+nsight_futex_wait_body(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	nsight_futex_record(NSIGHT_FUTEX_WAIT, nsight_fentry_arg(fregs, 0),
 			    nsight_fentry_arg(fregs, 2), NSIGHT_HOOK_FUTEX_WAIT);
 }
 
-static void nsight_futex_wake(unsigned long ip, unsigned long parent_ip,
-			      struct ftrace_ops *op, struct ftrace_regs *fregs)
+NSIGHT_FENTRY_CALLBACK(nsight_futex_wait)
+
+static __always_inline void
+nsight_futex_wake_body(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	nsight_futex_record(NSIGHT_FUTEX_WAKE, nsight_fentry_arg(fregs, 0),
 			    nsight_fentry_arg(fregs, 2), NSIGHT_HOOK_FUTEX_WAKE);
 }
+
+NSIGHT_FENTRY_CALLBACK(nsight_futex_wake)
 
 static struct nsight_fentry nsight_ctx_fentries[] = {
 	{ .symbol = "futex_wait", .func = nsight_futex_wait,

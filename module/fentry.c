@@ -2,9 +2,9 @@
 /*
  * Function-entry hooks on ftrace (see fentry.h). Each hook has its own
  * ftrace_ops filtered to its one function, so ftrace calls it from a
- * trampoline of its own; ftrace adds the recursion check and keeps
- * preemption off around the callback. unregister_ftrace_function() returns
- * once no callback runs any more.
+ * trampoline of its own, directly (no FTRACE_OPS_FL_RECURSION: the
+ * callbacks turn preemption off themselves, NSIGHT_FENTRY_CALLBACK()).
+ * unregister_ftrace_function() returns once no callback runs any more.
  */
 #include <linux/ftrace.h>
 #include <linux/string.h>

@@ -438,10 +438,9 @@ static DEFINE_PER_CPU(struct nsight_udp_enqueue, nsight_udp_enqueue);
 static bool nsight_udp_enqueue_on;
 
 /* __udp_enqueue_schedule_skb(sk, skb): softirq, as is its sk_data_ready. */
-static void nsight_udp_enqueue_fentry(unsigned long ip,
-				      unsigned long parent_ip,
-				      struct ftrace_ops *op,
-				      struct ftrace_regs *fregs)
+static __always_inline void
+nsight_udp_enqueue_fentry_body(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	const struct sock *sk = (const void *)nsight_fentry_arg(fregs, 0);
 	const struct sk_buff *skb = (const void *)nsight_fentry_arg(fregs, 1);
@@ -456,6 +455,8 @@ static void nsight_udp_enqueue_fentry(unsigned long ip,
 	q->sk = sk;
 	nsight_prof_exit();
 }
+
+NSIGHT_FENTRY_CALLBACK(nsight_udp_enqueue_fentry)
 
 /* The datagram @sk was just given on this CPU, else 0. */
 static u64 nsight_udp_enqueued_id(const struct sock *sk)
@@ -597,13 +598,15 @@ static void nsight_sk_data_ready(void *data, const struct sock *sk)
 }
 
 /* sock_def_readable(struct sock *sk), where the kernel has no tracepoint. */
-static void nsight_handoff_fentry(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *op,
-				  struct ftrace_regs *fregs)
+static __always_inline void
+nsight_handoff_fentry_body(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	nsight_handoff((const struct sock *)nsight_fentry_arg(fregs, 0),
 		       NSIGHT_HOOK_HANDOFF);
 }
+
+NSIGHT_FENTRY_CALLBACK(nsight_handoff_fentry)
 
 /*
  * udp:udp_fail_queue_rcv_skb: @sk had no room for a datagram (-ENOMEM: its
@@ -638,8 +641,9 @@ out:
 }
 
 /* skb_tstamp_tx(orig_skb, hwtstamps): the driver's transmit timestamp. */
-static void nsight_tstamp_tx(unsigned long ip, unsigned long parent_ip,
-			     struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void
+nsight_tstamp_tx_body(unsigned long ip, unsigned long parent_ip,
+		      struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	const struct sk_buff *skb = (const void *)nsight_fentry_arg(fregs, 0);
 	const struct skb_shared_hwtstamps *hw =
@@ -650,6 +654,8 @@ static void nsight_tstamp_tx(unsigned long ip, unsigned long parent_ip,
 			 hw ? hw->hwtstamp : 0);
 	nsight_prof_exit();
 }
+
+NSIGHT_FENTRY_CALLBACK(nsight_tstamp_tx)
 
 enum {
 	NSIGHT_TP_NETIF_RX,
