@@ -281,8 +281,7 @@ static void nsight_app_copy(const struct sk_buff *skb, int len)
 	struct nsight_pkt_info pi __uninitialized;
 	struct nsight_wr w;
 
-	if (skb->protocol != htons(ETH_P_IP) &&
-	    skb->protocol != htons(ETH_P_IPV6))
+	if (!nsight_skb_ip(skb))
 		return;
 	if (nsight_pkt_parse_handed(skb, skb_network_offset(skb), &pi,
 				    !nsight_filter_flows()) ||

@@ -68,8 +68,7 @@ static __always_inline int nsight_pkt_prepare(const struct sk_buff *skb,
 	int ret;
 
 	*again = false;
-	if (skb->protocol != htons(ETH_P_IP) &&
-	    skb->protocol != htons(ETH_P_IPV6))
+	if (!nsight_skb_ip(skb))
 		return -EINVAL;
 	if (nsight_later_stage(stage))
 		ret = nsight_pkt_parse_again(skb, nh_off, pi, again, ref);
@@ -162,6 +161,22 @@ int nsight_pkt_record(struct nsight_rec_pkt *r, const struct sk_buff *skb,
 }
 
 /*
+ * The short pkt_stage record (fewer than 256 GSO segments): stage and
+ * flags, below 16 always, share a byte.
+ */
+static __always_inline void nsight_cpkt_stage_fill(struct nsight_crec_pkt_stage *c,
+						   u64 pkt_id, u32 ifindex,
+						   u16 queue, u8 stage, u8 flags,
+						   u16 gso_segs)
+{
+	c->pkt_id = pkt_id;
+	c->ifindex = ifindex;
+	c->queue = queue;
+	c->stage_flags = stage | flags << 4;
+	c->gso_segs = gso_segs;
+}
+
+/*
  * A later stage of the packet whose pkt record this CPU wrote just before:
  * what may differ, and a reference to that record (pkt_id).
  */
@@ -178,16 +193,12 @@ static __always_inline void nsight_pkt_stage_write(const struct sk_buff *skb,
 	if (likely(gso_segs < 256)) {
 		struct nsight_crec_pkt_stage *c;
 
-		/* The short form: stage and flags below 16 always. */
 		c = (void *)__nsight_creserve(&nsight_buf, &w,
 					      NSIGHT_CREC_PKT_STAGE, sizeof(*c));
 		if (!c)
 			return;
-		c->pkt_id = pkt_id;
-		c->ifindex = ifindex;
-		c->queue = queue;
-		c->stage_flags = stage | flags << 4;
-		c->gso_segs = gso_segs;
+		nsight_cpkt_stage_fill(c, pkt_id, ifindex, queue, stage, flags,
+				       gso_segs);
 		nsight_commit(&w);
 		return;
 	}
@@ -305,8 +316,7 @@ static __always_inline bool nsight_pkt_stage_fast(const struct sk_buff *skb,
 	bool recorded;
 	u32 ifindex;
 
-	if ((skb->protocol != htons(ETH_P_IP) &&
-	     skb->protocol != htons(ETH_P_IPV6)) || nsight_filter_flows() ||
+	if (!nsight_skb_ip(skb) || nsight_filter_flows() ||
 	    skb_hwtstamps((struct sk_buff *)skb)->hwtstamp)
 		return false;
 	local_irq_save(w.flags);
@@ -321,13 +331,9 @@ static __always_inline bool nsight_pkt_stage_fast(const struct sk_buff *skb,
 		goto out;
 	c = (void *)__nsight_creserve_irqoff(&nsight_buf, &w,
 					     NSIGHT_CREC_PKT_STAGE, sizeof(*c));
-	if (c) {
-		c->pkt_id = m->p.pi.id;
-		c->ifindex = ifindex;
-		c->queue = queue;
-		c->stage_flags = stage | flags << 4;
-		c->gso_segs = gso_segs;
-	}
+	if (c)
+		nsight_cpkt_stage_fill(c, m->p.pi.id, ifindex, queue, stage,
+				       flags, gso_segs);
 out:
 	local_irq_restore(w.flags);
 	return true;

@@ -424,7 +424,7 @@ static __always_inline void nsight_hand_put(struct nsight_pkt_hand *h,
  * nsight_pkt_skb_id - the identity of @skb (0 if it is not TCP or UDP over
  * IP), from this CPU's memo or parsed; with @hand, a packet that is the
  * memo is handed over to the CPU that will copy it to the application
- * (nsight_pkt_hand_over()), in the same look at the memo.
+ * (nsight_pkt_parse_handed()), in the same look at the memo.
  */
 u64 nsight_pkt_skb_id(const struct sk_buff *skb, int nh_off, bool hand)
 {
@@ -449,26 +449,8 @@ u64 nsight_pkt_skb_id(const struct sk_buff *skb, int nh_off, bool hand)
 }
 
 /**
- * nsight_pkt_hand_over - @skb, this CPU's memo, goes to a socket: leave its
- * parse for the CPU that copies it to the application.
- */
-void nsight_pkt_hand_over(const struct sk_buff *skb, int nh_off)
-{
-	const u8 *nh = skb->data + nh_off;
-	struct nsight_pkt_memo *m;
-	unsigned long flags;
-
-	local_irq_save(flags);
-	m = this_cpu_ptr(&nsight_pkt_memo);
-	if (nsight_memo_hit(m, skb, nh, NULL))
-		nsight_hand_put(&nsight_pkt_hands[hash_ptr(skb, NSIGHT_HAND_BITS)],
-				m);
-	local_irq_restore(flags);
-}
-
-/**
  * nsight_pkt_parse_handed - nsight_pkt_parse() of a packet another CPU may
- * have handed over (nsight_pkt_hand_over()), or this CPU parsed last.
+ * have handed over (nsight_pkt_skb_id()), or this CPU parsed last.
  * With @brief, a packet handed over fills pi->id, pi->payload_len and
  * pi->flow.protocol alone, what the application's copy records.
  */

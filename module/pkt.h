@@ -8,14 +8,13 @@
 #include <linux/types.h>
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
+#include <linux/if_ether.h>
 #include <linux/string.h>
 #include <linux/atomic.h>
 #include <linux/in.h>
 #include <net/sock.h>
 #include <net/inet_sock.h>
 #include <linux/nsight.h>
-
-struct sk_buff;
 
 /**
  * struct nsight_pkt_info - what nsight reads from a TCP/UDP packet.
@@ -33,6 +32,13 @@ struct nsight_pkt_info {
 	u64 id;
 	u32 wire_hash;
 };
+
+/* Whether @skb carries IPv4 or IPv6, all that nsight parses. */
+static __always_inline bool nsight_skb_ip(const struct sk_buff *skb)
+{
+	return skb->protocol == htons(ETH_P_IP) ||
+	       skb->protocol == htons(ETH_P_IPV6);
+}
 
 /* 8 bytes at @p, wherever they are aligned (one load on x86). */
 static __always_inline u64 nsight_load64(const u8 *p)
@@ -114,7 +120,6 @@ int nsight_pkt_parse_again(const struct sk_buff *skb, int nh_off,
 			   struct nsight_pkt_info *pi, bool *recorded, bool ref);
 void nsight_pkt_recorded(const struct sk_buff *skb, int nh_off);
 u64 nsight_pkt_skb_id(const struct sk_buff *skb, int nh_off, bool hand);
-void nsight_pkt_hand_over(const struct sk_buff *skb, int nh_off);
 int nsight_pkt_parse_handed(const struct sk_buff *skb, int nh_off,
 			    struct nsight_pkt_info *pi, bool brief);
 void nsight_pkt_forget(void);

@@ -385,7 +385,7 @@ static void nsight_test_hand_over(struct kunit *test)
 	nsight_pkt_forget();
 	migrate_disable();
 	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(a, 0, &pi, &recorded, false), 0);
-	nsight_pkt_hand_over(a, 0);
+	KUNIT_EXPECT_EQ(test, nsight_pkt_skb_id(a, 0, true), pi.id);
 	KUNIT_ASSERT_EQ(test, nsight_pkt_parse_first(b, 0, &got, &recorded, false), 0);
 	KUNIT_EXPECT_NE(test, got.id, pi.id);
 	KUNIT_EXPECT_EQ(test, nsight_pkt_parse_handed(a, 0, &got, false), 0);
