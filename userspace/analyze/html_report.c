@@ -12,6 +12,7 @@
 
 #include "diag_report.h"
 #include "html_report.h"
+#include "sort.h"
 #include "svg.h"
 #include "terminal.h"
 
@@ -155,12 +156,6 @@ static void cause_label(const struct nsight_dx_group *g, uint32_t c, char *buf, 
 	snprintf(buf, len, "%s (%s)", g->causes[c].category, nsight_role_name(g->causes[c].role));
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
 
 /* @q of @n sorted values (nearest rank). */
 static int64_t quant(const int64_t *v, size_t n, double q)
@@ -347,7 +342,7 @@ static void cause_boxes(struct rep *r, const struct nsight_dx_group *g)
 		svg_text(r->f, 308, y + 4, "end", NULL, b);
 		if (!n)
 			continue;
-		qsort(v, n, sizeof(*v), cmp_i64);
+		nsight_sort_i64(v, n);
 		snprintf(t, sizeof(t), "%s: %zu messages, median %s, max %s", b, n,
 			 dur(quant(v, n, 0.5), d1, sizeof(d1)), dur(v[n - 1], d2, sizeof(d2)));
 		hbox(r, &ax, v, n, y, cause_color((uint32_t)c), t);
@@ -697,7 +692,7 @@ static void idle_causes(struct rep *r, const struct nsight_dx_group *g)
 	}
 	qsort(id.c, id.n, sizeof(id.c[0]), cmp_idle);
 	for (i = 0; i < id.n; i++) {
-		qsort(id.c[i].gaps, id.c[i].n, sizeof(int64_t), cmp_i64);
+		nsight_sort_i64(id.c[i].gaps, id.c[i].n);
 		lo = id.c[i].gaps[0] < lo ? id.c[i].gaps[0] : lo;
 		hi = id.c[i].gaps[id.c[i].n - 1] > hi ? id.c[i].gaps[id.c[i].n - 1] : hi;
 	}

@@ -6,6 +6,7 @@
 
 #include "print.h"
 #include "report.h"
+#include "sort.h"
 #include "terminal.h"
 
 bool nsight_tty_auto_color(void)
@@ -86,12 +87,6 @@ void nsight_tty_header(FILE *f, const char *name, const struct nsight_summary *s
 	nsight_summary_print_check(f, s);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* The complete messages' latencies of group @g, sorted; NULL if none or no memory. */
 static int64_t *group_latencies(const struct nsight_lifetimes *lt, const struct nsight_lat_group *g,
@@ -110,7 +105,7 @@ static int64_t *group_latencies(const struct nsight_lifetimes *lt, const struct 
 		    !strncmp(m->comm, g->comm, sizeof(g->comm)))
 			v[(*n)++] = m->total_ns;
 	}
-	qsort(v, *n, sizeof(*v), cmp_i64);
+	nsight_sort_i64(v, *n);
 	return v;
 }
 

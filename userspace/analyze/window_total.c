@@ -2,15 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort.h"
 #include "vec.h"
 #include "window_total.h"
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int cmp_group(const void *a, const void *b)
 {
@@ -98,7 +93,7 @@ int nsight_wtotal_finish(struct nsight_wtotal *t, struct nsight_diag *d)
 		struct nsight_wtotal_group *g = &t->groups[i];
 
 		if (g->g.count > 1)
-			qsort(g->v, g->g.count, sizeof(*g->v), cmp_i64);
+			nsight_sort_i64(g->v, g->g.count);
 		for (k = 0; g->g.count && k < NSIGHT_LAT_NPCT; k++)
 			g->g.pct[k] = nsight_percentile(g->v, g->g.count, nsight_lat_pct[k]);
 		g->g.max = g->g.count ? g->v[g->g.count - 1] : 0;
@@ -131,7 +126,7 @@ size_t nsight_wtotal_spread(const struct nsight_lifetimes *lt, int64_t out[3])
 		if (lt->msgs[i].reason == NSIGHT_MSG_COMPLETE)
 			v[n++] = lt->msgs[i].total_ns;
 	if (n) {
-		qsort(v, n, sizeof(*v), cmp_i64);
+		nsight_sort_i64(v, n);
 		out[0] = nsight_percentile(v, n, 50000);
 		out[1] = nsight_percentile(v, n, 99000);
 		out[2] = v[n - 1];

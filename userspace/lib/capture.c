@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "sort.h"
 
 /* Append @el (of @size bytes) to the vector at *@base. */
 static int vec_push(void **base, size_t *n, size_t *cap, size_t size, const void *el,
@@ -261,11 +262,11 @@ static int cmp_recv_by_thread(const void *a, const void *b, void *arg)
 	return cmp_key(x->tid, 0, x->hdr.tsc, y->tid, 0, y->hdr.tsc);
 }
 
-/* qsort() must not see a NULL base, even for no elements. */
+/* qsort() must not see a NULL base, even for no elements (nor this). */
 static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	if (n > 1)
-		qsort(base, n, size, cmp);
+		nsight_sort(base, n, size, cmp);
 }
 
 /*
@@ -285,7 +286,7 @@ static int pair_starts(struct nsight_capture *cap, struct nsight_diag *d)
 	for (i = 0; i < cap->n_recvs; i++)
 		idx[i] = i;
 	if (cap->n_recvs > 1)
-		qsort_r(idx, cap->n_recvs, sizeof(*idx), cmp_recv_by_thread, cap->recvs);
+		nsight_sort_r(idx, cap->n_recvs, sizeof(*idx), cmp_recv_by_thread, cap->recvs);
 	sort(cap->starts, cap->n_starts, sizeof(*cap->starts), cmp_start);
 	for (i = 0; i < cap->n_recvs; i++) {
 		struct nsight_rec_app *r = &cap->recvs[idx[i]].r;

@@ -4,6 +4,7 @@
 
 #include "chains.h"
 #include "latency.h"
+#include "sort.h"
 #include "vec.h"
 
 void nsight_threads_init(struct nsight_threads *c)
@@ -276,7 +277,7 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 	c->tl = tl;
 	c->tsc_hz = tsc_hz;
 	if (c->n_sw > 1)
-		qsort_r(c->sw, c->n_sw, sizeof(*c->sw), cmp_sw, c->sw);
+		nsight_sort_r(c->sw, c->n_sw, sizeof(*c->sw), cmp_sw, c->sw);
 	for (s = 0; s < c->n_sw; ) {
 		size_t e = s + 1;
 
@@ -291,7 +292,7 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 	c->sw = NULL;
 	c->n_sw = c->cap_sw = 0;
 	if (c->n_st > 1)
-		qsort(c->st, c->n_st, sizeof(*c->st), cmp_st);
+		nsight_sort(c->st, c->n_st, sizeof(*c->st), cmp_st);
 	for (i = 0; i < c->n_st; i++) {
 		struct nsight_thr_stretch *st = &c->st[i];
 		bool same = i && st[-1].tid == st->tid;
@@ -299,7 +300,7 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 		st->max_to = same && st[-1].max_to > st->to ? st[-1].max_to : st->to;
 	}
 	if (c->n_wk > 1)
-		qsort(c->wk, c->n_wk, sizeof(*c->wk), cmp_wk);
+		nsight_sort(c->wk, c->n_wk, sizeof(*c->wk), cmp_wk);
 	for (i = 0; i < c->n_wk; i++) {
 		struct nsight_thr_wake *w = &c->wk[i];
 		char comm[17] = { 0 };
@@ -313,7 +314,7 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 	}
 	if (c->n_fx) {
 		if (c->n_fx > 1)
-			qsort(c->fx, c->n_fx, sizeof(*c->fx), cmp_fx);
+			nsight_sort(c->fx, c->n_fx, sizeof(*c->fx), cmp_fx);
 		for (i = 0; i < c->n_wk; i++)
 			wake_futexes(c, &c->wk[i]);
 	}
@@ -367,12 +368,6 @@ static int cmp_lock_wait(const void *a, const void *b)
 	return x->ticks < y->ticks ? -1 : x->ticks > y->ticks;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int cmp_lock(const void *a, const void *b)
 {
@@ -405,7 +400,7 @@ static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, s
 			l->holder_tid = v[i].waker;
 		}
 	}
-	qsort(ticks, e - s, sizeof(*ticks), cmp_i64);
+	nsight_sort_i64(ticks, e - s);
 	l->p50 = (uint64_t)nsight_percentile(ticks, e - s, 50000);
 	l->p99 = (uint64_t)nsight_percentile(ticks, e - s, 99000);
 	l->max = (uint64_t)ticks[e - s - 1];
@@ -413,7 +408,7 @@ static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, s
 		if (v[i].hold)
 			ticks[l->holds++] = (int64_t)v[i].hold;
 	if (l->holds) {
-		qsort(ticks, l->holds, sizeof(*ticks), cmp_i64);
+		nsight_sort_i64(ticks, l->holds);
 		l->hold_p50 = (uint64_t)nsight_percentile(ticks, l->holds, 50000);
 		l->hold_p99 = (uint64_t)nsight_percentile(ticks, l->holds, 99000);
 		l->hold_max = (uint64_t)ticks[l->holds - 1];

@@ -3,8 +3,9 @@
 #include <string.h>
 
 #include "diagnose.h"
-#include "satmath.h"
 #include "latency.h"
+#include "satmath.h"
+#include "sort.h"
 #include "u64map.h"
 
 void nsight_dx_opts_default(struct nsight_dx_opts *o)
@@ -129,7 +130,7 @@ static size_t *sorted_complete(const struct nsight_lifetimes *lt, bool by_pid, s
 		if (lt->msgs[i].reason == NSIGHT_MSG_COMPLETE)
 			idx[(*n)++] = i;
 	if (*n > 1)
-		qsort_r(idx, *n, sizeof(*idx), cmp_msg, &s);
+		nsight_sort_r(idx, *n, sizeof(*idx), cmp_msg, &s);
 	return idx;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "latency.h"
+#include "sort.h"
 
 const uint32_t nsight_lat_pct[NSIGHT_LAT_NPCT] = { 50000, 90000, 99000, 99900 };
 const char *const nsight_lat_pct_name[NSIGHT_LAT_NPCT] = { "p50", "p90", "p99", "p99.9" };
@@ -16,12 +17,6 @@ int64_t nsight_percentile(const int64_t *sorted, size_t n, uint32_t per100k)
 	return sorted[rank - 1];
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int cmp_group(const struct nsight_msg *x, const struct nsight_msg *y)
 {
@@ -62,7 +57,7 @@ int nsight_latency_build(struct nsight_latency *l, const struct nsight_lifetimes
 	}
 	for (i = 0; i < lt->n; i++)
 		idx[i] = i;
-	qsort_r(idx, lt->n, sizeof(*idx), cmp_idx, lt->msgs);
+	nsight_sort_r(idx, lt->n, sizeof(*idx), cmp_idx, lt->msgs);
 
 	for (i = 0; i < lt->n; i = j) {
 		const struct nsight_msg *first = &lt->msgs[idx[i]];
@@ -84,7 +79,7 @@ int nsight_latency_build(struct nsight_latency *l, const struct nsight_lifetimes
 		}
 		g->count = nv;
 		if (nv) {
-			qsort(vals, nv, sizeof(*vals), cmp_i64);
+			nsight_sort_i64(vals, nv);
 			for (k = 0; k < NSIGHT_LAT_NPCT; k++)
 				g->pct[k] = nsight_percentile(vals, nv, nsight_lat_pct[k]);
 			g->max = vals[nv - 1];
@@ -118,6 +113,6 @@ int64_t *nsight_latency_values(const struct nsight_lifetimes *lt, const char *co
 			v[(*n)++] = m->total_ns;
 	}
 	if (*n)
-		qsort(v, *n, sizeof(*v), cmp_i64);
+		nsight_sort_i64(v, *n);
 	return v;
 }

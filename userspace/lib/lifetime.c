@@ -7,6 +7,7 @@
 
 #include "lifetime_int.h"
 #include "satmath.h"
+#include "sort.h"
 
 int nsight_lt_nomem(struct lt_build *b)
 {
@@ -216,7 +217,7 @@ static int order_msgs(struct lt_build *b, size_t from, size_t to)
 		o[i - from].tsc = m->t[st].tsc;
 		o[i - from].key = !timed ? 0 : m->t[st].timed ? m->t[st].mono_ns : INT64_MAX;
 	}
-	qsort(o, to - from, sizeof(*o), cmp_order);
+	nsight_sort(o, to - from, sizeof(*o), cmp_order);
 	for (i = 0; i < to - from; i++) {
 		sorted[i] = lt->msgs[o[i].idx];
 		sorted[i].id = i + 1;

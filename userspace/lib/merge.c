@@ -6,6 +6,7 @@
 
 #include "latency.h"
 #include "merge.h"
+#include "sort.h"
 #include "vec.h"
 
 #define NONE NSIGHT_REQ_NONE
@@ -314,12 +315,6 @@ static void layers(struct nsight_merge *m, const struct nsight_lifetimes *a,
 	r->total_ns = t[9] - t[0];
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-
-	return (a > b) - (a < b);
-}
 
 enum nsight_layer nsight_request_main_layer(const struct nsight_merge *m,
 					    const struct nsight_request *r)
@@ -371,13 +366,13 @@ static int diagnose(struct nsight_merge *m, const struct nsight_merge_opts *o)
 		for (i = 0, k = 0; i < m->n; i++)
 			if (m->reqs[i].state == NSIGHT_REQ_COMPLETE)
 				v[k++] = m->reqs[i].layer_ns[l];
-		qsort(v, n, sizeof(*v), cmp_i64);
+		nsight_sort_i64(v, n);
 		m->layers[l].median_ns = nsight_percentile(v, n, 50000);
 	}
 	for (i = 0, k = 0; i < m->n; i++)
 		if (m->reqs[i].state == NSIGHT_REQ_COMPLETE)
 			v[k++] = m->reqs[i].total_ns;
-	qsort(v, n, sizeof(*v), cmp_i64);
+	nsight_sort_i64(v, n);
 	m->median_total_ns = nsight_percentile(v, n, 50000);
 	m->tail_threshold_ns = nsight_percentile(v, n, o->tail);
 	free(v);

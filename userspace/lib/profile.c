@@ -6,6 +6,7 @@
 
 #include "profile.h"
 #include "satmath.h"
+#include "sort.h"
 #include "vec.h"
 
 #define NONE	NSIGHT_TL_NONE
@@ -103,7 +104,7 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 	for (i = 0; i < p->n_recv; i++)
 		p->recv_idx[i] = (uint32_t)i;
 	if (p->n_recv > 1)
-		qsort_r(p->recv_idx, p->n_recv, sizeof(*p->recv_idx), cmp_recv, cap->recvs);
+		nsight_sort_r(p->recv_idx, p->n_recv, sizeof(*p->recv_idx), cmp_recv, cap->recvs);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "latency.h"
 #include "queueview.h"
+#include "sort.h"
 
 void nsight_queueview_fini(struct nsight_queueview *qv)
 {
@@ -34,12 +35,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* The hand-off record at (@tsc, @cpu), or NULL. */
 static const struct nsight_rec_handoff *handoff_at(const struct nsight_capture *cap, uint64_t tsc,
@@ -66,7 +61,7 @@ static void pcts(int64_t *v, size_t n, uint32_t *p50, uint32_t *p99, uint32_t *m
 {
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), cmp_i64);
+	nsight_sort_i64(v, n);
 	if (p50)
 		*p50 = (uint32_t)nsight_percentile(v, n, 50000);
 	*p99 = (uint32_t)nsight_percentile(v, n, 99000);
@@ -200,7 +195,7 @@ int nsight_queueview_build(struct nsight_queueview *qv, const struct nsight_life
 		hq[i] = (struct hq){ cap->handoffs[i].r.sock_id, cap->handoffs[i].r.rcvq_len,
 				     cap->handoffs[i].r.rcvq_bytes };
 	if (cap->n_handoffs > 1)
-		qsort(hq, cap->n_handoffs, sizeof(*hq), cmp_hq);
+		nsight_sort(hq, cap->n_handoffs, sizeof(*hq), cmp_hq);
 	for (i = 0; i < lt->n; i++) {
 		const struct nsight_msg *m = &lt->msgs[i];
 
@@ -209,7 +204,7 @@ int nsight_queueview_build(struct nsight_queueview *qv, const struct nsight_life
 			idx[n++] = i;
 	}
 	if (n > 1)
-		qsort_r(idx, n, sizeof(*idx), cmp_by_sock, lt->msgs);
+		nsight_sort_r(idx, n, sizeof(*idx), cmp_by_sock, lt->msgs);
 	for (s = 0; s < n; ) {
 		const struct nsight_msg *m0 = &lt->msgs[idx[s]];
 		struct nsight_qv_sock *so = &qv->socks[qv->n_socks++];

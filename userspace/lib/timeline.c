@@ -101,6 +101,8 @@ struct tl_cbuild {
 	bool started;
 };
 
+#define TASK_MEMO	64
+
 struct nsight_tl_build {
 	struct tl_cbuild *c;
 	struct tl_task *tasks;
@@ -113,6 +115,15 @@ struct nsight_tl_build {
 	struct nsight_u64map thr_map;	/* tid -> thread */
 	struct nsight_u64map irq_key;	/* irq number -> key seen at an entry */
 	uint32_t fault_key[2];		/* kernel, user */
+	/*
+	 * The task ids of recent (tid, comm) pairs, by tid: a switch names
+	 * two tasks, almost always ones seen a moment ago, and interning the
+	 * name costs a hash of it and two map looks.
+	 */
+	struct tl_task_memo {
+		uint32_t tid, id;	/* id + 1; 0: empty */
+		char comm[16];
+	} task_memo[TASK_MEMO];
 };
 
 static int nomem(struct nsight_diag *d)
@@ -209,22 +220,33 @@ void nsight_timeline_fini(struct nsight_timeline *tl)
 static uint32_t task_id(struct nsight_timeline *tl, uint32_t tid, uint32_t pid, const char *comm)
 {
 	struct nsight_tl_build *b = tl->b;
-	uint32_t key = nsight_keys_intern(tl->keys, NSIGHT_KEY_TASK, comm, 16), *slot;
+	struct tl_task_memo *m = &b->task_memo[tid % TASK_MEMO];
+	uint32_t key, *slot, id;
 	bool added;
 
+	if (m->id && m->tid == tid && !memcmp(m->comm, comm, sizeof(m->comm)))
+		return m->id - 1;
+	key = nsight_keys_intern(tl->keys, NSIGHT_KEY_TASK, comm, 16);
 	if (key == NSIGHT_KEY_NONE)
 		return NONE;
 	slot = nsight_u64map_put(&b->task_map, (uint64_t)tid << 32 | key, (uint32_t)b->n_tasks, &added);
 	if (!slot)
 		return NONE;
-	if (!added)
-		return *slot;
-	if (GROW(b->tasks, b->n_tasks, b->cap_tasks) || b->n_tasks >= NONE - 1) {
+	if (!added) {
+		id = *slot;
+	} else if (GROW(b->tasks, b->n_tasks, b->cap_tasks) || b->n_tasks >= NONE - 1) {
 		*slot = NONE;	/* the map has no delete; never used again */
 		return NONE;
+	} else {
+		b->tasks[b->n_tasks] = (struct tl_task){ .tid = tid, .pid = pid, .key = key };
+		id = (uint32_t)b->n_tasks++;
 	}
-	b->tasks[b->n_tasks] = (struct tl_task){ .tid = tid, .pid = pid, .key = key };
-	return (uint32_t)b->n_tasks++;
+	if (id != NONE) {
+		m->tid = tid;
+		m->id = id + 1;
+		memcpy(m->comm, comm, sizeof(m->comm));
+	}
+	return id;
 }
 
 static uint32_t irq_key(struct nsight_timeline *tl, uint32_t irq, const char *name)

@@ -44,8 +44,10 @@ void nsight_tscguard_fini(struct nsight_tscguard *g);
  * Look at the records a walker @w just set up on a chunk (RECORDS or
  * CRECORDS; @w is not advanced) will yield: afterwards
  * nsight_tscguard_bad(g, i) tells whether its i-th record (from 0) is
- * corrupt. The scan stops at the first invalid record (the caller's own
- * walk reports it). Returns 0 or -NSIGHT_E_NOMEM.
+ * corrupt. The scan reads only the headers' size and TSC and stops where
+ * the framing fails (a compact record that does not decode); a record the
+ * caller's own walk refuses ends that walk with an error, so what follows
+ * it never counts. Returns 0 or -NSIGHT_E_NOMEM.
  */
 int nsight_tscguard_scan(struct nsight_tscguard *g, const struct nsight_rec_walker *w,
 			 struct nsight_diag *d);

@@ -137,6 +137,25 @@ static void test_edges(void)
 }
 
 /*
+ * In TSC order, with a jump of more than a day after each of the first two
+ * records: the first is at the chunk's edge, and once it is found corrupt
+ * so is the second (all before it are corrupt). Also one step back of a
+ * second past the highest stamp so far: the rule on neighbours applies.
+ */
+#define DAY	(86400 * HZ)
+static void test_edge_after_edge(void)
+{
+	const uint64_t tsc[] = { 1, DAY + 3, 2 * DAY + 6, 2 * DAY + 7, 2 * DAY + 8, 2 * DAY + 9 };
+	const uint64_t back[] = { 1000, 2000, 3 * HZ, 3000, 4000, 5000, 6000 };
+	bool bad[7];
+
+	CHECK_U64(scan(tsc, 6, bad), 2);
+	CHECK(bad[0] && bad[1] && !bad[2] && !bad[5]);
+	CHECK_U64(scan(back, 7, bad), 1);
+	CHECK(bad[2]);
+}
+
+/*
  * Compact: a stamp whose 48 bits are wrong is isolated, and the records
  * after it come out right (each is read against the one before it).
  */
@@ -182,5 +201,6 @@ KTAP_MAIN(
 	KTAP_TEST(test_far_earlier),
 	KTAP_TEST(test_two_adjacent),
 	KTAP_TEST(test_edges),
+	KTAP_TEST(test_edge_after_edge),
 	KTAP_TEST(test_compact_stamp),
 )
