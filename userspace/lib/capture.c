@@ -5,6 +5,7 @@
 
 #include "capture.h"
 #include "sort.h"
+#include "vec.h"
 
 /* Append @el (of @size bytes) to the vector at *@base. */
 static int vec_push(void **base, size_t *n, size_t *cap, size_t size, const void *el,
@@ -332,6 +333,11 @@ int nsight_capture_finish(struct nsight_capture *cap, const uint64_t *tail_drops
 	}
 	if (pair_starts(cap, d))
 		return -NSIGHT_E_NOMEM;
+	NSIGHT_VEC_SHRINK(cap->pkts, cap->n_pkts, cap->cap_pkts);
+	NSIGHT_VEC_SHRINK(cap->handoffs, cap->n_handoffs, cap->cap_handoffs);
+	NSIGHT_VEC_SHRINK(cap->copies, cap->n_copies, cap->cap_copies);
+	NSIGHT_VEC_SHRINK(cap->recvs, cap->n_recvs, cap->cap_recvs);
+	NSIGHT_VEC_SHRINK(cap->sends, cap->n_sends, cap->cap_sends);
 	sort(cap->pkts, cap->n_pkts, sizeof(*cap->pkts), cmp_pkt);
 	sort(cap->handoffs, cap->n_handoffs, sizeof(*cap->handoffs), cmp_handoff);
 	sort(cap->copies, cap->n_copies, sizeof(*cap->copies), cmp_copy);

@@ -8,6 +8,7 @@
 #include "lifetime_int.h"
 #include "satmath.h"
 #include "sort.h"
+#include "vec.h"
 
 int nsight_lt_nomem(struct lt_build *b)
 {
@@ -199,14 +200,11 @@ static int order_msgs(struct lt_build *b, size_t from, size_t to)
 	struct nsight_lifetimes *lt = b->lt;
 	bool timed = lt->quality != NSIGHT_TC_UNAVAILABLE;
 	struct order *o = calloc(to - from + 1, sizeof(*o));
-	struct nsight_msg *sorted = malloc((to - from + 1) * sizeof(*sorted));
+	struct nsight_msg hold;
 	size_t i;
 
-	if (!o || !sorted) {
-		free(o);
-		free(sorted);
+	if (!o)
 		return nsight_lt_nomem(b);
-	}
 	for (i = from; i < to; i++) {
 		const struct nsight_msg *m = &lt->msgs[i];
 		unsigned int st = 0;
@@ -218,14 +216,31 @@ static int order_msgs(struct lt_build *b, size_t from, size_t to)
 		o[i - from].key = !timed ? 0 : m->t[st].timed ? m->t[st].mono_ns : INT64_MAX;
 	}
 	nsight_sort(o, to - from, sizeof(*o), cmp_order);
+	/*
+	 * Message o[i].idx goes to from + i: moved cycle by cycle, in place
+	 * (a sorted copy would double the messages' memory at its peak).
+	 */
 	for (i = 0; i < to - from; i++) {
-		sorted[i] = lt->msgs[o[i].idx];
-		sorted[i].id = i + 1;
+		size_t j = i;
+
+		if (o[i].idx == from + i)
+			continue;
+		hold = lt->msgs[from + i];
+		for (;;) {
+			size_t k = o[j].idx - from;
+
+			o[j].idx = (uint32_t)(from + j);
+			if (k == i) {
+				lt->msgs[from + j] = hold;
+				break;
+			}
+			lt->msgs[from + j] = lt->msgs[from + k];
+			j = k;
+		}
 	}
-	if (to > from)
-		memcpy(&lt->msgs[from], sorted, (to - from) * sizeof(*sorted));
+	for (i = from; i < to; i++)
+		lt->msgs[i].id = i - from + 1;
 	free(o);
-	free(sorted);
 	return 0;
 }
 
@@ -258,6 +273,7 @@ int nsight_lifetimes_build(struct nsight_lifetimes *lt, const struct nsight_capt
 	lt->n_tx = lt->n - lt->n_rx;
 	for (i = 0; !err && i < lt->n; i++)
 		finalize(&b, &lt->msgs[i]);
+	NSIGHT_VEC_SHRINK(lt->msgs, lt->n, lt->cap);
 	if (!err)
 		err = order_msgs(&b, 0, lt->n_rx);
 	if (!err)

@@ -25,3 +25,16 @@ int nsight_vec_reserve(void **v, size_t *cap, size_t need, size_t size)
 	*cap = ncap;
 	return 0;
 }
+
+void nsight_vec_shrink(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+
+	if (!*v || n >= *cap || !n)
+		return;
+	p = realloc(*v, n * size);
+	if (p) {
+		*v = p;
+		*cap = n;
+	}
+}

@@ -12,6 +12,16 @@
  */
 int nsight_vec_reserve(void **v, size_t *cap, size_t need, size_t size);
 
+/*
+ * Gives back the room beyond @n elements (the doubling leaves up to half
+ * of an array unused) once an array is complete. Keeps it when realloc
+ * fails: nothing is lost but the memory.
+ */
+void nsight_vec_shrink(void **v, size_t *cap, size_t n, size_t size);
+
+#define NSIGHT_VEC_SHRINK(v, n, cap) \
+	nsight_vec_shrink((void **)&(v), &(cap), (n), sizeof(*(v)))
+
 /* Room for one more element after the @n in @v, of capacity @cap. */
 #define NSIGHT_VEC_GROW(v, n, cap) \
 	nsight_vec_reserve((void **)&(v), &(cap), (n) + 1, sizeof(*(v)))
