@@ -7,6 +7,7 @@
 #include "satmath.h"
 #include "sort.h"
 #include "u64map.h"
+#include "vec.h"
 
 void nsight_dx_opts_default(struct nsight_dx_opts *o)
 {
@@ -100,10 +101,9 @@ struct sorter {
 	bool by_pid;		/* baseline runs ignore the pid */
 };
 
-static int cmp_msg(const void *a, const void *b, void *arg)
+/* The group order: comm, then pid (unless the sorter ignores it), then direction. */
+static int cmp_group(const struct sorter *s, const struct nsight_msg *x, const struct nsight_msg *y)
 {
-	const struct sorter *s = arg;
-	const struct nsight_msg *x = &s->msgs[*(const size_t *)a], *y = &s->msgs[*(const size_t *)b];
 	int c = strncmp(x->comm, y->comm, sizeof(x->comm));
 
 	if (c)
@@ -112,25 +112,119 @@ static int cmp_msg(const void *a, const void *b, void *arg)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->dir != y->dir)
 		return x->dir < y->dir ? -1 : 1;
-	if (x->total_ns != y->total_ns)
-		return x->total_ns < y->total_ns ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	return 0;
 }
 
-/* Complete messages of @lt sorted into runs of one group, by latency. */
+/* Groups by number, each given by one message of it. */
+struct rep_sorter {
+	const struct sorter *s;
+	const size_t *reps;
+};
+
+static int cmp_rep(const void *a, const void *b, void *arg)
+{
+	const struct rep_sorter *r = arg;
+	const struct nsight_msg *msgs = r->s->msgs;
+
+	return cmp_group(r->s, &msgs[r->reps[*(const uint32_t *)a]],
+			 &msgs[r->reps[*(const uint32_t *)b]]);
+}
+
+static uint64_t group_hash(const struct sorter *s, const struct nsight_msg *m)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (size_t i = 0; i < sizeof(m->comm) && m->comm[i]; i++)
+		h = (h ^ (uint8_t)m->comm[i]) * 1099511628211ULL;
+	h = (h ^ (s->by_pid ? m->pid : 0)) * 1099511628211ULL;
+	return (h ^ m->dir) * 1099511628211ULL;
+}
+
+/*
+ * The group of @msgs[i] among @reps[0..*n) (a message of each group seen),
+ * added when new; UINT32_MAX without memory. By hash, checked against the
+ * group's message (a collision falls back to a look at every group).
+ */
+static uint32_t group_of(const struct sorter *s, struct nsight_u64map *by_hash, size_t *reps,
+			 size_t *n, size_t i)
+{
+	const struct nsight_msg *m = &s->msgs[i];
+	uint32_t *slot;
+	size_t g;
+	bool added;
+
+	slot = nsight_u64map_put(by_hash, group_hash(s, m), (uint32_t)*n, &added);
+	if (!slot)
+		return UINT32_MAX;
+	if (!added && !cmp_group(s, &s->msgs[reps[*slot]], m))
+		return *slot;
+	if (!added) {
+		for (g = 0; g < *n; g++)
+			if (!cmp_group(s, &s->msgs[reps[g]], m))
+				return (uint32_t)g;
+	}
+	reps[*n] = i;
+	return (uint32_t)(*n)++;
+}
+
+/*
+ * Complete messages of @lt sorted into runs of one group, by latency: the
+ * groups ranked once, then a sort on plain keys (no string compared per
+ * comparison).
+ */
 static size_t *sorted_complete(const struct nsight_lifetimes *lt, bool by_pid, size_t *n)
 {
 	struct sorter s = { lt->msgs, by_pid };
-	size_t *idx = malloc((lt->n ? lt->n : 1) * sizeof(*idx)), i;
+	size_t *idx = malloc((lt->n ? lt->n : 1) * sizeof(*idx)), i, n_reps = 0;
+	size_t *reps = malloc((lt->n ? lt->n : 1) * sizeof(*reps));
+	uint32_t *rank = malloc((lt->n ? lt->n : 1) * sizeof(*rank));
+	struct nsight_sort_rec *k = malloc((lt->n ? lt->n : 1) * sizeof(*k));
+	struct nsight_u64map by_hash;
+	bool ok = idx && reps && rank && k;
 
+	nsight_u64map_init(&by_hash);
 	*n = 0;
-	if (!idx)
+	for (i = 0; ok && i < lt->n; i++) {
+		const struct nsight_msg *m = &lt->msgs[i];
+		uint32_t g;
+
+		if (m->reason != NSIGHT_MSG_COMPLETE)
+			continue;
+		g = group_of(&s, &by_hash, reps, &n_reps, i);
+		ok = g != UINT32_MAX;
+		/* By group, latency (its sign bit flipped) and id: a total order. */
+		k[(*n)++] = (struct nsight_sort_rec){
+			{ g, (uint64_t)m->total_ns ^ (1ULL << 63), m->id }, i };
+	}
+	if (ok) {
+		/* The groups in order: rank[g] is group g's place. */
+		struct rep_sorter rs = { &s, reps };
+		uint32_t *order = malloc((n_reps ? n_reps : 1) * sizeof(*order));
+
+		ok = order;
+		for (i = 0; ok && i < n_reps; i++)
+			order[i] = (uint32_t)i;
+		if (ok)
+			nsight_sort_r(order, n_reps, sizeof(*order), cmp_rep, &rs);
+		for (i = 0; ok && i < n_reps; i++)
+			rank[order[i]] = (uint32_t)i;
+		free(order);
+	}
+	if (ok) {
+		for (i = 0; i < *n; i++)
+			k[i].key[0] = rank[k[i].key[0]];
+		nsight_sort_recs(k, *n);
+		for (i = 0; i < *n; i++)
+			idx[i] = (size_t)k[i].val;
+	}
+	nsight_u64map_fini(&by_hash);
+	free(reps);
+	free(rank);
+	free(k);
+	if (!ok) {
+		free(idx);
 		return NULL;
-	for (i = 0; i < lt->n; i++)
-		if (lt->msgs[i].reason == NSIGHT_MSG_COMPLETE)
-			idx[(*n)++] = i;
-	if (*n > 1)
-		nsight_sort_r(idx, *n, sizeof(*idx), cmp_msg, &s);
+	}
 	return idx;
 }
 
@@ -242,6 +336,13 @@ struct run {
 		uint64_t ticks;
 	} *pairs;
 	size_t n_pairs, cap_pairs;
+	/*
+	 * Each key's category, matched once: a rule file's patterns are
+	 * tried in turn with fnmatch(), for every anomaly of every message.
+	 */
+	struct nsight_u64map cat_of;	/* key -> index in cat_names */
+	char **cat_names;
+	size_t n_cat_names, cap_cat_names;
 	struct nsight_diag *d;
 };
 
@@ -360,6 +461,30 @@ static int add_mcause(struct nsight_dx_group *g, uint32_t cause, int64_t dev)
 }
 
 /* The group's cause (@category, @role), made if new; NONE when out of memory. */
+/* @key's category (see struct run), or NULL without memory. */
+static const char *category_of(struct run *r, uint32_t key)
+{
+	uint32_t *slot = nsight_u64map_get(&r->cat_of, key);
+	char cat[256], *copy;
+	bool added;
+
+	if (slot)
+		return r->cat_names[*slot];
+	nsight_cats_name(r->cats, nsight_key_kind(r->keys, key), nsight_key_name(r->keys, key),
+			 cat, sizeof(cat));
+	if (NSIGHT_VEC_GROW(r->cat_names, r->n_cat_names, r->cap_cat_names))
+		return NULL;
+	copy = strdup(cat);
+	if (!copy)
+		return NULL;
+	if (!nsight_u64map_put(&r->cat_of, key, (uint32_t)r->n_cat_names, &added)) {
+		free(copy);
+		return NULL;
+	}
+	r->cat_names[r->n_cat_names++] = copy;
+	return copy;
+}
+
 static uint32_t cause_of(struct nsight_dx_group *g, const char *category, uint8_t role)
 {
 	size_t i;
@@ -467,13 +592,14 @@ static int attribute(struct run *r, struct nsight_dx_group *g, struct nsight_dx_
 
 	for (i = 0; i < n; i++) {
 		struct nsight_dx_anomaly *a = &g->anoms[dm->anom + i];
-		char cat[256];
+		const char *cat;
 		uint32_t c;
 
 		if (!a->reported)
 			continue;
-		nsight_cats_name(r->cats, nsight_key_kind(r->keys, a->key),
-				 nsight_key_name(r->keys, a->key), cat, sizeof(cat));
+		cat = category_of(r, a->key);
+		if (!cat)
+			return nomem(r);
 		c = cause_of(g, cat, a->role);
 		if (c == UINT32_MAX)
 			return nomem(r);
@@ -878,6 +1004,10 @@ out:
 	nsight_u64map_fini(&r.anom_of);
 	nsight_u64map_fini(&r.pair_of);
 	free(r.pairs);
+	nsight_u64map_fini(&r.cat_of);
+	for (i = 0; i < r.n_cat_names; i++)
+		free(r.cat_names[i]);
+	free(r.cat_names);
 	free(app_task);
 	free(idx);
 	free(bidx);

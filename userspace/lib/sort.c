@@ -243,3 +243,64 @@ void nsight_sort_i64(int64_t *v, size_t n)
 		v[i] = (int64_t)(src[i] ^ (1ULL << 63));
 	free(src == (uint64_t *)v ? dst : src);
 }
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct nsight_sort_rec *x = a, *y = b;
+
+	for (int i = 0; i < 3; i++)
+		if (x->key[i] != y->key[i])
+			return x->key[i] < y->key[i] ? -1 : 1;
+	return 0;
+}
+
+/* Least significant word and byte first; bytes all elements share are skipped. */
+void nsight_sort_recs(struct nsight_sort_rec *v, size_t n)
+{
+	struct nsight_sort_rec *src = v, *dst, *t;
+	size_t count[256], i;
+	int w;
+
+	if (n < RADIX_MIN) {
+		nsight_sort(v, n, sizeof(*v), cmp_rec);
+		return;
+	}
+	dst = malloc(n * sizeof(*dst));
+	if (!dst) {
+		nsight_sort(v, n, sizeof(*v), cmp_rec);
+		return;
+	}
+	for (w = 2; w >= 0; w--) {
+		uint64_t same = ~0ULL, first = src[0].key[w];
+		unsigned int shift;
+
+		for (i = 1; i < n; i++)
+			same &= ~(src[i].key[w] ^ first);
+		for (shift = 0; shift < 64; shift += 8) {
+			size_t sum = 0;
+
+			if (((same >> shift) & 0xff) == 0xff)
+				continue;
+			memset(count, 0, sizeof(count));
+			for (i = 0; i < n; i++)
+				count[(src[i].key[w] >> shift) & 0xff]++;
+			for (i = 0; i < 256; i++) {
+				size_t c = count[i];
+
+				count[i] = sum;
+				sum += c;
+			}
+			for (i = 0; i < n; i++)
+				dst[count[(src[i].key[w] >> shift) & 0xff]++] = src[i];
+			t = src;
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != v) {
+		memcpy(v, src, n * sizeof(*v));
+		free(src);
+	} else {
+		free(dst);
+	}
+}

@@ -26,4 +26,16 @@ void nsight_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 /* @v[0..n) in ascending order (radix; qsort() without memory for it). */
 void nsight_sort_i64(int64_t *v, size_t n);
 
+/*
+ * An element sorted by key[0], then key[1], then key[2] (unsigned; flip
+ * the sign bit of a signed value), carrying @val.
+ */
+struct nsight_sort_rec {
+	uint64_t key[3];
+	uint64_t val;
+};
+
+/* @v[0..n) by their keys, stably (radix; a merge without memory for it). */
+void nsight_sort_recs(struct nsight_sort_rec *v, size_t n);
+
 #endif /* NSIGHT_SORT_H */

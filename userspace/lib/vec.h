@@ -24,6 +24,6 @@ void nsight_vec_shrink(void **v, size_t *cap, size_t n, size_t size);
 
 /* Room for one more element after the @n in @v, of capacity @cap. */
 #define NSIGHT_VEC_GROW(v, n, cap) \
-	nsight_vec_reserve((void **)&(v), &(cap), (n) + 1, sizeof(*(v)))
+	((n) < (cap) ? 0 : nsight_vec_reserve((void **)&(v), &(cap), (n) + 1, sizeof(*(v))))
 
 #endif

@@ -136,7 +136,46 @@ static void test_i64_extremes(void)
 	CHECK(v[0] == INT64_MIN && v[299] == INT64_MAX);
 }
 
+static int cmp_rec_ref(const void *a, const void *b)
+{
+	const struct nsight_sort_rec *x = a, *y = b;
+
+	for (int i = 0; i < 3; i++)
+		if (x->key[i] != y->key[i])
+			return x->key[i] < y->key[i] ? -1 : 1;
+	return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/* Three-word keys with ties in each word, stably: against a reference. */
+static void test_recs(void)
+{
+	static const size_t sizes[] = { 0, 1, 100, 255, 256, 5000 };
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k], i, bad = 0;
+		struct nsight_sort_rec *v = calloc(n ? n : 1, sizeof(*v));
+		struct nsight_sort_rec *ref = calloc(n ? n : 1, sizeof(*ref));
+
+		REQUIRE(v && ref);
+		for (i = 0; i < n; i++) {
+			v[i] = (struct nsight_sort_rec){
+				{ next_rand() % 3, (next_rand() % 7) << (i % 2 ? 56 : 8), next_rand() % 4 },
+				i };
+			ref[i] = v[i];
+		}
+		if (n > 1)
+			qsort(ref, n, sizeof(*ref), cmp_rec_ref);
+		nsight_sort_recs(v, n);
+		for (i = 0; i < n; i++)
+			bad += memcmp(&v[i], &ref[i], sizeof(v[i])) != 0;
+		CHECK_U64(bad, 0);
+		free(v);
+		free(ref);
+	}
+}
+
 KTAP_MAIN(
 	KTAP_TEST(test_shapes),
 	KTAP_TEST(test_i64_extremes),
+	KTAP_TEST(test_recs),
 )
