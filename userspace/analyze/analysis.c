@@ -4,20 +4,38 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "analysis_thread.h"
+
+int nsight_analysis_capture_record(struct nsight_analysis *a, const struct nsight_rec *rec,
+				   struct nsight_diag *d)
+{
+	return nsight_capture_add(&a->cap, rec, d);
+}
+
+int nsight_analysis_context_record(struct nsight_analysis *a, const struct nsight_rec *rec,
+				   struct nsight_diag *d)
+{
+	int err;
+
+	if (!a->tl.b)
+		return 0;
+	err = nsight_timeline_add(&a->tl, rec, d);
+	if (!err && rec->hdr.type == NSIGHT_REC_SAMPLE)
+		err = nsight_samples_add(&a->samples, rec, d);
+	if (!err)
+		nsight_ptev_add_record(&a->ptev, rec);
+	if (!err)
+		err = nsight_threads_add(&a->chains, rec, d);
+	return err;
+}
 
 int nsight_analysis_record(struct nsight_analysis *a, const struct nsight_rec *rec,
 			   struct nsight_diag *d)
 {
-	int err = nsight_capture_add(&a->cap, rec, d);
+	int err = nsight_analysis_capture_record(a, rec, d);
 
-	if (!err && a->tl.b)
-		err = nsight_timeline_add(&a->tl, rec, d);
-	if (!err && a->tl.b && rec->hdr.type == NSIGHT_REC_SAMPLE)
-		err = nsight_samples_add(&a->samples, rec, d);
-	if (!err && a->tl.b)
-		nsight_ptev_add_record(&a->ptev, rec);
-	if (!err && a->tl.b)
-		err = nsight_threads_add(&a->chains, rec, d);
+	if (!err)
+		err = nsight_analysis_context_record(a, rec, d);
 	return err;
 }
 
@@ -31,34 +49,50 @@ int nsight_analysis_chunk(struct nsight_analysis *a, const struct nsight_chunk *
 	return nsight_capture_add_chunk(&a->cap, ch, d);
 }
 
-/* The hooks' context: the analysis, and its progress line (or NULL). */
+/*
+ * The hooks' context: the analysis, its progress line (or NULL), and the
+ * thread that takes the context side (or NULL: all here).
+ */
 struct read_ctx {
 	struct nsight_analysis *a;
 	struct nsight_progress *p;
+	struct nsight_ctxthr *thr;
 };
 
 static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag *d)
 {
-	return nsight_analysis_record(((struct read_ctx *)ctx)->a, rec, d);
+	const struct read_ctx *c = ctx;
+
+	if (c->thr)
+		return nsight_analysis_capture_record(c->a, rec, d);
+	return nsight_analysis_record(c->a, rec, d);
 }
 
 static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
 {
-	return nsight_analysis_chunk(((struct read_ctx *)ctx)->a, ch, d);
+	const struct read_ctx *c = ctx;
+
+	if (c->thr && nsight_ctxthr_takes(ch->type))
+		return nsight_ctxthr_put(c->thr, ch, d);
+	return nsight_analysis_chunk(c->a, ch, d);
 }
 
-/* Before each chunk of records: the records and bytes read so far. */
+/*
+ * Before each chunk of records: the records and bytes read so far, and the
+ * chunk to the context thread.
+ */
 static int on_records(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
 {
 	const struct read_ctx *c = ctx;
 	uint64_t n = 0;
 	uint32_t i;
 
-	(void)d;
-	for (i = 0; i < c->a->sum.nr_cpus; i++)
-		n += c->a->sum.cpus[i].records;
-	nsight_progress_update(c->p, n, ch->offset);
-	return 0;
+	if (c->p) {
+		for (i = 0; i < c->a->sum.nr_cpus; i++)
+			n += c->a->sum.cpus[i].records;
+		nsight_progress_update(c->p, n, ch->offset);
+	}
+	return c->thr ? nsight_ctxthr_put(c->thr, ch, d) : 0;
 }
 
 /* What every analysis has, whatever the stream: nsight_analysis_fini() works after it. */
@@ -108,59 +142,107 @@ static void set_range(struct nsight_analysis *a, const struct nsight_analysis_op
 	a->range_hi = range_tsc(a, o->range_to_ns);
 }
 
-int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
-			const struct nsight_analysis_opts *o, struct nsight_diag *d)
-{
-	int err = nsight_capture_finish(&a->cap, tail_drops, d);
+/* The context side's end: timelines, then the threads' states on them. */
+struct context_end {
+	struct nsight_analysis *a;
+	const uint64_t *tail_drops;
+	struct nsight_diag d;
+};
 
-	if (!err && o->lifetimes)
-		err = nsight_timeline_finish(&a->tl, tail_drops, d);
-	if (!err && o->lifetimes)
-		err = nsight_threads_finish(&a->chains, &a->tl, &a->cap, a->keys, a->sum.hdr.tsc_hz, d);
+static int context_end(void *arg)
+{
+	struct context_end *ce = arg;
+	struct nsight_analysis *a = ce->a;
+	int err = nsight_timeline_finish(&a->tl, ce->tail_drops, &ce->d);
 
 	if (!err)
-		err = nsight_tc_init(&a->tc, a->cap.tks, a->cap.n_tks, a->cap.syncs, a->cap.n_syncs,
-				     a->sum.hdr.tsc_hz, o->params, d);
+		err = nsight_threads_finish(&a->chains, &a->tl, &a->cap, a->keys, a->sum.hdr.tsc_hz,
+					    &ce->d);
+	return err;
+}
+
+/*
+ * With the capture's records in order: the time conversion, and the
+ * lifetimes with their latency (nothing of the context side).
+ */
+static int lifetimes_end(struct nsight_analysis *a, const struct nsight_analysis_opts *o,
+			 struct nsight_diag *d)
+{
+	int err = nsight_tc_init(&a->tc, a->cap.tks, a->cap.n_tks, a->cap.syncs, a->cap.n_syncs,
+				 a->sum.hdr.tsc_hz, o->params, d);
+
 	/* 0 is "unknown" (not x86): the timekeeper records must make up for it. */
 	if (!err && !a->tc.tsc_hz && !a->cap.n_tks)
 		err = nsight_diag_set(d, NSIGHT_E_FORMAT,
 				      "the TSC frequency in the stream header (byte %zu) is 0 and no timekeeper or clock_sync record gives the TSC's rate: its stamps mean nothing",
 				      offsetof(struct nsight_stream_hdr, tsc_hz));
-	if (!err && o->lifetimes) {
-		err = nsight_lifetimes_build(&a->lt, &a->cap, &a->tc, d);
-		if (!err && o->own)
-			nsight_lifetimes_keep(&a->lt, o->own_lo, o->own_hi);
-		if (!err && o->range) {
-			set_range(a, o);
-			nsight_lifetimes_keep(&a->lt, a->range_lo, a->range_hi);
-		}
-		if (!err)
-			err = nsight_latency_build(&a->lat, &a->lt, d);
-		a->have_lifetimes = !err;
-		/* Function-level evidence, where the messages are. */
-		if (!err)
-			err = nsight_ptev_decode(&a->ptev, &a->lt, &a->tl, &a->samples, d);
-		if (!err) {
-			if (!a->ksyms_shared)
-				nsight_ksyms_sort(&a->ksyms);
-			err = nsight_samples_apply(&a->samples, &a->ksyms, a->sum.hdr.tsc_hz,
-						   &a->tl, d);
-		}
+	if (err || !o->lifetimes)
+		return err;
+	err = nsight_lifetimes_build(&a->lt, &a->cap, &a->tc, d);
+	if (!err && o->own)
+		nsight_lifetimes_keep(&a->lt, o->own_lo, o->own_hi);
+	if (!err && o->range) {
+		set_range(a, o);
+		nsight_lifetimes_keep(&a->lt, a->range_lo, a->range_hi);
+	}
+	if (!err)
+		err = nsight_latency_build(&a->lat, &a->lt, d);
+	a->have_lifetimes = !err;
+	return err;
+}
+
+/* Function-level evidence, where the messages are: both sides' results. */
+static int evidence_end(struct nsight_analysis *a, struct nsight_diag *d)
+{
+	int err = nsight_ptev_decode(&a->ptev, &a->lt, &a->tl, &a->samples, d);
+
+	if (!err) {
+		if (!a->ksyms_shared)
+			nsight_ksyms_sort(&a->ksyms);
+		err = nsight_samples_apply(&a->samples, &a->ksyms, a->sum.hdr.tsc_hz, &a->tl, d);
 	}
 	return err;
+}
+
+int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
+			const struct nsight_analysis_opts *o, struct nsight_diag *d)
+{
+	struct context_end ce = { a, tail_drops, { 0 } };
+	struct nsight_task task;
+	int err = nsight_capture_finish(&a->cap, tail_drops, d), cerr;
+
+	if (err)
+		return err;
+	if (!o->lifetimes)
+		return lifetimes_end(a, o, d);
+	if (o->threads < 2) {
+		cerr = context_end(&ce);
+		err = cerr ? cerr : lifetimes_end(a, o, d);
+	} else {
+		/* The two sides share nothing until the evidence. */
+		nsight_task_start(&task, context_end, &ce);
+		err = lifetimes_end(a, o, d);
+		cerr = nsight_task_join(&task);
+	}
+	if (cerr) {
+		/* The error one thread meets first. */
+		*d = ce.d;
+		return cerr;
+	}
+	return err ? err : evidence_end(a, d);
 }
 
 int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 			const struct nsight_analysis_opts *o, struct nsight_diag *d)
 {
-	struct read_ctx rc = { a, o->progress };
+	struct read_ctx rc = { a, o->progress, NULL };
 	struct nsight_summary_hook hook = { .record = on_record, .chunk = on_chunk, .ctx = &rc,
-					    .records = o->progress ? on_records : NULL,
-					    .cut_ok = true };
+					    .records = on_records, .cut_ok = true };
+	struct nsight_diag td = { 0 };
 	struct nsight_stream_reader r;
 	uint64_t *tail = NULL;
 	uint32_t i;
-	int err;
+	int err, terr;
 
 	err = nsight_stream_reader_init(&r, in);
 	if (err) {
@@ -169,9 +251,17 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 		goto out;
 	}
 	err = nsight_analysis_begin(a, r.hdr.nr_cpus, o, d);
+	if (!err && o->lifetimes && o->threads > 1)
+		err = nsight_ctxthr_start(&rc.thr, a, r.hdr.nr_cpus, r.hdr.tsc_hz, d);
 	nsight_progress_pass(o->progress, "reading");
 	if (!err)
 		err = nsight_summarize_hooked(&r, &a->sum, &hook, d);
+	/* The reading side's error first: the other met it too, or later. */
+	terr = rc.thr ? nsight_ctxthr_join(rc.thr, &td) : 0;
+	if (terr && !err) {
+		err = terr;
+		*d = td;
+	}
 	if (err)
 		goto out;
 	if (o->lifetimes)

@@ -41,6 +41,12 @@ struct nsight_analysis_opts {
 					 * earliest record is in [range_from_ns,
 					 * range_to_ns) after the first record */
 	uint64_t range_from_ns, range_to_ns;
+	/*
+	 * 2 or more: the context side (timelines, threads, samples, PT) read
+	 * and finished on a second thread (analysis_thread.h); 0 or 1: all
+	 * on the caller's. The result is the same.
+	 */
+	unsigned int threads;
 };
 
 struct nsight_analysis {
@@ -84,6 +90,15 @@ int nsight_analysis_begin(struct nsight_analysis *a, uint32_t nr_cpus,
 			  const struct nsight_analysis_opts *o, struct nsight_diag *d);
 int nsight_analysis_record(struct nsight_analysis *a, const struct nsight_rec *rec,
 			   struct nsight_diag *d);
+/*
+ * The two halves of nsight_analysis_record(): the records of the message
+ * lifetimes (capture.h), and the context side (when begun with lifetimes:
+ * timeline, threads, samples, PT records). Each half's state is its own.
+ */
+int nsight_analysis_capture_record(struct nsight_analysis *a, const struct nsight_rec *rec,
+				   struct nsight_diag *d);
+int nsight_analysis_context_record(struct nsight_analysis *a, const struct nsight_rec *rec,
+				   struct nsight_diag *d);
 int nsight_analysis_chunk(struct nsight_analysis *a, const struct nsight_chunk *ch,
 			  struct nsight_diag *d);
 int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,

@@ -53,6 +53,7 @@ struct opts {
 	uint64_t range_from_ns, range_to_ns;
 	bool triggers;			/* --triggers */
 	bool whole;			/* --whole */
+	unsigned int threads;		/* --threads, or 2 with two CPUs online */
 	FILE *progress;			/* stderr if a terminal, else NULL */
 };
 
@@ -96,6 +97,7 @@ enum {
 	OPT_RANGE,
 	OPT_TRIGGERS,
 	OPT_WHOLE,
+	OPT_THREADS,
 };
 
 /* One screen; the rest is in nsight-analyze(1). */
@@ -345,7 +347,8 @@ static int open_input(const char *name, FILE **in)
 /* The baseline capture, with the key table of the capture diagnosed. */
 static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys, const struct opts *o)
 {
-	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true, .keys = keys };
+	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true, .keys = keys,
+					   .threads = o->threads };
 	struct nsight_progress pg;
 	struct nsight_diag d = { 0 };
 	FILE *in;
@@ -452,7 +455,7 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = !o->pairs,
 					   .range = o->range, .range_from_ns = o->range_from_ns,
-					   .range_to_ns = o->range_to_ns };
+					   .range_to_ns = o->range_to_ns, .threads = o->threads };
 	struct nsight_progress pg;
 	struct nsight_analysis a, b;
 	struct nsight_diag d = { 0 };
@@ -728,6 +731,7 @@ int main(int argc, char **argv)
 		{ "range", required_argument, NULL, OPT_RANGE },
 		{ "triggers", no_argument, NULL, OPT_TRIGGERS },
 		{ "whole", no_argument, NULL, OPT_WHOLE },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -743,6 +747,8 @@ int main(int argc, char **argv)
 	int c, ret;
 
 	nsight_dx_opts_default(&o.dx);
+	/* The analysis has two sides to run at once (analysis_thread.h). */
+	o.threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":jsmvc:t:p:hV", lopts, NULL)) != -1) {
 		switch (c) {
@@ -873,6 +879,17 @@ int main(int argc, char **argv)
 		case OPT_WHOLE:
 			o.whole = true;
 			break;
+		case OPT_THREADS: {
+			char *e;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &e, 10);
+			if (errno || e == optarg || *e || !v || v > 1024 || optarg[0] == '-')
+				return usage_error("bad --threads '%s' (1 to 1024)", optarg);
+			o.threads = (unsigned int)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return NSIGHT_EXIT_OK;
