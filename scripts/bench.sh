@@ -28,7 +28,10 @@
 # stream goes to a raw virtio disk and is analysed here, whole and in 1 s
 # windows, for the time and peak memory of the analysis), BENCH_INSNS (0:
 # skip the instructions per hook, a second boot under QEMU's insn-count
-# plugin, scripts/hook-insns.sh).
+# plugin, scripts/hook-insns.sh), ANALYZE_SIZES (records of the synthetic
+# captures nsight-analyze is timed on, on the host, default "10000000
+# 100000000"; empty: skip), BENCH_CG_RECORDS (records of its callgrind
+# run, default 300000).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,6 +104,16 @@ if [ "${BENCH_INSNS:-1}" != 0 ]; then
 	"$top/scripts/hook-insns.sh" "$out" "$out/guest.cpio.gz" "$ko" >"$out/insns.txt" || rc=1
 	sed 's/^T //' "$out/insns.txt" >>"$out/overhead.txt"
 fi
+# nsight-analyze on the host, on synthetic captures of 10 M and 100 M
+# records (userspace/bench/analyze_bench.sh; callgrind on the first only):
+# ANALYZE_SIZES="" skips it.
+cg=${BENCH_CG_RECORDS:-300000}
+for n in ${ANALYZE_SIZES-10000000 100000000}; do
+	echo "analyzer, $n records:" >>"$out/overhead.txt"
+	make -s -C "$top/userspace" bench-analyze BENCH_RECORDS="$n" BENCH_CG_RECORDS="$cg" \
+		>>"$out/overhead.txt" 2>&1 || rc=1
+	cg=0
+done
 cat "$out/overhead.txt"
 if [ $rc -ne 0 ] || [ ! -s "$out/overhead.txt" ]; then
 	echo "bench: the guest run failed:" >&2

@@ -3,11 +3,12 @@
 # analyze_bench.sh GEN ANALYZE RECORDS CG_RECORDS DIR [WINDOW] (make
 # bench-analyze): nsight-analyze's throughput on a synthetic capture of
 # RECORDS records (written by GEN into DIR once and kept): wall and CPU
-# time, records/s, MB/s, peak memory; the same with --window WINDOW
+# time, records/s, MB/s, peak memory, with one thread and the default (and
+# that both give the same report); the same with --window WINDOW
 # (default 100ms), and that the windows hold the same complete messages;
 # then its instructions per record under callgrind on a capture of
 # CG_RECORDS records (repeatable, unlike time), without and with --window,
-# if valgrind is installed.
+# if valgrind is installed and CG_RECORDS is not 0.
 set -eu
 gen=$1 analyze=$2 n=$3 cg_n=$4 dir=$5 window=${6:-100ms}
 mkdir -p "$dir"
@@ -20,16 +21,26 @@ capture() {
 
 big=$(capture "$n")
 bytes=$(wc -c <"$big")
-/usr/bin/time -f '%e %U %S %M' -o "$dir/bench-$n.time" "$analyze" --verbose "$big" >"$dir/bench-$n.txt"
+# One thread, then the default (two where two CPUs are online): the same
+# report, checked.
+threads=$(getconf _NPROCESSORS_ONLN)
+for t in 1 default; do
+	if [ "$t" = 1 ]; then set -- --threads 1; else set --; fi
+	/usr/bin/time -f '%e %U %S %M' -o "$dir/bench-$n-$t.time" "$analyze" "$@" --verbose "$big" \
+		>"$dir/bench-$n-$t.txt"
+	grep -q '^check: ok' "$dir/bench-$n-$t.txt" || { echo "bench-analyze: the check failed:" >&2; head -n 20 "$dir/bench-$n-$t.txt" >&2; exit 1; }
+done
+cmp -s "$dir/bench-$n-1.txt" "$dir/bench-$n-default.txt" || { echo "bench-analyze: --threads 1 and the default differ" >&2; exit 1; }
+cp "$dir/bench-$n-default.txt" "$dir/bench-$n.txt"
 recs=$(sed -n 's/^records: \([0-9]*\) .*/\1/p' "$dir/bench-$n.txt")
-grep -q '^check: ok' "$dir/bench-$n.txt" || { echo "bench-analyze: the check failed:" >&2; head -n 20 "$dir/bench-$n.txt" >&2; exit 1; }
-read -r wall user sys rss <"$dir/bench-$n.time"
-awk -v r="$recs" -v b="$bytes" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" 'BEGIN {
-	printf "capture:     %d records, %.1f MB\n", r, b / 1e6
-	printf "time:        %.2f s wall, %.2f s user, %.2f s sys\n", w, u, s
-	printf "throughput:  %.2f M records/s, %.1f MB/s (wall)\n", r / w / 1e6, b / w / 1e6
-	printf "peak memory: %.0f MB (%.1f bytes per record, %.2fx the capture)\n", m / 1024, m * 1024 / r, m * 1024 / b
-}'
+echo "capture:     $recs records, $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB ($threads CPUs online)"
+for t in 1 default; do
+	read -r wall user sys rss <"$dir/bench-$n-$t.time"
+	awk -v t="$t" -v r="$recs" -v b="$bytes" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" 'BEGIN {
+		printf "%-12s %.2f s wall (%.2f user, %.2f sys): %.2f M records/s, %.1f MB/s; peak memory %.0f MB (%.1f bytes per record, %.2fx the capture)\n",
+			(t == "1" ? "1 thread:" : "default:"), w, u, s, r / w / 1e6, b / w / 1e6, m / 1024, m * 1024 / r, m * 1024 / b
+	}'
+done
 grep -E '^(check|latency|diagnosis):' "$dir/bench-$n.txt" | head -n 3
 
 # The same capture a window at a time: memory follows the window.
@@ -47,19 +58,20 @@ awk -v r="$recs" -v b="$bytes" -v w="$wall" -v m="$rss" -v win="$window" -v k="$
 echo "             complete messages: $whole without windows, $windowed in the windows"
 [ "$whole" = "$windowed" ] || { echo "bench-analyze: the windows do not hold the same complete messages" >&2; exit 1; }
 
+[ "$cg_n" -gt 0 ] || exit 0
 if ! command -v valgrind >/dev/null 2>&1; then
 	echo "callgrind:   valgrind is not installed"
 	exit 0
 fi
 small=$(capture "$cg_n")
-valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind.out" "$analyze" --verbose "$small" \
+valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind.out" "$analyze" --threads 1 --verbose "$small" \
 	>"$dir/bench-$cg_n.txt" 2>"$dir/callgrind.log"
 ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$dir/callgrind.log")
 cg_recs=$(sed -n 's/^records: \([0-9]*\) .*/\1/p' "$dir/bench-$cg_n.txt")
 awk -v i="$ir" -v r="$cg_recs" 'BEGIN {
 	printf "callgrind:   %d instructions for %d records, %.0f per record\n", i, r, i / r }'
 echo "             (callgrind_annotate $dir/callgrind.out for the functions)"
-valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind-window.out" "$analyze" --verbose \
+valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind-window.out" "$analyze" --threads 1 --verbose \
 	--window "$window" "$small" >/dev/null 2>"$dir/callgrind-window.log"
 ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$dir/callgrind-window.log")
 awk -v i="$ir" -v r="$cg_recs" -v win="$window" 'BEGIN {
