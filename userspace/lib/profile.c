@@ -16,17 +16,26 @@ static const struct nsight_rec_app *recv_at(const struct nsight_profiler *p, siz
 	return &p->cap->recvs[p->recv_idx[i]].r;
 }
 
-static int cmp_recv(const void *a, const void *b, void *arg)
+/* The receives by (tid, TSC, position): recv_idx and recv_key. */
+static int sort_recvs(struct nsight_profiler *p)
 {
-	const struct nsight_cap_app *recvs = arg;
-	const struct nsight_rec_app *x = &recvs[*(const uint32_t *)a].r;
-	const struct nsight_rec_app *y = &recvs[*(const uint32_t *)b].r;
+	struct nsight_sort_rec *v = malloc((p->n_recv ? p->n_recv : 1) * sizeof(*v));
+	size_t i;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->hdr.tsc != y->hdr.tsc)
-		return x->hdr.tsc < y->hdr.tsc ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	if (!v)
+		return -NSIGHT_E_NOMEM;
+	for (i = 0; i < p->n_recv; i++) {
+		const struct nsight_rec_app *r = &p->cap->recvs[i].r;
+
+		v[i] = (struct nsight_sort_rec){ { r->tid, r->hdr.tsc, i }, i };
+	}
+	nsight_sort_recs(v, p->n_recv);
+	for (i = 0; i < p->n_recv; i++) {
+		p->recv_idx[i] = (uint32_t)v[i].val;
+		p->recv_key[i] = (struct nsight_recv_key){ v[i].key[1], (uint32_t)v[i].key[0] };
+	}
+	free(v);
+	return 0;
 }
 
 static bool any_tcp(const struct nsight_cap_app *v, size_t n)
@@ -66,9 +75,10 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 		return nsight_diag_set(d, NSIGHT_E_INVAL, "too many receive records to profile");
 	p->n_recv = cap->n_recvs;
 	p->recv_idx = malloc((p->n_recv ? p->n_recv : 1) * sizeof(*p->recv_idx));
+	p->recv_key = malloc((p->n_recv ? p->n_recv : 1) * sizeof(*p->recv_key));
 	p->stamp = calloc(tl->n_ctx ? tl->n_ctx : 1, sizeof(*p->stamp));
 	p->stamp_hol = calloc(tl->n_ctx ? tl->n_ctx : 1, sizeof(*p->stamp_hol));
-	if (!p->recv_idx || !p->stamp || !p->stamp_hol)
+	if (!p->recv_idx || !p->recv_key || !p->stamp || !p->stamp_hol)
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 	/*
 	 * The keys tcp:<why> exist before any profile is built (tables
@@ -101,10 +111,8 @@ int nsight_profiler_init(struct nsight_profiler *p, const struct nsight_timeline
 				return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 		}
 	}
-	for (i = 0; i < p->n_recv; i++)
-		p->recv_idx[i] = (uint32_t)i;
-	if (p->n_recv > 1)
-		nsight_sort_r(p->recv_idx, p->n_recv, sizeof(*p->recv_idx), cmp_recv, cap->recvs);
+	if (sort_recvs(p))
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 	return 0;
 }
 
@@ -113,6 +121,7 @@ void nsight_profiler_fini(struct nsight_profiler *p)
 	int r;
 
 	free(p->recv_idx);
+	free(p->recv_key);
 	free(p->hol);
 	for (r = 0; r < NSIGHT_ROLES; r++)
 		free(p->slot[r]);
@@ -157,9 +166,9 @@ static size_t recv_lower(const struct nsight_profiler *p, uint32_t tid, uint64_t
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct nsight_rec_app *r = recv_at(p, mid);
+		const struct nsight_recv_key *r = &p->recv_key[mid];
 
-		if (r->tid < tid || (r->tid == tid && r->hdr.tsc < tsc))
+		if (r->tid < tid || (r->tid == tid && r->tsc < tsc))
 			lo = mid + 1;
 		else
 			hi = mid;

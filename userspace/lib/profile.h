@@ -94,6 +94,15 @@ struct nsight_profiler {
 	const struct nsight_timeconv *tc;
 	uint64_t tsc_hz;
 	uint32_t *recv_idx;		/* cap->recvs by (tid, tsc) */
+	/*
+	 * The same order's keys side by side, which a lookup searches: a
+	 * search through recv_idx into the receive records misses the cache
+	 * at every step.
+	 */
+	struct nsight_recv_key {
+		uint64_t tsc;
+		uint32_t tid;
+	} *recv_key;
 	size_t n_recv;
 	struct nsight_hol_period *hol;	/* of the message being walked */
 	size_t n_hol, cap_hol;

@@ -207,8 +207,10 @@ void nsight_timeline_fini(struct nsight_timeline *tl)
 	uint32_t i;
 
 	build_free(tl);
-	for (i = 0; tl->cpus && i < tl->nr_cpus; i++)
+	for (i = 0; tl->cpus && i < tl->nr_cpus; i++) {
 		free(tl->cpus[i].segs);
+		free(tl->cpus[i].idx);
+	}
 	free(tl->cpus);
 	free(tl->ctx);
 	memset(tl, 0, sizeof(*tl));
@@ -998,6 +1000,21 @@ static int sweep(struct nsight_timeline *tl)
 	return err;
 }
 
+/* The search index of a finished CPU (none without memory: searches are slower). */
+static void index_cpu(struct nsight_tl_cpu *c)
+{
+	size_t k, n = (c->n + NSIGHT_TL_IDX_STEP - 1) / NSIGHT_TL_IDX_STEP;
+
+	if (n < 2)
+		return;
+	c->idx = malloc(n * sizeof(*c->idx));
+	if (!c->idx)
+		return;
+	for (k = 0; k < n; k++)
+		c->idx[k] = c->segs[k * NSIGHT_TL_IDX_STEP].start;
+	c->n_idx = n;
+}
+
 int nsight_timeline_finish(struct nsight_timeline *tl, const uint64_t *tail_drops,
 			   struct nsight_diag *d)
 {
@@ -1016,6 +1033,8 @@ int nsight_timeline_finish(struct nsight_timeline *tl, const uint64_t *tail_drop
 	build_free(tl);
 	if (err)
 		return nomem(d);
+	for (i = 0; i < tl->nr_cpus; i++)
+		index_cpu(&tl->cpus[i]);
 	tl->finished = true;
 	return 0;
 }
@@ -1029,6 +1048,25 @@ ssize_t nsight_tl_find(const struct nsight_timeline *tl, uint32_t cpu, uint64_t 
 		return -1;
 	c = &tl->cpus[cpu];
 	hi = c->n;
+	if (c->idx) {
+		/* The first step whose first start is past @tsc; the answer is before it. */
+		size_t l = 0, h = c->n_idx;
+
+		while (l < h) {
+			size_t mid = l + (h - l) / 2;
+
+			if (c->idx[mid] <= tsc)
+				l = mid + 1;
+			else
+				h = mid;
+		}
+		if (!l)
+			return -1;
+		lo = (l - 1) * NSIGHT_TL_IDX_STEP;
+		if (l * NSIGHT_TL_IDX_STEP < hi)
+			hi = l * NSIGHT_TL_IDX_STEP;
+	}
+	/* The first segment past @tsc; the one before holds it. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

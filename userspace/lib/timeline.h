@@ -77,10 +77,19 @@ struct nsight_seg {
 struct nsight_tl_cpu {
 	struct nsight_seg *segs;
 	size_t n, cap;
+	/*
+	 * The start of every NSIGHT_TL_IDX_STEP-th segment, once finished: a
+	 * search (nsight_tl_find()) goes through this small array, which
+	 * stays in the cache, before a few lines of segs. NULL: none made.
+	 */
+	uint64_t *idx;
+	size_t n_idx;
 	bool any;		/* the CPU has records: [first, last] */
 	bool lost_after;	/* records were lost after the last one */
 	uint64_t first, last;
 };
+
+#define NSIGHT_TL_IDX_STEP	32
 
 struct nsight_tl_build;
 
