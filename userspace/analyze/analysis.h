@@ -11,21 +11,21 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "capture.h"
-#include "chains.h"
-#include "categories.h"
-#include "ctxkey.h"
-#include "diag.h"
-#include "diagnose.h"
-#include "latency.h"
-#include "ksyms.h"
-#include "lifetime.h"
+#include "capture/capture.h"
+#include "capture/chains.h"
+#include "diagnose/categories.h"
+#include "capture/ctxkey.h"
+#include "base/diag.h"
+#include "diagnose/diagnose.h"
+#include "lifetime/latency.h"
+#include "capture/ksyms.h"
+#include "lifetime/lifetime.h"
 #include "progress.h"
-#include "pt_evidence.h"
-#include "samples.h"
+#include "pt/pt_evidence.h"
+#include "capture/samples.h"
 #include "summary.h"
-#include "timeconv.h"
-#include "timeline.h"
+#include "capture/timeconv.h"
+#include "capture/timeline.h"
 
 struct nsight_analysis_opts {
 	enum nsight_tc_params params;	/* --time-params */

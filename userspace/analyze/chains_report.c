@@ -5,10 +5,10 @@
 
 #include "chains_report.h"
 #include "diag_report.h"
-#include "flow.h"
+#include "format/flow.h"
 #include "json_out.h"
-#include "queueview.h"
-#include "vec.h"
+#include "diagnose/queueview.h"
+#include "base/vec.h"
 
 #define TOP_BLOCKERS	5
 #define TOP_ACTS	3

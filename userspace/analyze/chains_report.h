@@ -24,7 +24,7 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
-#include "diagnose.h"
+#include "diagnose/diagnose.h"
 #include "terminal.h"
 
 /* @t->width set: the compact form (durations in units); 0: verbose, in ns. */

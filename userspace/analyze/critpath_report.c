@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "critpath.h"
+#include "diagnose/critpath.h"
 #include "critpath_report.h"
 #include "diag_report.h"
 #include "json_out.h"

@@ -21,7 +21,7 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
-#include "diagnose.h"
+#include "diagnose/diagnose.h"
 #include "terminal.h"
 
 /* @t->width set: the compact form; 0: verbose. Returns 0, or -1 on failure. */

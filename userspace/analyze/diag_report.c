@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "diag_report.h"
-#include "flow.h"
-#include "nextstep.h"
-#include "loops.h"
-#include "rxwork.h"
+#include "format/flow.h"
+#include "diagnose/nextstep.h"
+#include "diagnose/loops.h"
+#include "diagnose/rxwork.h"
 #include "json_out.h"
 
 /* Names come from the traced system: no control bytes on the terminal. */

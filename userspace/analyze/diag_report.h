@@ -23,7 +23,7 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
-#include "diagnose.h"
+#include "diagnose/diagnose.h"
 #include "terminal.h"
 
 /* @a (may be NULL) adds the line on the function-level evidence. */

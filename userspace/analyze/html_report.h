@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
-#include "diagnose.h"
+#include "diagnose/diagnose.h"
 
 /*
  * Write the report of @a (diagnosed into @dx; @b, the --baseline

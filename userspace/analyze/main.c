@@ -25,11 +25,11 @@
 #include "print.h"
 #include "progress.h"
 #include "report.h"
-#include "stream.h"
+#include "format/stream.h"
 #include "summary.h"
-#include "timecheck.h"
-#include "version.h"
-#include "zstdio.h"
+#include "capture/timecheck.h"
+#include "base/version.h"
+#include "base/zstdio.h"
 
 struct opts {
 	bool json, strict, messages, verbose;

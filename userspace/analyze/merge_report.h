@@ -12,7 +12,7 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
-#include "merge.h"
+#include "merge/merge.h"
 
 struct nsight_merge_report_opts {
 	enum nsight_tc_params params;	/* --time-params */

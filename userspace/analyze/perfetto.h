@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
-#include "diagnose.h"
+#include "diagnose/diagnose.h"
 
 /*
  * Write the trace of @a (diagnosed into @dx, for naming the slow

@@ -4,8 +4,8 @@
 
 #include "print.h"
 #include "json_out.h"
-#include "records.h"
-#include "sources.h"
+#include "format/records.h"
+#include "format/sources.h"
 
 /* The release comes from the stream: keep terminal control bytes out. */
 static void printable(char *dst, const char *src, size_t len)

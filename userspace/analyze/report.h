@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
-#include "timecheck.h"
+#include "capture/timecheck.h"
 
 void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a);
 /*

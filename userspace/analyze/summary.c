@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "records.h"
+#include "format/records.h"
 #include "summary.h"
 
 #define N_TYPES (UINT16_MAX + 1)

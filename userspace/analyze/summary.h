@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <linux/nsight.h>
 
-#include "diag.h"
-#include "records.h"
-#include "stream.h"
-#include "tscguard.h"
+#include "base/diag.h"
+#include "format/records.h"
+#include "format/stream.h"
+#include "format/tscguard.h"
 
 struct nsight_summary_cpu {
 	uint32_t cpu;

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
-#include "timeconv.h"
+#include "capture/timeconv.h"
 
 #define NSIGHT_TTY_WIDTH	100
 /* Histogram bars: at most this many characters. */

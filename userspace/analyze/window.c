@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "satmath.h"
-#include "vec.h"
+#include "base/satmath.h"
+#include "base/vec.h"
 #include "window.h"
 
 #define NS_PER_SEC	1000000000ULL

@@ -31,7 +31,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
-#include "ksyms.h"
+#include "capture/ksyms.h"
 #include "summary.h"
 
 /* At most this many windows: a narrower --window is refused. */

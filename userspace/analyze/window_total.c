@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vec.h"
+#include "base/vec.h"
 #include "window_total.h"
 
 static int cmp_i64(const void *a, const void *b)

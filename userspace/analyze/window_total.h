@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
-#include "latency.h"
-#include "lifetime.h"
+#include "base/diag.h"
+#include "lifetime/latency.h"
+#include "lifetime/lifetime.h"
 
 struct nsight_wtotal_group {
 	struct nsight_lat_group g;	/* count, incomplete, by_reason as added */

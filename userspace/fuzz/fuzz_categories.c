@@ -4,7 +4,7 @@
  * nothing and before the built-in rules, then asked for the category of a
  * few names of every kind.
  */
-#include "categories.h"
+#include "diagnose/categories.h"
 #include "categories_builtin.h"
 #include "fuzz_common.h"
 

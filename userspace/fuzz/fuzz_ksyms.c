@@ -6,7 +6,7 @@
  * the payload of a KSYMS chunk (header + zlib stream).
  */
 #include "fuzz_common.h"
-#include "ksyms.h"
+#include "capture/ksyms.h"
 
 static void lookup(const struct nsight_ksyms *ks, uint64_t addr)
 {

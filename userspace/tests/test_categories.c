@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "categories.h"
+#include "diagnose/categories.h"
 #include "categories_builtin.h"
 #include "test.h"
 

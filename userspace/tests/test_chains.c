@@ -10,9 +10,9 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
-#include "chains.h"
+#include "capture/chains.h"
 #include "clirun.h"
-#include "queueview.h"
+#include "diagnose/queueview.h"
 #include "scenario.h"
 
 static struct cli c;

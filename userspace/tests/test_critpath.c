@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
-#include "critpath.h"
+#include "diagnose/critpath.h"
 #include "clirun.h"
 #include "scenario.h"
 

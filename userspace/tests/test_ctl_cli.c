@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "nl.h"
-#include "sources.h"
+#include "format/sources.h"
 #include "status.h"
 #include "test.h"
 

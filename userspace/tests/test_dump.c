@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "dump.h"
-#include "records.h"
+#include "format/records.h"
 #include "summary.h"
 #include "test.h"
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <netlink/genl/genl.h>
 
-#include "filter.h"
+#include "format/filter.h"
 #include "filter_nl.h"
 #include "status.h"
 #include "test.h"

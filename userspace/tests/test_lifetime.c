@@ -2,7 +2,7 @@
 /* Message lifetimes rebuilt from synthetic captures. */
 #include <json-c/json.h>
 
-#include "flow.h"
+#include "format/flow.h"
 #include "report.h"
 #include "synth.h"
 

@@ -9,8 +9,8 @@
 #include <math.h>
 
 #include "clirun.h"
-#include "clockfit.h"
-#include "merge.h"
+#include "merge/clockfit.h"
+#include "merge/merge.h"
 #include "synth.h"
 
 #define UDP	IPPROTO_UDP

@@ -3,7 +3,7 @@
 #include <json-c/json.h>
 
 #include "print.h"
-#include "records.h"
+#include "format/records.h"
 #include "summary.h"
 #include "test.h"
 

@@ -9,7 +9,7 @@
 
 #include "categories_builtin.h"
 #include "scenario.h"
-#include "whatif.h"
+#include "diagnose/whatif.h"
 
 struct run {
 	struct nsight_analysis a;
