@@ -12,9 +12,9 @@
 #include <stdio.h>
 
 #include "capture/capture.h"
-#include "capture/chains.h"
+#include "capture/threads.h"
 #include "diagnose/categories.h"
-#include "capture/ctxkey.h"
+#include "capture/keys.h"
 #include "base/diag.h"
 #include "diagnose/diagnose.h"
 #include "lifetime/latency.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "chains_report.h"
-#include "diag_report.h"
+#include "dx_report.h"
 #include "format/flow.h"
 #include "json_out.h"
 #include "diagnose/queueview.h"

@@ -5,7 +5,7 @@
 
 #include "diagnose/critpath.h"
 #include "critpath_report.h"
-#include "diag_report.h"
+#include "dx_report.h"
 #include "json_out.h"
 
 /* A group's tail: each message's path (in dx order) and their sum. */

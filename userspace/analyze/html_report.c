@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag_report.h"
+#include "dx_report.h"
 #include "html_report.h"
 #include "svg.h"
 #include "terminal.h"

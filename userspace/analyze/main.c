@@ -14,7 +14,7 @@
 #include "categories_builtin.h"
 #include "chains_report.h"
 #include "critpath_report.h"
-#include "diag_report.h"
+#include "dx_report.h"
 #include "html_report.h"
 #include "intervals_report.h"
 #include "json_out.h"

@@ -6,7 +6,7 @@
 
 #include "chains_report.h"
 #include "critpath_report.h"
-#include "diag_report.h"
+#include "dx_report.h"
 #include "format/flow.h"
 #include "json_out.h"
 #include "print.h"

@@ -19,7 +19,7 @@
 #include "analysis.h"
 #include "chains_report.h"
 #include "critpath_report.h"
-#include "diag_report.h"
+#include "dx_report.h"
 #include "fuzz_common.h"
 #include "html_report.h"
 #include "perfetto.h"

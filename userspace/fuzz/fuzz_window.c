@@ -14,7 +14,7 @@
 
 #include "chains_report.h"
 #include "critpath_report.h"
-#include "diag_report.h"
+#include "dx_report.h"
 #include "fuzz_common.h"
 #include "print.h"
 #include "report.h"

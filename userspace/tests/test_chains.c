@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
-#include "capture/chains.h"
+#include "capture/threads.h"
 #include "clirun.h"
 #include "diagnose/queueview.h"
 #include "scenario.h"

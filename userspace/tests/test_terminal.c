@@ -8,7 +8,7 @@
 #include "clirun.h"
 #include "scenario.h"
 #include "terminal.h"
-#include "diag_report.h"
+#include "dx_report.h"
 
 static struct cli c;
 

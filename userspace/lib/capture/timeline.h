@@ -34,7 +34,7 @@
 #include <sys/types.h>
 #include <linux/nsight.h>
 
-#include "capture/ctxkey.h"
+#include "capture/keys.h"
 #include "base/diag.h"
 #include "format/records.h"
 

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/ctxkey.h"
+#include "capture/keys.h"
 #include "base/diag.h"
 
 struct nsight_cat_rule {

@@ -57,7 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/chains.h"
+#include "capture/threads.h"
 #include "lifetime/lifetime.h"
 #include "diagnose/profile.h"
 

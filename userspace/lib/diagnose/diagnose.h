@@ -49,7 +49,7 @@
 #include <stdint.h>
 
 #include "diagnose/categories.h"
-#include "capture/ctxkey.h"
+#include "capture/keys.h"
 #include "base/diag.h"
 #include "lifetime/lifetime.h"
 #include "diagnose/profile.h"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/ctxkey.h"
+#include "capture/keys.h"
 #include "diagnose/diagnose.h"
 #include "lifetime/lifetime.h"
 

@@ -40,8 +40,8 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
-#include "capture/chains.h"
-#include "capture/ctxkey.h"
+#include "capture/threads.h"
+#include "capture/keys.h"
 #include "base/diag.h"
 #include "lifetime/lifetime.h"
 #include "capture/timeconv.h"

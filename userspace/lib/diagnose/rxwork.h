@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
-#include "capture/ctxkey.h"
+#include "capture/keys.h"
 #include "diagnose/diagnose.h"
 #include "lifetime/lifetime.h"
 #include "base/u64map.h"

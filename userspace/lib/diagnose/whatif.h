@@ -74,7 +74,7 @@
 
 #include "diagnose/capacity.h"
 #include "diagnose/categories.h"
-#include "capture/ctxkey.h"
+#include "capture/keys.h"
 #include "base/diag.h"
 #include "lifetime/lifetime.h"
 #include "diagnose/profile.h"

@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "diag_report.h"
+#include "dx_report.h"
 #include "format/flow.h"
 #include "diagnose/nextstep.h"
 #include "diagnose/loops.h"

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/chains.h"
+#include "capture/threads.h"
 #include "lifetime/latency.h"
 #include "base/vec.h"
 

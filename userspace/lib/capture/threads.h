@@ -45,7 +45,7 @@
 #include <linux/nsight.h>
 
 #include "capture/capture.h"
-#include "capture/ctxkey.h"
+#include "capture/keys.h"
 #include "base/diag.h"
 #include "format/records.h"
 #include "capture/timeline.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/ctxkey.h"
+#include "capture/keys.h"
 
 static const char *const kind_names[__NSIGHT_KEY_KINDS] = {
 	[NSIGHT_KEY_UNKNOWN]	= "unknown",
