@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "diagnose/diagnose.h"
 #include "terminal.h"
 

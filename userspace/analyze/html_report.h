@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "diagnose/diagnose.h"
 
 /*

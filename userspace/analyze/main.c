@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "categories_builtin.h"
 #include "chains_report.h"
 #include "critpath_report.h"
@@ -26,7 +26,7 @@
 #include "progress.h"
 #include "report.h"
 #include "format/stream.h"
-#include "summary.h"
+#include "pipeline/summary.h"
 #include "capture/timecheck.h"
 #include "base/version.h"
 #include "base/zstdio.h"

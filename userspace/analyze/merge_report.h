@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "merge/merge.h"
 
 struct nsight_merge_report_opts {

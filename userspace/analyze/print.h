@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "summary.h"
+#include "pipeline/summary.h"
 
 /* @name is the stream's file name ("-" for stdin). */
 void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_summary *s);

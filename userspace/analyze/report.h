@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "capture/timecheck.h"
 
 void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a);

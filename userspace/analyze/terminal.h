@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "capture/timeconv.h"
 
 #define NSIGHT_TTY_WIDTH	100

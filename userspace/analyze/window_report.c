@@ -12,9 +12,9 @@
 #include "print.h"
 #include "report.h"
 #include "base/version.h"
-#include "window.h"
+#include "pipeline/window.h"
 #include "window_report.h"
-#include "window_total.h"
+#include "pipeline/window_total.h"
 
 /* One JSON object on one line. */
 static int put_line(struct json_object *j)

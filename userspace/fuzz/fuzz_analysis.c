@@ -16,7 +16,7 @@
  */
 #include <json-c/json.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "chains_report.h"
 #include "critpath_report.h"
 #include "dx_report.h"

@@ -19,7 +19,7 @@
 #include "print.h"
 #include "report.h"
 #include "terminal.h"
-#include "window.h"
+#include "pipeline/window.h"
 
 #define OPT(bit)	(1U << (bit))
 #define MAX_WINDOWS	64

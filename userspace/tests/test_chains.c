@@ -9,7 +9,7 @@
  */
 #include <json-c/json.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "capture/threads.h"
 #include "clirun.h"
 #include "diagnose/queueview.h"

@@ -10,7 +10,7 @@
  */
 #include <json-c/json.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "diagnose/critpath.h"
 #include "clirun.h"
 #include "scenario.h"

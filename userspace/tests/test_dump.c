@@ -11,7 +11,7 @@
 
 #include "dump.h"
 #include "format/records.h"
-#include "summary.h"
+#include "pipeline/summary.h"
 #include "test.h"
 
 #define SS	sizeof(struct nsight_rec_sched_switch)

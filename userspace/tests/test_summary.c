@@ -4,7 +4,7 @@
 
 #include "print.h"
 #include "format/records.h"
-#include "summary.h"
+#include "pipeline/summary.h"
 #include "test.h"
 
 #define SS	sizeof(struct nsight_rec_sched_switch)

@@ -30,9 +30,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "capture/ksyms.h"
-#include "summary.h"
+#include "pipeline/summary.h"
 
 /* At most this many windows: a narrower --window is refused. */
 #define NSIGHT_WINDOWS_MAX	100000

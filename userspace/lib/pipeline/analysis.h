@@ -23,7 +23,7 @@
 #include "progress.h"
 #include "pt/pt_evidence.h"
 #include "capture/samples.h"
-#include "summary.h"
+#include "pipeline/summary.h"
 #include "capture/timeconv.h"
 #include "capture/timeline.h"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "base/vec.h"
-#include "window_total.h"
+#include "pipeline/window_total.h"
 
 static int cmp_i64(const void *a, const void *b)
 {

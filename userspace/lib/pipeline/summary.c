@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "format/records.h"
-#include "summary.h"
+#include "pipeline/summary.h"
 
 #define N_TYPES (UINT16_MAX + 1)
 

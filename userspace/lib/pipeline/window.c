@@ -7,7 +7,7 @@
 
 #include "base/satmath.h"
 #include "base/vec.h"
-#include "window.h"
+#include "pipeline/window.h"
 
 #define NS_PER_SEC	1000000000ULL
 #define SPOOL_BLOCK	(1U << 20)

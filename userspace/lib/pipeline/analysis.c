@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 
 int nsight_analysis_record(struct nsight_analysis *a, const struct nsight_rec *rec,
 			   struct nsight_diag *d)
