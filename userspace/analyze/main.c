@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "pipeline/analysis.h"
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "chains_report.h"
 #include "critpath_report.h"
 #include "dx_report.h"

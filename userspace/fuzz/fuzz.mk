@@ -24,7 +24,7 @@ $(FUZZ_BUILD)/%.o: %.c
 	$(FUZZ_CC) $(BASE_FLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(CPPFLAGS) -Ifuzz \
 		$(DEPFLAGS) -c -o $@ $<
 
-$(FUZZ_BUILD)/analyze/categories_builtin.o: $(GEN)/categories_csv.h
+$(FUZZ_BUILD)/lib/diagnose/categories_builtin.o: $(GEN)/categories_csv.h
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)

@@ -5,7 +5,7 @@
  * few names of every kind.
  */
 #include "diagnose/categories.h"
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -22,7 +22,7 @@
 #include <linux/nsight.h>
 
 #include "diagnose/categories.h"
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "format/stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

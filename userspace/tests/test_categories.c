@@ -5,7 +5,7 @@
 #include <zlib.h>
 
 #include "diagnose/categories.h"
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "test.h"
 
 static const char *name(const struct nsight_cats *c, enum nsight_key_kind kind, const char *n)

@@ -8,7 +8,7 @@
  */
 #include <math.h>
 
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "clirun.h"
 #include "perfetto.h"
 #include "scenario.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Per-CPU context timelines and message profiles on synthetic captures. */
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "diagnose/profile.h"
 #include "scenario.h"
 

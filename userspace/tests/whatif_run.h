@@ -7,7 +7,7 @@
 #ifndef NSIGHT_TEST_WHATIF_RUN_H
 #define NSIGHT_TEST_WHATIF_RUN_H
 
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "scenario.h"
 #include "diagnose/whatif.h"
 

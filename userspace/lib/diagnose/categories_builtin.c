@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The built-in categories: analyze/categories.csv, compiled in by the Makefile. */
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 
 const char nsight_categories_builtin[] =
 #include "categories_csv.h"
