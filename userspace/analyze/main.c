@@ -355,7 +355,7 @@ static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys,
 	if (open_input(o->dx.baseline, &in))
 		return NSIGHT_EXIT_FAIL;
 	nsight_progress_init(&pg, o->progress, o->dx.baseline);
-	ao.progress = &pg;
+	ao.progress = &pg.hooks;
 	err = nsight_analysis_run(b, in, &ao, &d);
 	nsight_progress_end(&pg);
 	if (in != stdin)
@@ -470,7 +470,7 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		return NSIGHT_EXIT_FAIL;
 	}
 	nsight_progress_init(&pg, o->progress, name);
-	ao.progress = &pg;
+	ao.progress = &pg.hooks;
 	ret = nsight_analysis_run(&a, in, &ao, &d);
 	nsight_progress_end(&pg);
 	if (ret) {

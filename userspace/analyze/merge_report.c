@@ -6,6 +6,7 @@
 #include "format/flow.h"
 #include "json_out.h"
 #include "merge_report.h"
+#include "print.h"
 #include "base/zstdio.h"
 #include "base/version.h"
 

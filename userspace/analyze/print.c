@@ -304,3 +304,10 @@ struct json_object *nsight_summary_to_json(const char *name, const struct nsight
 	}
 	return o;
 }
+
+void nsight_summary_warn_cut(const struct nsight_summary *s, const char *name)
+{
+	if (s->cut)
+		fprintf(stderr, "nsight-analyze: %s: warning: %s; analysed the %" PRIu64
+			" whole chunks before it\n", name, s->cut_msg, s->chunks);
+}

@@ -31,10 +31,10 @@ int nsight_analysis_chunk(struct nsight_analysis *a, const struct nsight_chunk *
 	return nsight_capture_add_chunk(&a->cap, ch, d);
 }
 
-/* The hooks' context: the analysis, and its progress line (or NULL). */
+/* The hooks' context: the analysis, and the caller's progress (or NULL). */
 struct read_ctx {
 	struct nsight_analysis *a;
-	struct nsight_progress *p;
+	const struct nsight_analysis_progress *p;
 };
 
 static int on_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag *d)
@@ -57,8 +57,14 @@ static int on_records(void *ctx, const struct nsight_chunk *ch, struct nsight_di
 	(void)d;
 	for (i = 0; i < c->a->sum.nr_cpus; i++)
 		n += c->a->sum.cpus[i].records;
-	nsight_progress_update(c->p, n, ch->offset);
+	c->p->update(c->p->arg, n, ch->offset);
 	return 0;
+}
+
+static void progress_pass(const struct nsight_analysis_opts *o, const char *pass)
+{
+	if (o->progress)
+		o->progress->pass(o->progress->arg, pass);
 }
 
 /* What every analysis has, whatever the stream: nsight_analysis_fini() works after it. */
@@ -169,13 +175,13 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 		goto out;
 	}
 	err = nsight_analysis_begin(a, r.hdr.nr_cpus, o, d);
-	nsight_progress_pass(o->progress, "reading");
+	progress_pass(o, "reading");
 	if (!err)
 		err = nsight_summarize_hooked(&r, &a->sum, &hook, d);
 	if (err)
 		goto out;
 	if (o->lifetimes)
-		nsight_progress_pass(o->progress, "lifetimes and timelines");
+		progress_pass(o, "lifetimes and timelines");
 
 	/* Drops the kernel counted after each CPU's last sub-buffer header. */
 	tail = calloc(a->sum.nr_cpus ? a->sum.nr_cpus : 1, sizeof(*tail));

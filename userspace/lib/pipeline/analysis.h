@@ -20,12 +20,22 @@
 #include "lifetime/latency.h"
 #include "capture/ksyms.h"
 #include "lifetime/lifetime.h"
-#include "progress.h"
 #include "pt/pt_evidence.h"
 #include "capture/samples.h"
 #include "pipeline/summary.h"
 #include "capture/timeconv.h"
 #include "capture/timeline.h"
+
+/*
+ * The read's progress, for a caller that shows it (nsight-analyze's
+ * progress line): pass() as each pass begins, then update() with the
+ * records and bytes read so far before each chunk of records.
+ */
+struct nsight_analysis_progress {
+	void (*pass)(void *arg, const char *pass);
+	void (*update)(void *arg, uint64_t records, uint64_t bytes);
+	void *arg;
+};
 
 struct nsight_analysis_opts {
 	enum nsight_tc_params params;	/* --time-params */
@@ -33,7 +43,7 @@ struct nsight_analysis_opts {
 					 * (not for --time-check) */
 	struct nsight_keys *keys;	/* a key table to share (with a
 					 * baseline), NULL for its own */
-	struct nsight_progress *progress;	/* the read's progress, or NULL */
+	const struct nsight_analysis_progress *progress;	/* or NULL */
 	bool own;			/* keep only the messages whose earliest
 					 * record is in [own_lo, own_hi) */
 	uint64_t own_lo, own_hi;

@@ -360,13 +360,6 @@ void nsight_problem_format(const struct nsight_problem *p, char *buf, size_t len
 	}
 }
 
-void nsight_summary_warn_cut(const struct nsight_summary *s, const char *name)
-{
-	if (s->cut)
-		fprintf(stderr, "nsight-analyze: %s: warning: %s; analysed the %" PRIu64
-			" whole chunks before it\n", name, s->cut_msg, s->chunks);
-}
-
 double nsight_summary_span_seconds(const struct nsight_summary *s)
 {
 	if (!s->have_tsc || !s->hdr.tsc_hz)

@@ -142,12 +142,6 @@ void nsight_problem_format(const struct nsight_problem *p, char *buf, size_t len
 /* Short name of a problem kind for JSON ("records", "seq_gap", ...). */
 const char *nsight_problem_kind_name(enum nsight_problem_kind kind);
 
-/*
- * A stream cut short, on stderr: "nsight-analyze: NAME: warning: ...".
- * Nothing when @s is whole.
- */
-void nsight_summary_warn_cut(const struct nsight_summary *s, const char *name);
-
 /* Span in seconds, or a negative number when tsc_hz is 0 or no records. */
 double nsight_summary_span_seconds(const struct nsight_summary *s);
 
