@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "capture/threads.h"
-#include "lifetime/latency.h"
+#include "base/percentile.h"
 #include "base/vec.h"
 
 void nsight_threads_init(struct nsight_threads *c)

@@ -7,15 +7,6 @@
 const uint32_t nsight_lat_pct[NSIGHT_LAT_NPCT] = { 50000, 90000, 99000, 99900 };
 const char *const nsight_lat_pct_name[NSIGHT_LAT_NPCT] = { "p50", "p90", "p99", "p99.9" };
 
-int64_t nsight_percentile(const int64_t *sorted, size_t n, uint32_t per100k)
-{
-	/* rank = ceil(per100k * n / 100000), at least 1; no overflow below 2^47 values. */
-	unsigned __int128 r = ((unsigned __int128)per100k * n + 99999) / 100000;
-	size_t rank = r < 1 ? 1 : r > n ? n : (size_t)r;
-
-	return sorted[rank - 1];
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

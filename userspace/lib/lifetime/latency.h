@@ -5,8 +5,7 @@
  * the complete messages (RX n -> a, TX send -> xmit, or -> completion when
  * there is one), and the incomplete ones by reason.
  *
- * Percentiles are nearest-rank: the p-th percentile of n sorted values is
- * the value at 1-based rank ceil(p / 100 * n). It is always one of the
+ * Percentiles are nearest-rank (base/percentile.h): always one of the
  * values, never an interpolation.
  */
 #ifndef NSIGHT_LATENCY_H
@@ -16,6 +15,7 @@
 #include <stdint.h>
 
 #include "base/diag.h"
+#include "base/percentile.h"
 #include "lifetime/lifetime.h"
 
 /* The percentiles reported, in parts per 100000. */
@@ -51,8 +51,5 @@ void nsight_latency_fini(struct nsight_latency *l);
  */
 int64_t *nsight_latency_values(const struct nsight_lifetimes *lt, const char *comm,
 			       const uint32_t *pid, uint8_t dir, size_t *n);
-
-/* Nearest-rank percentile of @n ascending values (@n > 0), @per100k of 100000. */
-int64_t nsight_percentile(const int64_t *sorted, size_t n, uint32_t per100k);
 
 #endif /* NSIGHT_LATENCY_H */
