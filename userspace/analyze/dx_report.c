@@ -464,15 +464,15 @@ static void evidence_text(FILE *f, const struct nsight_analysis *a, const struct
 		fprintf(f, "evidence: first PT decode error: %s\n", p->first_error);
 }
 
-void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a)
+void nsight_dx_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a)
 {
 	static const struct nsight_tty plain = { .color = false, .width = 0 };
 
-	nsight_diag_report_tty(f, dx, a, &plain);
+	nsight_dx_report_tty(f, dx, a, &plain);
 }
 
-void nsight_diag_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
-			    const struct nsight_tty *t)
+void nsight_dx_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
+			  const struct nsight_tty *t)
 {
 	size_t i;
 
@@ -607,8 +607,8 @@ bool nsight_dx_find_msg(const struct nsight_dx *dx, size_t msg, const struct nsi
 	return false;
 }
 
-void nsight_diag_report_msg_tty(FILE *f, const struct nsight_dx_group *g,
-				const struct nsight_dx_msg *m, const struct nsight_tty *t)
+void nsight_dx_report_msg_tty(FILE *f, const struct nsight_dx_group *g,
+			      const struct nsight_dx_msg *m, const struct nsight_tty *t)
 {
 	char b1[32], b2[32], b3[32];
 	int n = fprintf(f, "  its causes (latency %s, deviation %s, coverage %s):",
@@ -618,9 +618,9 @@ void nsight_diag_report_msg_tty(FILE *f, const struct nsight_dx_group *g,
 	msg_causes(f, g, m, n > 0 ? (size_t)n : 0, t);
 }
 
-struct json_object *nsight_diag_report_msg_json(const struct nsight_dx_group *g,
-						const struct nsight_dx_msg *m,
-						const struct nsight_analysis *a)
+struct json_object *nsight_dx_report_msg_json(const struct nsight_dx_group *g,
+					      const struct nsight_dx_msg *m,
+					      const struct nsight_analysis *a)
 {
 	int err = 0;
 	struct json_object *j = msg_json(g, m, a->keys, &err);
@@ -854,8 +854,8 @@ static struct json_object *loops_json(const struct nsight_analysis *a, int *err)
 	return arr;
 }
 
-int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
-			    const struct nsight_analysis *a)
+int nsight_dx_report_json(struct json_object *o, const struct nsight_dx *dx,
+			  const struct nsight_analysis *a)
 {
 	struct json_object *j = json_object_new_object(), *groups = json_object_new_array();
 	int err = 0;

@@ -16,8 +16,8 @@
  *
  * The first cause row follows the column header directly.
  */
-#ifndef NSIGHT_DIAG_REPORT_H
-#define NSIGHT_DIAG_REPORT_H
+#ifndef NSIGHT_DX_REPORT_H
+#define NSIGHT_DX_REPORT_H
 
 #include <stdio.h>
 #include <json-c/json.h>
@@ -27,26 +27,26 @@
 #include "terminal.h"
 
 /* @a (may be NULL) adds the line on the function-level evidence. */
-void nsight_diag_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a);
+void nsight_dx_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a);
 /* The same, with the first cause of each group in bold when @t->color and
  * the slowest messages' causes cut at @t->width columns. */
-void nsight_diag_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
-			    const struct nsight_tty *t);
+void nsight_dx_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
+			  const struct nsight_tty *t);
 
 /* Add "diagnosis" to @o. Returns 0, or -1 when out of memory. */
-int nsight_diag_report_json(struct json_object *o, const struct nsight_dx *dx,
-			    const struct nsight_analysis *a);
+int nsight_dx_report_json(struct json_object *o, const struct nsight_dx *dx,
+			  const struct nsight_analysis *a);
 
 /* The diagnosed tail message at lifetime index @msg, if it is one. */
 bool nsight_dx_find_msg(const struct nsight_dx *dx, size_t msg, const struct nsight_dx_group **g,
 			const struct nsight_dx_msg **m);
 /* "  its causes: X +1.2 ms, ..." for @m of group @g, one line. */
-void nsight_diag_report_msg_tty(FILE *f, const struct nsight_dx_group *g,
-				const struct nsight_dx_msg *m, const struct nsight_tty *t);
+void nsight_dx_report_msg_tty(FILE *f, const struct nsight_dx_group *g,
+			      const struct nsight_dx_msg *m, const struct nsight_tty *t);
 /* @m as in the diagnosis' "slowest" list; NULL when out of memory. */
-struct json_object *nsight_diag_report_msg_json(const struct nsight_dx_group *g,
-						const struct nsight_dx_msg *m,
-						const struct nsight_analysis *a);
+struct json_object *nsight_dx_report_msg_json(const struct nsight_dx_group *g,
+					      const struct nsight_dx_msg *m,
+					      const struct nsight_analysis *a);
 
 /* "comm", "pid" and "direction" of group @g in @o. */
 void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_group *g, int *err);
@@ -62,4 +62,4 @@ void nsight_dx_cause_name(const struct nsight_dx_cause *c, char *buf, size_t len
 /* "20", "99.9": a per-100000 value as a percentage. */
 const char *nsight_pct_format(uint32_t per100k, char *buf, size_t len);
 
-#endif /* NSIGHT_DIAG_REPORT_H */
+#endif /* NSIGHT_DX_REPORT_H */

@@ -1090,7 +1090,7 @@ static int diag_text(struct rep *r, struct nsight_diag *d)
 
 	if (!m)
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
-	nsight_diag_report_tty(m, r->dx, r->a, &plain);
+	nsight_dx_report_tty(m, r->dx, r->a, &plain);
 	if (fclose(m)) {
 		free(text);
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");

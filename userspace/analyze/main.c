@@ -184,7 +184,7 @@ static int baseline_dx_json(struct json_object *j, const struct extras *x, const
 	struct json_object *b = json_object_new_object();
 	int err = 0;
 
-	if (!b || nsight_diag_report_json(b, x->bdx, x->b)) {
+	if (!b || nsight_dx_report_json(b, x->bdx, x->b)) {
 		json_object_put(b);
 		return -1;
 	}
@@ -200,7 +200,7 @@ static void baseline_band_text(const struct extras *x, const struct opts *o,
 	if (!x->bdx)
 		return;
 	printf("baseline %s, the same band against its own fastest 20%%:\n", o->dx.baseline);
-	nsight_diag_report_tty(stdout, x->bdx, x->b, t);
+	nsight_dx_report_tty(stdout, x->bdx, x->b, t);
 }
 
 static int print_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
@@ -215,7 +215,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (j && a->have_range)
 			jo_add(j, "range", range_json(a, o), &rerr);
 		if (j && (rerr || nsight_report_add_json(j, a, o->clk, o->messages) ||
-			  nsight_diag_report_json(j, dx, a) ||
+			  nsight_dx_report_json(j, dx, a) ||
 			  (x->bdx && baseline_dx_json(j, x, o)) ||
 			  nsight_chains_report_json(j, dx, a) ||
 			  nsight_locks_report_json(j, a) ||
@@ -235,7 +235,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			ret = nomem();
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
-		nsight_diag_report_text(stdout, dx, a);
+		nsight_dx_report_text(stdout, dx, a);
 		baseline_band_text(x, o, &(struct nsight_tty){ 0 });
 		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }) ||
 		    nsight_locks_report_text(stdout, a, &(struct nsight_tty){ 0 }) ||
@@ -253,7 +253,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			ret = nomem();
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
-		nsight_diag_report_tty(stdout, dx, a, &o->tty);
+		nsight_dx_report_tty(stdout, dx, a, &o->tty);
 		baseline_band_text(x, o, &o->tty);
 		if (nsight_chains_report_text(stdout, dx, a, &o->tty) ||
 		    nsight_locks_report_text(stdout, a, &o->tty) ||
