@@ -17,15 +17,15 @@
 #include <json-c/json.h>
 
 #include "pipeline/analysis.h"
-#include "chains_report.h"
-#include "critpath_report.h"
-#include "dx_report.h"
+#include "analyze/chains_report.h"
+#include "analyze/critpath_report.h"
+#include "analyze/dx_report.h"
 #include "fuzz_common.h"
-#include "html_report.h"
-#include "perfetto.h"
-#include "print.h"
-#include "report.h"
-#include "terminal.h"
+#include "analyze/html_report.h"
+#include "analyze/perfetto.h"
+#include "analyze/print.h"
+#include "analyze/report.h"
+#include "analyze/terminal.h"
 
 #define OPT(bit)	(1U << (bit))
 

@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 
 #include "fuzz_common.h"
-#include "print.h"
+#include "analyze/print.h"
 #include "pipeline/summary.h"
 
 /* Every PHC chunk: each sample, each interface's best one. */

@@ -12,13 +12,13 @@
  */
 #include <json-c/json.h>
 
-#include "chains_report.h"
-#include "critpath_report.h"
-#include "dx_report.h"
+#include "analyze/chains_report.h"
+#include "analyze/critpath_report.h"
+#include "analyze/dx_report.h"
 #include "fuzz_common.h"
-#include "print.h"
-#include "report.h"
-#include "terminal.h"
+#include "analyze/print.h"
+#include "analyze/report.h"
+#include "analyze/terminal.h"
 #include "pipeline/window.h"
 
 #define OPT(bit)	(1U << (bit))

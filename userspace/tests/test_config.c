@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* nsightctl config: source lists and byte sizes. */
-#include "config.h"
+#include "ctl/config.h"
 #include "format/sources.h"
 #include "test.h"
 

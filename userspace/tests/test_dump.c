@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dump.h"
+#include "ctl/dump.h"
 #include "format/records.h"
 #include "pipeline/summary.h"
 #include "test.h"

@@ -8,8 +8,8 @@
 #include <netlink/genl/genl.h>
 
 #include "format/filter.h"
-#include "filter_nl.h"
-#include "status.h"
+#include "ctl/filter_nl.h"
+#include "ctl/status.h"
 #include "test.h"
 
 /* A fake if_nametoindex(): eth0 is 2, lo is 1, nothing else exists. */

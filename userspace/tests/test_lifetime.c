@@ -3,7 +3,7 @@
 #include <json-c/json.h>
 
 #include "format/flow.h"
-#include "report.h"
+#include "analyze/report.h"
 #include "synth.h"
 
 #define RX	NSIGHT_MSG_RX

@@ -10,7 +10,7 @@
 
 #include "diagnose/categories_builtin.h"
 #include "clirun.h"
-#include "perfetto.h"
+#include "analyze/perfetto.h"
 #include "scenario.h"
 #include "trace_check_lib.h"
 

@@ -2,7 +2,7 @@
 /* nsight_summarize(): counts, drops, and the check against STATUS. */
 #include <json-c/json.h>
 
-#include "print.h"
+#include "analyze/print.h"
 #include "format/records.h"
 #include "pipeline/summary.h"
 #include "test.h"

@@ -7,8 +7,8 @@
  */
 #include "clirun.h"
 #include "scenario.h"
-#include "terminal.h"
-#include "dx_report.h"
+#include "analyze/terminal.h"
+#include "analyze/dx_report.h"
 
 static struct cli c;
 
