@@ -895,7 +895,7 @@ int main(int argc, char **argv)
 	if (o.merge)
 		return merge(argc - optind, argv + optind, &o);
 	/*
-	 * A band against a baseline (seeds/001 §7.4): the reference is the
+	 * A band against a baseline (--tail in nsight.rst): the reference is the
 	 * same band of the baseline unless --slice says otherwise.
 	 */
 	if (o.dx.tail_hi < 100000 && o.dx.baseline && !o.dx.slice) {

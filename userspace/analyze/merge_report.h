@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nsight-analyze --merge CLIENT SERVER: two hosts' captures joined into
- * requests (lib/merge.h), the clock estimate, the per-layer breakdown and
+ * requests (merge/merge.h), the clock estimate, the per-layer breakdown and
  * which host and layer the tail's deviation came from.
  */
 #ifndef NSIGHT_MERGE_REPORT_H

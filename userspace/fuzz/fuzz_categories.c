@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: a --categories file (lib/categories.c): parsed after
- * nothing and before the built-in rules, then asked for the category of a
- * few names of every kind.
+ * libFuzzer target: a --categories file (lib/diagnose/categories.c): parsed
+ * after nothing and before the built-in rules, then asked for the category
+ * of a few names of every kind.
  */
 #include "diagnose/categories.h"
 #include "diagnose/categories_builtin.h"

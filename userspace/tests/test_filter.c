@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Filter specs (lib/filter.c): parsing, formatting and errors; the
+ * Filter specs (lib/format/filter.c): parsing, formatting and errors; the
  * NSIGHT_A_FILTER nest (ctl/filter_nl.c); and GET_STATUS replies with and
  * without a filter.
  */

@@ -3,6 +3,10 @@
  * Error reporting shared by the nsight tools: functions return a negative
  * code and describe the failure in a caller-provided message buffer (the
  * libipt convention), so library code never prints.
+ *
+ * Names: "diag" (this file: struct nsight_diag, nsight_diag_*) is an error
+ * and its message; "dx" (diagnose/diagnose.h: nsight_dx_*) is the
+ * diagnosis of slow messages.
  */
 #ifndef NSIGHT_DIAG_H
 #define NSIGHT_DIAG_H

@@ -16,13 +16,13 @@
  *                    (from samples)
  *   unknown          no records cover the time
  *   blocked:<comm>   the message's thread asleep until task <comm> woke it
- *                    (chains.h)
+ *                    (capture/threads.h)
  *
  * One table can serve several captures (a baseline and the capture
  * diagnosed) so that their ids agree.
  */
-#ifndef NSIGHT_CTXKEY_H
-#define NSIGHT_CTXKEY_H
+#ifndef NSIGHT_KEYS_H
+#define NSIGHT_KEYS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -123,4 +123,4 @@ int nsight_key_kind_parse(const char *s);
 /* Softirq vector names as the kernel's softirq_to_name; "vec<N>" beyond. */
 const char *nsight_softirq_name(uint32_t vec, char *buf, size_t len);
 
-#endif /* NSIGHT_CTXKEY_H */
+#endif /* NSIGHT_KEYS_H */

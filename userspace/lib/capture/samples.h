@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Function-level evidence from the "sample" source (seeds/001 §5.2 phase
- * 3, where Intel PT is absent): each NSIGHT_REC_SAMPLE holds the kernel
- * stack a CPU was running when its sampling timer fired.
+ * Function-level evidence from the "sample" source (nsight.rst "Diagnosis",
+ * where Intel PT is absent): each NSIGHT_REC_SAMPLE holds the kernel stack
+ * a CPU was running when its sampling timer fired.
  *
  * A sample at TSC t stands for the period before it, [t - period, t], cut
  * to the timeline segment it fell in (and to the previous sample on that

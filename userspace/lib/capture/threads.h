@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Blocking chains (seeds/004 §3.4): where a thread was at every instant
- * (on a CPU, runnable, blocked), who woke it, and what that waker did
- * meanwhile, from the sched_switch and sched_waking records.
+ * Blocking chains (nsight.rst "Blocking chains"): where a thread was at
+ * every instant (on a CPU, runnable, blocked), who woke it, and what that
+ * waker did meanwhile, from the sched_switch and sched_waking records.
  *
  * A thread's stretches on CPUs come from sched_switch: switched in at
  * one record, out at another. How it left says what follows: preempted
@@ -36,8 +36,8 @@
  * a wait ended by a task, in the message's application window before the
  * receive call that returned it, is time "blocked by" that task.
  */
-#ifndef NSIGHT_CHAINS_H
-#define NSIGHT_CHAINS_H
+#ifndef NSIGHT_THREADS_H
+#define NSIGHT_THREADS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -213,4 +213,4 @@ void nsight_chain_sort(struct nsight_chain *ch);
 
 int64_t nsight_threads_ns(const struct nsight_threads *c, uint64_t ticks);
 
-#endif /* NSIGHT_CHAINS_H */
+#endif /* NSIGHT_THREADS_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The time-reconciliation check (seeds/001 §6.1): a guest program read the
+ * The time-reconciliation check (nsight.rst "Time"): a guest program read the
  * TSC (lfence; rdtsc) and then CLOCK_REALTIME, back to back, in a loop,
  * while the clock was being adjusted. Converting every TSC with the
  * capture's clock records must give a sequence

@@ -2,7 +2,7 @@
 /*
  * TSC -> CLOCK_REALTIME / CLOCK_MONOTONIC with the kernel's own conversion
  * parameters in force at each instant (the timekeeper records), never one
- * linear fit over the capture (DESIGN "Time domains").
+ * linear fit over the capture (nsight.rst "Time").
  *
  * A timekeeper record applies from its hdr.tsc to the next record's hdr.tsc;
  * before the first record the first one applies. With NSIGHT_TK_CS_TSC the

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Capacity of a server: the highest request rate it could sustain, now
- * and with what-if causes removed (seeds/002 §4: the throughput of the
- * system with a bottleneck removed). The utilization law per core, the
- * resources a received message needs:
+ * Capacity of a server: the highest request rate it could sustain, now and
+ * with what-if causes removed (nsight.rst "What-if predictions": the
+ * throughput of the system with a bottleneck removed). The utilization law
+ * per core, the resources a received message needs:
  *
  *   the application core (where its receive returned): the work of the
  *     server's receiving threads there, and what nested in them (the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Categories (seeds/001 §5.2, Table 1): what an anomaly is called in the
+ * Categories (nsight.rst "Diagnosis"): what an anomaly is called in the
  * diagnosis, from rules in a CSV text, one per line:
  *
  *   kind,pattern,category

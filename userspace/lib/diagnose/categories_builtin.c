@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The built-in categories: analyze/categories.csv, compiled in by the Makefile. */
+/* The built-in categories: diagnose/categories.csv, compiled in by the Makefile. */
 #include "diagnose/categories_builtin.h"
 
 const char nsight_categories_builtin[] =

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The categories nsight-analyze ships with (analyze/categories.csv). */
+/* The categories nsight-analyze ships with (diagnose/categories.csv). */
 #ifndef NSIGHT_CATEGORIES_BUILTIN_H
 #define NSIGHT_CATEGORIES_BUILTIN_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Critical path of a message over its states (seeds/002 §2.3, §4).
+ * Critical path of a message over its states (nsight.rst "Critical path").
  *
  * The paper builds a dependence graph of state machines that interact
  * through queues; an edge of a state where a machine waits (for an item,

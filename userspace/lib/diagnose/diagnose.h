@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The diagnosis (seeds/001 §4.2, §5.2): why the tail messages of each
+ * The diagnosis (nsight.rst "Diagnosis"): why the tail messages of each
  * application (comm + pid) and direction were slow.
+ *
+ * Names: "dx" (this file: struct nsight_dx, nsight_dx_*) is the diagnosis;
+ * "diag" (base/diag.h: struct nsight_diag) is an error and its message, as
+ * everywhere in the library.
  *
  * Reference: a slice of the group's complete messages by latency, by
  * default the fastest 20% (at least NSIGHT_DX_MIN_REF when there are that
@@ -12,7 +16,7 @@
  *
  * Tail: the messages at or above a percentile of latency (p90), or a band
  * of them, from one percentile to another (p20-p30: at or above the p20
- * latency and at or below the p30 one; seeds/001 §7.4). A tail
+ * latency and at or below the p30 one; --tail in nsight.rst). A tail
  * message's deviation is its latency minus the reference's median. Each key
  * of its profile whose time exceeds the expected time by at least the
  * granularity (min_dev) is an anomaly, of one of four phases:

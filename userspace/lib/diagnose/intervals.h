@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tail-ranked interval tables (seeds/004 §3.3, LDB's "functions ranked by
- * tail latency"): every kind of interval a capture holds, with the count,
- * p50, p99, p99.99 and max of its durations, ranked by p99.99.
+ * Tail-ranked interval tables (nsight.rst "Interval tables"; LDB's
+ * "functions ranked by tail latency"): every kind of interval a capture
+ * holds, with the count, p50, p99, p99.99 and max of its durations, ranked
+ * by p99.99.
  *
  * Kinds and what one interval is:
  *

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Resource loops (seeds/002 §3.5): a finite resource between a producer
- * and a consumer that was full, so that the producer's path looped back to
- * wait for the consumer (or lost data to it) and messages waited on each
- * other rather than on any slow operation of their own.
+ * Resource loops (nsight.rst "Queue view"): a finite resource between a
+ * producer and a consumer that was full, so that the producer's path looped
+ * back to wait for the consumer (or lost data to it) and messages waited on
+ * each other rather than on any slow operation of their own.
  *
  * - A UDP socket's receive buffer (sock_drop records, -ENOMEM): datagrams
  *   were dropped; the messages that were in the queue when one was

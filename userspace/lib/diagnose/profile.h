@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Message profiles (seeds/001 §4.1, §5.2): where a message's time went,
+ * Message profiles (nsight.rst "Diagnosis"): where a message's time went,
  * by context, on the cores that held it.
  *
  * An RX message owns the receive core X (role R) from n to h and the
@@ -28,9 +28,10 @@
  *
  * With a hardware NIC time, the stretch from it to the packet's first
  * record is the NIC's, whatever the receive core ran meanwhile ("NIC
- * delay", seeds/001): nic:wire to IRQ up to the last hard interrupt that
- * began on the packet's CPU before that record, then nic:IRQ to NAPI; with
- * no interrupt there (busy polling, the irq source off), nic:wire to NAPI.
+ * delay", nsight.rst "Diagnosis"): nic:wire to IRQ up to the last hard
+ * interrupt that began on the packet's CPU before that record, then nic:IRQ
+ * to NAPI; with no interrupt there (busy polling, the irq source off),
+ * nic:wire to NAPI.
  */
 #ifndef NSIGHT_PROFILE_H
 #define NSIGHT_PROFILE_H

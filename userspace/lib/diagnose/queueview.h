@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The queue view (seeds/002 §3.1, §3.5): per socket, how many messages
+ * The queue view (nsight.rst "Queue view"): per socket, how many messages
  * were waiting in its receive queue ahead of each message.
  *
  * Two measures per RX message: the depth ahead of it at its hand-off,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What-if predictions (seeds/002 §3.4, "logical zeroing"): what the
+ * What-if predictions (nsight.rst "What-if predictions", "logical
+ * zeroing"): what the
  * latencies would be with a cause's time removed or scaled.
  *
  * A spec is "remove:<cause>" or "scale:<cause>=<factor>" (remove is
@@ -28,7 +29,7 @@
  * message is predicted on its own: latency - sum(removed) + sum(refill).
  *
  * RX messages are re-run through their thread's queue (FIFO, in the order
- * the thread returned them; seeds/002's queues). Message i, h its
+ * the thread returned them). Message i, h its
  * hand-off, a its return, E the entry of its receive call, P the return
  * of the thread's previous profiled message, primes predicted (the
  * first has no P: P' + U is h'):
@@ -54,7 +55,7 @@
  *
  * Messages whose windows lost records are left out and counted.
  *
- * Several specs apply together, in the order given (seeds/002's successive
+ * Several specs apply together, in the order given (successive
  * predictions: remove cause 1, then 2, ...): a key that belongs to more than
  * one cause keeps the product of their factors; "the cause's time" above is
  * then, per key, its time times (1 - that product). Running the first 1, 2,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Message lifetimes (DESIGN "Message lifetimes", seeds/001 §4.1):
+ * Message lifetimes (nsight.rst "Message lifetimes"):
  *
  *   RX: NIC n -> hand-off h (CPU X -> CPU Y) -> application receive a
  *   TX: application send -> qdisc (TX_QUEUE) -> driver (TX_XMIT)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Two hosts' message lifetimes joined into requests (seeds/003): a client
+ * Two hosts' message lifetimes joined into requests (nsight.rst "Two
+ * hosts"): a client
  * capture A and a server capture B. A request is a message A sends
  * (client TX), the same message arriving on B (server RX), B's response
  * (server TX) and the response arriving on A (client RX).

@@ -62,7 +62,7 @@ struct nsight_analysis {
 	struct nsight_keys own_keys;
 	struct nsight_keys *keys;	/* own_keys or the shared one */
 	struct nsight_timeline tl;
-	struct nsight_threads chains;	/* threads' states, wakers (chains.h) */
+	struct nsight_threads chains;	/* threads' states, wakers (capture/threads.h) */
 	struct nsight_ksyms ksyms;	/* the capture's kernel symbols */
 	bool ksyms_shared;		/* ksyms is another's, sorted (window.h) */
 	struct nsight_samples samples;	/* the sample source's stacks, and PT's */

@@ -2,7 +2,7 @@
 /*
  * The numbers nsight-analyze reports about a dump stream, and the check of
  * the stream against the kernel's counters in its STATUS chunk. Computed by
- * nsight_summarize() from a reader; printed by print.h.
+ * nsight_summarize() from a reader; printed by analyze/print.h.
  */
 #ifndef NSIGHT_SUMMARY_H
 #define NSIGHT_SUMMARY_H

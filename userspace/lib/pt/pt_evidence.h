@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Intel PT as function-level evidence (seeds/001 §5.1-5.2): the trace of
+ * Intel PT as function-level evidence (nsight.rst "Diagnosis"): the trace of
  * each CPU (NSIGHT_CHUNK_PT), the code it ran (NSIGHT_CHUNK_KTEXT) and the
  * decoder parameters (NSIGHT_REC_PT) of a capture, decoded only within the
  * windows message lifetimes cover, into stretches of time with the stack
  * of active functions, which go into the timelines like sampled stacks
- * (samples.h) but with exact bounds.
+ * (capture/samples.h) but with exact bounds.
  *
  * A stack starts above the innermost interrupt or far call (syscall) it
  * contains: what ran before belongs to the interrupted context.
