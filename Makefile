@@ -9,7 +9,7 @@
 #   make bench        tracing overhead (ratios to no tracing) and cost per
 #                     record, in a guest under -icount (build/bench/)
 #   make modules-all  build the module against every supported Debian kernel
-#   make lint         checkpatch + sparse on the module
+#   make lint         checkpatch + sparse on the module, userspace/lib's layers
 #   make install      the tools, man pages, bash completion and uapi header
 #                     under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
 #   make install-dkms the module's sources and dkms.conf under

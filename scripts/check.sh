@@ -9,7 +9,8 @@
 #   html        the HTML report in headless Chromium (scripts/check-html.sh)
 #   packaging   make install, man --warnings, rst2html, bash completion,
 #               DKMS against the installed kernels (scripts/check-packaging.sh)
-#   lint        checkpatch, sparse against Debian 6.12 and 6.1
+#   lint        checkpatch, sparse against Debian 6.12 and 6.1, the layers
+#               of userspace/lib (scripts/check-layers.sh)
 #   patches     each kernel patch in patches/ applies cleanly (dry run) to
 #               the pinned linux-source-6.12 and is checkpatch clean
 #               (scripts/check-patches.sh)

@@ -5,7 +5,7 @@
 # 6.12 and 6.1 kernels, the text symbols of /proc/kallsyms (read in a guest
 # of each: Debian ships a stub System.map) and of the modules listed below
 # (from /lib/modules, as "name [module]"), kept when a rule of
-# userspace/analyze/categories.csv matches them. Run it after adding a
+# userspace/lib/diagnose/categories.csv matches them. Run it after adding a
 # function rule that names functions the files lack. Needs the guests'
 # prerequisites (make deps), python3 and xz.
 set -eu
@@ -60,7 +60,7 @@ for tag in deb612 deb61; do
 		nm --defined-only "$tmp/m.ko" |
 			awk -v m="$(echo "$m" | tr - _)" '$2 == "t" || $2 == "T" { print $3 " [" m "]" }'
 	done >>"$tmp/$tag.syms"
-	python3 - "$top/userspace/analyze/categories.csv" "$tmp/$tag.syms" "$out/ksyms-$tag.txt.gz" \
+	python3 - "$top/userspace/lib/diagnose/categories.csv" "$tmp/$tag.syms" "$out/ksyms-$tag.txt.gz" \
 		"$kver" <<'EOF'
 import fnmatch, gzip, re, sys
 csv, syms, dest, kver = sys.argv[1:]

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Kernel-style checks of the module: checkpatch.pl (from linux-source-6.12,
-# cached) and sparse (C=2) against each Debian kernel. Prints KTAP.
+# cached) and sparse (C=2) against each Debian kernel; and the layers of
+# userspace/lib (scripts/check-layers.sh). Prints KTAP.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,7 +11,7 @@ n=0
 failed=0
 
 echo "KTAP version 1"
-echo "1..3"
+echo "1..4"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -43,4 +44,10 @@ for tag in deb612 deb61; do
 		ktap_result FAIL "sparse $tag" "$(cat "$log")"
 	fi
 done
+
+if "$top/scripts/check-layers.sh" >"$log" 2>&1; then
+	ktap_result OK "userspace/lib layers"
+else
+	ktap_result FAIL "userspace/lib layers" "$(cat "$log")"
+fi
 exit $failed

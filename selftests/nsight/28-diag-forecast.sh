@@ -22,7 +22,7 @@
 # Throughput (seeds/002's bandwidth prediction): the server spinning 1 ms
 # a request (msgload -w 1000) beside the periodic hog, captured at 200
 # requests/s; the capacity predicted now and without the hog
-# (lib/capacity.c) is compared with the rate the server reaches when the
+# (lib/diagnose/capacity.c) is compared with the rate the server reaches when the
 # client offers 1,200/s, more than it can serve (msgload server's "served
 # N in T us"), with and without the hog; and the capacity of the capture
 # without the hog with the latter. Bounds 25%, and 35% for the capacity

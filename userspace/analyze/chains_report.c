@@ -4,11 +4,11 @@
 #include <string.h>
 
 #include "chains_report.h"
-#include "diag_report.h"
-#include "flow.h"
+#include "dx_report.h"
+#include "format/flow.h"
 #include "json_out.h"
-#include "queueview.h"
-#include "vec.h"
+#include "diagnose/queueview.h"
+#include "base/vec.h"
 
 #define TOP_BLOCKERS	5
 #define TOP_ACTS	3

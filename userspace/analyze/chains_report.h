@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Blocking chains and the queue view in the reports (chains.h,
- * queueview.h), printed after the diagnosis.
+ * Blocking chains and the queue view in the reports (capture/threads.h,
+ * diagnose/queueview.h), printed after the diagnosis.
  *
  * Per application and direction whose tail messages' threads waited for
  * other tasks, the tasks that held them up (the wakers of their waits in
@@ -23,8 +23,8 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "analysis.h"
-#include "diagnose.h"
+#include "pipeline/analysis.h"
+#include "diagnose/diagnose.h"
 #include "terminal.h"
 
 /* @t->width set: the compact form (durations in units); 0: verbose, in ns. */
@@ -36,7 +36,7 @@ int nsight_chains_report_json(struct json_object *o, const struct nsight_dx *dx,
 			      const struct nsight_analysis *a);
 
 /*
- * The locks threads slept on (futex source; chains.h): text
+ * The locks threads slept on (futex source; capture/threads.h): text
  *
  *   locks: futexes threads slept on, by total wait
  *     futex 0x55d0c2a4e040 of msgload[321]: 250 sleeps, 180ms in all, p50 700us,

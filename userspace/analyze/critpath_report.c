@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "critpath.h"
+#include "diagnose/critpath.h"
 #include "critpath_report.h"
-#include "diag_report.h"
+#include "dx_report.h"
 #include "json_out.h"
 
 /* A group's tail: each message's path (in dx order) and their sum. */

@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "analysis.h"
-#include "diagnose.h"
+#include "pipeline/analysis.h"
+#include "diagnose/diagnose.h"
 #include "terminal.h"
 
 /* @t->width set: the compact form; 0: verbose. Returns 0, or -1 on failure. */

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag_report.h"
+#include "dx_report.h"
 #include "html_report.h"
-#include "sort.h"
+#include "base/sort.h"
 #include "svg.h"
 #include "terminal.h"
 
@@ -1085,7 +1085,7 @@ static int diag_text(struct rep *r, struct nsight_diag *d)
 
 	if (!m)
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
-	nsight_diag_report_tty(m, r->dx, r->a, &plain);
+	nsight_dx_report_tty(m, r->dx, r->a, &plain);
 	if (fclose(m)) {
 		free(text);
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");

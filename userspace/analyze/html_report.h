@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nsight-analyze --html: one self-contained HTML file (inline SVG, no
- * network fetches) with the plots of seeds/001: the balloon plot, the
- * cause box plot, per-message timelines of the slowest messages, the
- * idle-cause box plot of one message, the queuing breakdown, the
+ * network fetches) with the plots of nsight.rst "Reports": the balloon
+ * plot, the cause box plot, per-message timelines of the slowest messages,
+ * the idle-cause box plot of one message, the queuing breakdown, the
  * core-context summary and the latency CDF (with a baseline, both).
  */
 #ifndef NSIGHT_HTML_REPORT_H
@@ -11,8 +11,8 @@
 
 #include <stdio.h>
 
-#include "analysis.h"
-#include "diagnose.h"
+#include "pipeline/analysis.h"
+#include "diagnose/diagnose.h"
 
 /*
  * Write the report of @a (diagnosed into @dx; @b, the --baseline

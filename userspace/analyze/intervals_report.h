@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "intervals.h"
+#include "diagnose/intervals.h"
 #include "terminal.h"
 
 #define NSIGHT_IV_TTY_ROWS	25

@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "categories_builtin.h"
+#include "pipeline/analysis.h"
+#include "diagnose/categories_builtin.h"
 #include "chains_report.h"
 #include "critpath_report.h"
-#include "diag_report.h"
+#include "dx_report.h"
 #include "html_report.h"
 #include "intervals_report.h"
 #include "json_out.h"
@@ -25,11 +25,11 @@
 #include "print.h"
 #include "progress.h"
 #include "report.h"
-#include "stream.h"
-#include "summary.h"
-#include "timecheck.h"
-#include "version.h"
-#include "zstdio.h"
+#include "format/stream.h"
+#include "pipeline/summary.h"
+#include "capture/timecheck.h"
+#include "base/version.h"
+#include "base/zstdio.h"
 
 struct opts {
 	bool json, strict, messages, verbose;
@@ -186,7 +186,7 @@ static int baseline_dx_json(struct json_object *j, const struct extras *x, const
 	struct json_object *b = json_object_new_object();
 	int err = 0;
 
-	if (!b || nsight_diag_report_json(b, x->bdx, x->b)) {
+	if (!b || nsight_dx_report_json(b, x->bdx, x->b)) {
 		json_object_put(b);
 		return -1;
 	}
@@ -202,7 +202,7 @@ static void baseline_band_text(const struct extras *x, const struct opts *o,
 	if (!x->bdx)
 		return;
 	printf("baseline %s, the same band against its own fastest 20%%:\n", o->dx.baseline);
-	nsight_diag_report_tty(stdout, x->bdx, x->b, t);
+	nsight_dx_report_tty(stdout, x->bdx, x->b, t);
 }
 
 static int print_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
@@ -217,7 +217,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 		if (j && a->have_range)
 			jo_add(j, "range", range_json(a, o), &rerr);
 		if (j && (rerr || nsight_report_add_json(j, a, o->clk, o->messages) ||
-			  nsight_diag_report_json(j, dx, a) ||
+			  nsight_dx_report_json(j, dx, a) ||
 			  (x->bdx && baseline_dx_json(j, x, o)) ||
 			  nsight_chains_report_json(j, dx, a) ||
 			  nsight_locks_report_json(j, a) ||
@@ -237,7 +237,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			ret = nomem();
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
-		nsight_diag_report_text(stdout, dx, a);
+		nsight_dx_report_text(stdout, dx, a);
 		baseline_band_text(x, o, &(struct nsight_tty){ 0 });
 		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }) ||
 		    nsight_locks_report_text(stdout, a, &(struct nsight_tty){ 0 }) ||
@@ -255,7 +255,7 @@ static int print_report(const struct nsight_analysis *a, const struct nsight_dx 
 			ret = nomem();
 		if (o->messages)
 			nsight_report_messages_text(stdout, a, o->clk);
-		nsight_diag_report_tty(stdout, dx, a, &o->tty);
+		nsight_dx_report_tty(stdout, dx, a, &o->tty);
 		baseline_band_text(x, o, &o->tty);
 		if (nsight_chains_report_text(stdout, dx, a, &o->tty) ||
 		    nsight_locks_report_text(stdout, a, &o->tty) ||
@@ -358,7 +358,7 @@ static int analyze_baseline(struct nsight_analysis *b, struct nsight_keys *keys,
 	if (open_input(o->dx.baseline, &in))
 		return NSIGHT_EXIT_FAIL;
 	nsight_progress_init(&pg, o->progress, o->dx.baseline);
-	ao.progress = &pg;
+	ao.progress = &pg.hooks;
 	err = nsight_analysis_run(b, in, &ao, &d);
 	nsight_progress_end(&pg);
 	if (in != stdin)
@@ -473,7 +473,7 @@ static int analyze(FILE *in, const char *name, const struct opts *o)
 		return NSIGHT_EXIT_FAIL;
 	}
 	nsight_progress_init(&pg, o->progress, name);
-	ao.progress = &pg;
+	ao.progress = &pg.hooks;
 	ret = nsight_analysis_run(&a, in, &ao, &d);
 	nsight_progress_end(&pg);
 	if (ret) {
@@ -912,7 +912,7 @@ int main(int argc, char **argv)
 	if (o.merge)
 		return merge(argc - optind, argv + optind, &o);
 	/*
-	 * A band against a baseline (seeds/001 §7.4): the reference is the
+	 * A band against a baseline (--tail in nsight.rst): the reference is the
 	 * same band of the baseline unless --slice says otherwise.
 	 */
 	if (o.dx.tail_hi < 100000 && o.dx.baseline && !o.dx.slice) {

@@ -3,11 +3,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "flow.h"
+#include "format/flow.h"
 #include "json_out.h"
 #include "merge_report.h"
-#include "zstdio.h"
-#include "version.h"
+#include "print.h"
+#include "base/zstdio.h"
+#include "base/version.h"
 
 static double us(double ns)
 {

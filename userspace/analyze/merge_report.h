@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nsight-analyze --merge CLIENT SERVER: two hosts' captures joined into
- * requests (lib/merge.h), the clock estimate, the per-layer breakdown and
+ * requests (merge/merge.h), the clock estimate, the per-layer breakdown and
  * which host and layer the tail's deviation came from.
  */
 #ifndef NSIGHT_MERGE_REPORT_H
@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "analysis.h"
-#include "merge.h"
+#include "pipeline/analysis.h"
+#include "merge/merge.h"
 
 struct nsight_merge_report_opts {
 	enum nsight_tc_params params;	/* --time-params */

@@ -37,10 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flow.h"
+#include "format/flow.h"
 #include "perfetto.h"
-#include "u64map.h"
-#include "version.h"
+#include "base/u64map.h"
+#include "base/version.h"
 
 /* Above PID_MAX_LIMIT (4194304): never an application's pid. */
 #define PF_CPU_PID	4194305U

@@ -11,8 +11,8 @@
 
 #include <stdio.h>
 
-#include "analysis.h"
-#include "diagnose.h"
+#include "pipeline/analysis.h"
+#include "diagnose/diagnose.h"
 
 /*
  * Write the trace of @a (diagnosed into @dx, for naming the slow

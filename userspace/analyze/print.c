@@ -4,8 +4,8 @@
 
 #include "print.h"
 #include "json_out.h"
-#include "records.h"
-#include "sources.h"
+#include "format/records.h"
+#include "format/sources.h"
 
 /* The release comes from the stream: keep terminal control bytes out. */
 static void printable(char *dst, const char *src, size_t len)
@@ -303,4 +303,11 @@ struct json_object *nsight_summary_to_json(const char *name, const struct nsight
 		return NULL;
 	}
 	return o;
+}
+
+void nsight_summary_warn_cut(const struct nsight_summary *s, const char *name)
+{
+	if (s->cut)
+		fprintf(stderr, "nsight-analyze: %s: warning: %s; analysed the %" PRIu64
+			" whole chunks before it\n", name, s->cut_msg, s->chunks);
 }

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "summary.h"
+#include "pipeline/summary.h"
 
 /* @name is the stream's file name ("-" for stdin). */
 void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_summary *s);
@@ -14,5 +14,10 @@ void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_su
 void nsight_summary_print_check(FILE *f, const struct nsight_summary *s);
 /* A new json-c object (the caller puts it), NULL if out of memory. */
 struct json_object *nsight_summary_to_json(const char *name, const struct nsight_summary *s);
+/*
+ * A stream cut short, on stderr: "nsight-analyze: NAME: warning: ...".
+ * Nothing when @s is whole.
+ */
+void nsight_summary_warn_cut(const struct nsight_summary *s, const char *name);
 
 #endif /* NSIGHT_PRINT_H */

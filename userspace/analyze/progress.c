@@ -14,6 +14,16 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static void hook_pass(void *p, const char *pass)
+{
+	nsight_progress_pass(p, pass);
+}
+
+static void hook_update(void *p, uint64_t records, uint64_t bytes)
+{
+	nsight_progress_update(p, records, bytes);
+}
+
 void nsight_progress_init(struct nsight_progress *p, FILE *f, const char *name)
 {
 	const char *base = strrchr(name, '/');
@@ -22,6 +32,7 @@ void nsight_progress_init(struct nsight_progress *p, FILE *f, const char *name)
 	memset(p, 0, sizeof(*p));
 	p->f = f;
 	p->clock = mono_ns;
+	p->hooks = (struct nsight_analysis_progress){ hook_pass, hook_update, p };
 	name = !strcmp(name, "-") ? "stdin" : base && base[1] ? base + 1 : name;
 	n = strlen(name);
 	/* The end of a long name says more than its start. */

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pipeline/analysis.h"
+
 /* At most four lines a second. */
 #define NSIGHT_PROGRESS_NS	250000000ULL
 
@@ -23,6 +25,7 @@ struct nsight_progress {
 	uint64_t start_ns, drawn_ns;	/* the pass began; the line was drawn */
 	int len;			/* columns of the line on screen, 0: none */
 	uint64_t (*clock)(void);	/* monotonic ns; tests set their own */
+	struct nsight_analysis_progress hooks;	/* the analysis's: draw here */
 };
 
 /* Draw on @f (NULL: silent) about the capture @name. */

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "flow.h"
+#include "format/flow.h"
 #include "json_out.h"
 #include "report.h"
 

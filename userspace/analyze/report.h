@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "analysis.h"
-#include "timecheck.h"
+#include "pipeline/analysis.h"
+#include "capture/timecheck.h"
 
 void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a);
 /*

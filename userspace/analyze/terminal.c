@@ -6,7 +6,7 @@
 
 #include "print.h"
 #include "report.h"
-#include "sort.h"
+#include "base/sort.h"
 #include "terminal.h"
 
 bool nsight_tty_auto_color(void)

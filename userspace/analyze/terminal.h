@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analysis.h"
-#include "timeconv.h"
+#include "pipeline/analysis.h"
+#include "capture/timeconv.h"
 
 #define NSIGHT_TTY_WIDTH	100
 /* Histogram bars: at most this many characters. */

@@ -23,7 +23,7 @@
 #include <json-c/json.h>
 
 #include "terminal.h"
-#include "whatif.h"
+#include "diagnose/whatif.h"
 
 /*
  * The @n_steps predictions at @steps, step i applying the first i + 1

@@ -6,15 +6,15 @@
 
 #include "chains_report.h"
 #include "critpath_report.h"
-#include "diag_report.h"
-#include "flow.h"
+#include "dx_report.h"
+#include "format/flow.h"
 #include "json_out.h"
 #include "print.h"
 #include "report.h"
-#include "version.h"
-#include "window.h"
+#include "base/version.h"
+#include "pipeline/window.h"
 #include "window_report.h"
-#include "window_total.h"
+#include "pipeline/window_total.h"
 
 /* One JSON object on one line. */
 static int put_line(struct json_object *j)
@@ -135,7 +135,7 @@ static void trigger_text(const struct nsight_windows *w, uint64_t k,
 		printf("  its lifetime: rx %" PRIu64 ", incomplete (%s)\n", a->lt.msgs[mi].id,
 		       nsight_msg_reason_name(a->lt.msgs[mi].reason));
 	if (nsight_dx_find_msg(dx, mi, &g, &m))
-		nsight_diag_report_msg_tty(stdout, g, m, t);
+		nsight_dx_report_msg_tty(stdout, g, m, t);
 	else
 		printf("  its causes: not diagnosed (not in the tail, or records of it were lost)\n");
 }
@@ -168,7 +168,7 @@ static struct json_object *trigger_json(const struct nsight_windows *w, uint64_t
 	else
 		jo_add_u64(j, "message", a->lt.msgs[mi].id, err);
 	if (mi != SIZE_MAX && nsight_dx_find_msg(dx, mi, &g, &m))
-		jo_add(j, "diagnosis", nsight_diag_report_msg_json(g, m, a), err);
+		jo_add(j, "diagnosis", nsight_dx_report_msg_json(g, m, a), err);
 	else
 		jo_add_null(j, "diagnosis", err);
 	return j;
@@ -237,7 +237,7 @@ static int print_window(const struct nsight_windows *w, uint64_t k, uint64_t rec
 			jo_add(win, "trigger", trigger_json(w, k, a, dx, &err), &err);
 		jo_add(j, "window", win, &err);
 		if (err || nsight_report_add_json(j, a, o->clk, o->messages) ||
-		    nsight_diag_report_json(j, dx, a) || nsight_chains_report_json(j, dx, a) ||
+		    nsight_dx_report_json(j, dx, a) || nsight_chains_report_json(j, dx, a) ||
 		    nsight_critpath_report_json(j, dx, a)) {
 			json_object_put(j);
 			j = NULL;
@@ -262,9 +262,9 @@ static int print_window(const struct nsight_windows *w, uint64_t k, uint64_t rec
 	if (o->messages)
 		nsight_report_messages_text(stdout, a, o->clk);
 	if (o->verbose)
-		nsight_diag_report_text(stdout, dx, a);
+		nsight_dx_report_text(stdout, dx, a);
 	else
-		nsight_diag_report_tty(stdout, dx, a, t);
+		nsight_dx_report_tty(stdout, dx, a, t);
 	if (nsight_chains_report_text(stdout, dx, a, t) ||
 	    nsight_critpath_report_text(stdout, dx, a, t))
 		ret = NSIGHT_EXIT_FAIL;

@@ -17,10 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "categories.h"
-#include "diagnose.h"
+#include "diagnose/categories.h"
+#include "diagnose/diagnose.h"
 #include "terminal.h"
-#include "timeconv.h"
+#include "capture/timeconv.h"
 
 struct nsight_window_report_opts {
 	uint64_t width_ns;		/* 0: the flight recorder's trigger windows */

@@ -23,7 +23,7 @@
 
 #include <intel-pt.h>
 
-#include "pt_decode.h"
+#include "pt/pt_decode.h"
 
 #define BASE		0x400000ULL
 #define PSB_PERIOD	4096

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "diag.h"
-#include "version.h"
+#include "base/diag.h"
+#include "base/version.h"
 
 /*
  * getopt_long() for a command whose name is argv[0]: an unknown option or

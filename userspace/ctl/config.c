@@ -13,7 +13,7 @@
 #include "filter_nl.h"
 #include "hwtstamp.h"
 #include "nl.h"
-#include "sources.h"
+#include "format/sources.h"
 #include "status.h"
 
 int nsight_parse_size(const char *s, uint64_t *out)

@@ -13,8 +13,8 @@
 #include "cli.h"
 #include "dump.h"
 #include "nl.h"
-#include "records.h"
-#include "zstdio.h"
+#include "format/records.h"
+#include "base/zstdio.h"
 
 void nsight_dump_result_free(struct nsight_dump_result *res)
 {

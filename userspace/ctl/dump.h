@@ -13,12 +13,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "diag.h"
+#include "base/diag.h"
 #include "phc.h"
 #include "ksyms_dump.h"
 #include "pt_dump.h"
 #include "status.h"
-#include "stream.h"
+#include "format/stream.h"
 
 /* Largest RECORDS chunk payload nsightctl writes. */
 #define NSIGHT_DUMP_CHUNK_MAX	(1U << 20)

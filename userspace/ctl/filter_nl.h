@@ -6,8 +6,8 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
-#include "diag.h"
-#include "filter.h"
+#include "base/diag.h"
+#include "format/filter.h"
 
 /*
  * Append NSIGHT_A_FILTER holding @f's entries to @msg: ports, then

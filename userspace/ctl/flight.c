@@ -7,9 +7,9 @@
 #include "config.h"
 #include "dump.h"
 #include "flight.h"
-#include "records.h"
-#include "satmath.h"
-#include "vec.h"
+#include "format/records.h"
+#include "base/satmath.h"
+#include "base/vec.h"
 
 /*
  * The trigger's joins are direct-mapped tables: a packet id is a keyed

@@ -28,9 +28,9 @@
 #include <stdint.h>
 #include <linux/nsight.h>
 
-#include "diag.h"
-#include "records.h"
-#include "stream.h"
+#include "base/diag.h"
+#include "format/records.h"
+#include "format/stream.h"
 
 struct nsight_flight_opts {
 	uint64_t threshold_ns;	/* the trigger: latency above this */

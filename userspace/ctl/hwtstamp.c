@@ -13,7 +13,7 @@
 #include <linux/net_tstamp.h>
 #include <linux/sockios.h>
 
-#include "filter.h"
+#include "format/filter.h"
 #include "hwtstamp.h"
 
 const char *nsight_hwts_path(void)

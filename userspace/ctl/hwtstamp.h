@@ -31,7 +31,7 @@
 #include <net/if.h>
 #include <json-c/json.h>
 
-#include "diag.h"
+#include "base/diag.h"
 
 #define NSIGHT_HWTS_STATE	"/run/nsight/hwtstamp"
 /* Present while the module is loaded. */

@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "diag.h"
-#include "stream.h"
+#include "base/diag.h"
+#include "format/stream.h"
 
 struct nsight_ksyms_result {
 	size_t lines;		/* text symbols written */

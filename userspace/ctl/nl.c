@@ -10,7 +10,7 @@
 #include <linux/nsight.h>
 
 #include "nl.h"
-#include "version.h"
+#include "base/version.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270

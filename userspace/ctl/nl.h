@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <netlink/netlink.h>
 
-#include "diag.h"
+#include "base/diag.h"
 
 struct nsight_nl {
 	struct nl_sock *sock;

@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <linux/nsight.h>
 
-#include "diag.h"
-#include "filter.h"
+#include "base/diag.h"
+#include "format/filter.h"
 
 /* Readings taken per clock with PTP_SYS_OFFSET_EXTENDED. */
 #define NSIGHT_PHC_EXTENDED_SAMPLES	5

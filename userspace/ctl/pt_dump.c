@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <linux/nsight.h>
 
-#include "kcore.h"
+#include "pt/kcore.h"
 #include "pt_dump.h"
 
 /* Trace bytes per PT chunk. */

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
-#include "stream.h"
+#include "base/diag.h"
+#include "format/stream.h"
 
 struct nsight_pt_dump_opts {
 	const char *debugfs;	/* holds nsight/pt/cpuN */

@@ -25,7 +25,7 @@
 #include "cli.h"
 #include "config.h"
 #include "dump.h"
-#include "filter.h"
+#include "format/filter.h"
 #include "hwtstamp.h"
 #include "nl.h"
 #include "record.h"

@@ -10,9 +10,9 @@
 #include "cli.h"
 #include "filter_nl.h"
 #include "hwtstamp.h"
-#include "sources.h"
+#include "format/sources.h"
 #include "status.h"
-#include "stream.h"
+#include "format/stream.h"
 
 #define FIXED(t, len) { .type = (t), .minlen = (len), .maxlen = (len) }
 

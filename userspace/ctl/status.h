@@ -10,8 +10,8 @@
 #include <netlink/msg.h>
 #include <json-c/json.h>
 
-#include "diag.h"
-#include "filter.h"
+#include "base/diag.h"
+#include "format/filter.h"
 #include "nl.h"
 
 struct nsight_status_cpu {

@@ -16,16 +16,16 @@
  */
 #include <json-c/json.h>
 
-#include "analysis.h"
-#include "chains_report.h"
-#include "critpath_report.h"
-#include "diag_report.h"
+#include "pipeline/analysis.h"
+#include "analyze/chains_report.h"
+#include "analyze/critpath_report.h"
+#include "analyze/dx_report.h"
 #include "fuzz_common.h"
-#include "html_report.h"
-#include "perfetto.h"
-#include "print.h"
-#include "report.h"
-#include "terminal.h"
+#include "analyze/html_report.h"
+#include "analyze/perfetto.h"
+#include "analyze/print.h"
+#include "analyze/report.h"
+#include "analyze/terminal.h"
 
 #define OPT(bit)	(1U << (bit))
 
@@ -45,7 +45,7 @@ static void reports(const struct nsight_analysis *a, const struct nsight_dx *dx,
 		struct json_object *j = nsight_summary_to_json("fuzz", &a->sum);
 
 		if (j && !nsight_report_add_json(j, a, clk, opt & OPT(29)) &&
-		    !nsight_diag_report_json(j, dx, a) && !nsight_chains_report_json(j, dx, a) &&
+		    !nsight_dx_report_json(j, dx, a) && !nsight_chains_report_json(j, dx, a) &&
 		    !nsight_critpath_report_json(j, dx, a))
 			fputs(json_object_to_json_string(j), f);
 		json_object_put(j);
@@ -56,11 +56,11 @@ static void reports(const struct nsight_analysis *a, const struct nsight_dx *dx,
 		nsight_report_latency_text(f, a);
 		if (opt & OPT(29))
 			nsight_report_messages_text(f, a, clk);
-		nsight_diag_report_text(f, dx, a);
+		nsight_dx_report_text(f, dx, a);
 		nsight_chains_report_text(f, dx, a, &(struct nsight_tty){ 0 });
 		nsight_critpath_report_text(f, dx, a, &(struct nsight_tty){ 0 });
 		nsight_tty_summary(f, "fuzz", a, clk, &tty);
-		nsight_diag_report_tty(f, dx, a, &tty);
+		nsight_dx_report_tty(f, dx, a, &tty);
 		nsight_chains_report_text(f, dx, a, &tty);
 		nsight_critpath_report_text(f, dx, a, &tty);
 	}

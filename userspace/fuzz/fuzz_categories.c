@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: a --categories file (lib/categories.c): parsed after
- * nothing and before the built-in rules, then asked for the category of a
- * few names of every kind.
+ * libFuzzer target: a --categories file (lib/diagnose/categories.c): parsed
+ * after nothing and before the built-in rules, then asked for the category
+ * of a few names of every kind.
  */
-#include "categories.h"
-#include "categories_builtin.h"
+#include "diagnose/categories.h"
+#include "diagnose/categories_builtin.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

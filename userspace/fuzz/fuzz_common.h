@@ -21,9 +21,9 @@
 #include <string.h>
 #include <linux/nsight.h>
 
-#include "categories.h"
-#include "categories_builtin.h"
-#include "stream.h"
+#include "diagnose/categories.h"
+#include "diagnose/categories_builtin.h"
+#include "format/stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

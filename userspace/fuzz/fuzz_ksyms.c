@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: the kernel symbol table (lib/ksyms.c). The input is
- * /proc/kallsyms text: parsed, sorted and looked up at every symbol's
- * address and around it, with invariants checked; and the same bytes as
- * the payload of a KSYMS chunk (header + zlib stream).
+ * libFuzzer target: the kernel symbol table (lib/capture/ksyms.c). The
+ * input is /proc/kallsyms text: parsed, sorted and looked up at every
+ * symbol's address and around it, with invariants checked; and the same
+ * bytes as the payload of a KSYMS chunk (header + zlib stream).
  */
 #include "fuzz_common.h"
-#include "ksyms.h"
+#include "capture/ksyms.h"
 
 static void lookup(const struct nsight_ksyms *ks, uint64_t addr)
 {

@@ -8,8 +8,8 @@
 #include <json-c/json.h>
 
 #include "fuzz_common.h"
-#include "print.h"
-#include "summary.h"
+#include "analyze/print.h"
+#include "pipeline/summary.h"
 
 /* Every PHC chunk: each sample, each interface's best one. */
 static int on_chunk(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)

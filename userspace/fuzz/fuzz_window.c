@@ -12,14 +12,14 @@
  */
 #include <json-c/json.h>
 
-#include "chains_report.h"
-#include "critpath_report.h"
-#include "diag_report.h"
+#include "analyze/chains_report.h"
+#include "analyze/critpath_report.h"
+#include "analyze/dx_report.h"
 #include "fuzz_common.h"
-#include "print.h"
-#include "report.h"
-#include "terminal.h"
-#include "window.h"
+#include "analyze/print.h"
+#include "analyze/report.h"
+#include "analyze/terminal.h"
+#include "pipeline/window.h"
 
 #define OPT(bit)	(1U << (bit))
 #define MAX_WINDOWS	64
@@ -37,7 +37,7 @@ static void report(const struct nsight_analysis *a, const struct nsight_dx *dx, 
 		struct json_object *j = json_object_new_object();
 
 		if (j && !nsight_report_add_json(j, a, NSIGHT_CLOCK_REALTIME, opt & OPT(29)) &&
-		    !nsight_diag_report_json(j, dx, a) && !nsight_chains_report_json(j, dx, a) &&
+		    !nsight_dx_report_json(j, dx, a) && !nsight_chains_report_json(j, dx, a) &&
 		    !nsight_critpath_report_json(j, dx, a))
 			fputs(json_object_to_json_string(j), f);
 		json_object_put(j);
@@ -45,7 +45,7 @@ static void report(const struct nsight_analysis *a, const struct nsight_dx *dx, 
 		nsight_tty_latency(f, a, &tty);
 		if (opt & OPT(29))
 			nsight_report_messages_text(f, a, NSIGHT_CLOCK_REALTIME);
-		nsight_diag_report_tty(f, dx, a, &tty);
+		nsight_dx_report_tty(f, dx, a, &tty);
 		nsight_chains_report_text(f, dx, a, &tty);
 		nsight_critpath_report_text(f, dx, a, &tty);
 	}

@@ -7,7 +7,7 @@
 #ifndef NSIGHT_TEST_FLIGHT_SYNTH_H
 #define NSIGHT_TEST_FLIGHT_SYNTH_H
 
-#include "flight.h"
+#include "ctl/flight.h"
 #include "scenario.h"
 
 #define PER_SUB		16	/* records per synthetic sub-buffer */

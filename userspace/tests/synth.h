@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "analysis.h"
+#include "pipeline/analysis.h"
 #include "test.h"
 
 #define SYN_MAX_CPUS	4

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream.h"
+#include "format/stream.h"
 
 struct ktap_test {
 	const char *name;

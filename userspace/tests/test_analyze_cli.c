@@ -6,8 +6,8 @@
  */
 #include <json-c/json.h>
 
-#include "records.h"
-#include "zstdio.h"
+#include "format/records.h"
+#include "base/zstdio.h"
 #include "clirun.h"
 
 static struct cli cli;

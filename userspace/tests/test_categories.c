@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "categories.h"
-#include "categories_builtin.h"
+#include "diagnose/categories.h"
+#include "diagnose/categories_builtin.h"
 #include "test.h"
 
 static const char *name(const struct nsight_cats *c, enum nsight_key_kind kind, const char *n)

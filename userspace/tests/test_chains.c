@@ -9,10 +9,10 @@
  */
 #include <json-c/json.h>
 
-#include "analysis.h"
-#include "chains.h"
+#include "pipeline/analysis.h"
+#include "capture/threads.h"
 #include "clirun.h"
-#include "queueview.h"
+#include "diagnose/queueview.h"
 #include "scenario.h"
 
 static struct cli c;

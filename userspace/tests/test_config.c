@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* nsightctl config: source lists and byte sizes. */
-#include "config.h"
-#include "sources.h"
+#include "ctl/config.h"
+#include "format/sources.h"
 #include "test.h"
 
 #define SS (1U << NSIGHT_SRC_SCHED_SWITCH)

@@ -10,8 +10,8 @@
  */
 #include <json-c/json.h>
 
-#include "analysis.h"
-#include "critpath.h"
+#include "pipeline/analysis.h"
+#include "diagnose/critpath.h"
 #include "clirun.h"
 #include "scenario.h"
 

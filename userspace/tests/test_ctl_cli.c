@@ -10,10 +10,10 @@
 #include <getopt.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "nl.h"
-#include "sources.h"
-#include "status.h"
+#include "ctl/cli.h"
+#include "ctl/nl.h"
+#include "format/sources.h"
+#include "ctl/status.h"
 #include "test.h"
 
 /* Output of @fn(@f) as a string (free it). */

@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dump.h"
-#include "records.h"
-#include "summary.h"
+#include "ctl/dump.h"
+#include "format/records.h"
+#include "pipeline/summary.h"
 #include "test.h"
 
 #define SS	sizeof(struct nsight_rec_sched_switch)

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Filter specs (lib/filter.c): parsing, formatting and errors; the
+ * Filter specs (lib/format/filter.c): parsing, formatting and errors; the
  * NSIGHT_A_FILTER nest (ctl/filter_nl.c); and GET_STATUS replies with and
  * without a filter.
  */
 #include <errno.h>
 #include <netlink/genl/genl.h>
 
-#include "filter.h"
-#include "filter_nl.h"
-#include "status.h"
+#include "format/filter.h"
+#include "ctl/filter_nl.h"
+#include "ctl/status.h"
 #include "test.h"
 
 /* A fake if_nametoindex(): eth0 is 2, lo is 1, nothing else exists. */

@@ -11,7 +11,7 @@
 
 #include "clirun.h"
 #include "flight_synth.h"
-#include "summary.h"
+#include "pipeline/summary.h"
 
 static struct cli c;
 

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "hwtstamp.h"
+#include "ctl/cli.h"
+#include "ctl/hwtstamp.h"
 #include "test.h"
 
 static char dir[] = "/tmp/nsight-hwts-XXXXXX";

@@ -7,7 +7,7 @@
 #include <json-c/json.h>
 
 #include "clirun.h"
-#include "intervals.h"
+#include "diagnose/intervals.h"
 #include "scenario.h"
 
 static const struct syn_task bash = { 900, 900, "bash" };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The ELF core reader, on core files written here with raw Elf64 structs. */
-#include "kcore.h"
+#include "pt/kcore.h"
 #include "kcore_synth.h"
 #include "test.h"
 

@@ -2,7 +2,7 @@
 /* Kernel symbol snapshots: parsing kallsyms text, lookups, the KSYMS chunk. */
 #include <zlib.h>
 
-#include "ksyms.h"
+#include "capture/ksyms.h"
 #include "test.h"
 
 static const char text[] =

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Nearest-rank percentiles and the per-application latency figures. */
-#include "latency.h"
+#include "lifetime/latency.h"
 #include "test.h"
 
 static void test_percentile_known(void)

@@ -2,8 +2,8 @@
 /* Message lifetimes rebuilt from synthetic captures. */
 #include <json-c/json.h>
 
-#include "flow.h"
-#include "report.h"
+#include "format/flow.h"
+#include "analyze/report.h"
 #include "synth.h"
 
 #define RX	NSIGHT_MSG_RX

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Two hosts' captures merged (lib/merge.c, lib/clockfit.c): synthetic
- * client and server captures of one UDP or TCP request/response flow, the
- * server's clock off the client's by a known offset and drift, with delays
- * injected into known layers of known requests.
+ * Two hosts' captures merged (lib/merge/merge.c, lib/merge/clockfit.c):
+ * synthetic client and server captures of one UDP or TCP request/response
+ * flow, the server's clock off the client's by a known offset and drift,
+ * with delays injected into known layers of known requests.
  */
 #include <json-c/json.h>
 #include <math.h>
 
 #include "clirun.h"
-#include "clockfit.h"
-#include "merge.h"
+#include "merge/clockfit.h"
+#include "merge/merge.h"
 #include "synth.h"
 
 #define UDP	IPPROTO_UDP

@@ -8,9 +8,9 @@
  */
 #include <math.h>
 
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "clirun.h"
-#include "perfetto.h"
+#include "analyze/perfetto.h"
 #include "scenario.h"
 #include "trace_check_lib.h"
 

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dump.h"
-#include "phc.h"
+#include "ctl/dump.h"
+#include "ctl/phc.h"
 #include "test.h"
 
 struct tree {

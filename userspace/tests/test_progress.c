@@ -6,7 +6,7 @@
  * nsight-analyze's stderr when it is not a terminal has none of it.
  */
 #include "clirun.h"
-#include "progress.h"
+#include "analyze/progress.h"
 #include "synth.h"
 
 static uint64_t fake_now;

@@ -6,7 +6,7 @@
 #include <intel-pt.h>
 #include <pthread.h>
 
-#include "pt_decode.h"
+#include "pt/pt_decode.h"
 #include "pt_synth.h"
 #include "test.h"
 

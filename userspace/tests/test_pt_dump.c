@@ -2,7 +2,7 @@
 /* The PT part of a dump: trace files become PT chunks, the code KTEXT chunks. */
 #include <sys/stat.h>
 
-#include "dump.h"
+#include "ctl/dump.h"
 #include "kcore_synth.h"
 #include "test.h"
 

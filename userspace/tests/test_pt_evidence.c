@@ -4,7 +4,7 @@
  * libipt's encoder), the code it ran and the kernel symbols, through the
  * timelines to the diagnosis.
  */
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "pt_synth.h"
 #include "scenario.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The record walker, the whole-record prefix and the type table. */
-#include "records.h"
+#include "format/records.h"
 #include "test.h"
 
 #define HO	sizeof(struct nsight_rec_handoff)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Sampled kernel stacks: function contexts in the timeline and the diagnosis. */
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "scenario.h"
 
 static const struct syn_task server = { 101, 100, "server" };

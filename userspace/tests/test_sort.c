@@ -4,7 +4,7 @@
  * stable order by key, then original position), on arrays in order, in
  * runs, reversed and random, of small and large elements.
  */
-#include "sort.h"
+#include "base/sort.h"
 #include "test.h"
 
 /* A small element (direct merging) and a large one (through pointers). */

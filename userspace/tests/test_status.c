@@ -4,8 +4,8 @@
 #include <netlink/genl/genl.h>
 #include <linux/netlink.h>
 
-#include "nl.h"
-#include "status.h"
+#include "ctl/nl.h"
+#include "ctl/status.h"
 #include "test.h"
 
 struct canned {

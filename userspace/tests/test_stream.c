@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "records.h"
+#include "format/records.h"
 #include "test.h"
 
 #define HDR	sizeof(struct nsight_stream_hdr)

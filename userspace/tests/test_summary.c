@@ -2,9 +2,9 @@
 /* nsight_summarize(): counts, drops, and the check against STATUS. */
 #include <json-c/json.h>
 
-#include "print.h"
-#include "records.h"
-#include "summary.h"
+#include "analyze/print.h"
+#include "format/records.h"
+#include "pipeline/summary.h"
 #include "test.h"
 
 #define SS	sizeof(struct nsight_rec_sched_switch)

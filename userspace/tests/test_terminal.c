@@ -7,8 +7,8 @@
  */
 #include "clirun.h"
 #include "scenario.h"
-#include "terminal.h"
-#include "diag_report.h"
+#include "analyze/terminal.h"
+#include "analyze/dx_report.h"
 
 static struct cli c;
 
@@ -184,9 +184,9 @@ static void test_wide_counts(void)
 	nsight_dx_opts_default(&dx.opts);
 	f = open_memstream(&out, &len);
 	REQUIRE(f);
-	nsight_diag_report_tty(f, &dx, NULL, &tty);
+	nsight_dx_report_tty(f, &dx, NULL, &tty);
 	fputs("--\n", f);
-	nsight_diag_report_text(f, &dx, NULL);
+	nsight_dx_report_text(f, &dx, NULL);
 	fclose(f);
 	/* The compact table, then the plain one. */
 	CHECK(word_end(out, "  cause ", "msgs") > 0);

@@ -9,7 +9,7 @@
 
 #include "clirun.h"
 #include "synth.h"
-#include "timecheck.h"
+#include "capture/timecheck.h"
 
 #define N_TK		40
 #define TK_T0		1000000ULL

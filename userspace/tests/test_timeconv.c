@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* TSC -> clock conversion: the kernel's arithmetic and the choice of parameters. */
 #include "synth.h"
-#include "timeconv.h"
+#include "capture/timeconv.h"
 
 /* The conversion done the slow, obvious way. */
 static uint64_t ref_cycles_to_ns(uint64_t c, uint64_t last, uint64_t mask, uint32_t mult,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Per-CPU context timelines and message profiles on synthetic captures. */
-#include "categories_builtin.h"
-#include "profile.h"
+#include "diagnose/categories_builtin.h"
+#include "diagnose/profile.h"
 #include "scenario.h"
 
 #define NET_RX	SYN_NET_RX

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* tscguard: records whose TSC is far out of their chunk's order. */
-#include "records.h"
-#include "tscguard.h"
+#include "format/records.h"
+#include "format/tscguard.h"
 #include "test.h"
 
 #define HZ	1000000000ULL

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "zstdio.h"
+#include "base/zstdio.h"
 
 #define LEN	(3U << 20)
 

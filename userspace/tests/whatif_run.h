@@ -7,9 +7,9 @@
 #ifndef NSIGHT_TEST_WHATIF_RUN_H
 #define NSIGHT_TEST_WHATIF_RUN_H
 
-#include "categories_builtin.h"
+#include "diagnose/categories_builtin.h"
 #include "scenario.h"
-#include "whatif.h"
+#include "diagnose/whatif.h"
 
 struct run {
 	struct nsight_analysis a;

@@ -1,8 +1,0 @@
-// SPDX-License-Identifier: MIT
-/* The built-in categories: analyze/categories.csv, compiled in by the Makefile. */
-#include "categories_builtin.h"
-
-const char nsight_categories_builtin[] =
-#include "categories_csv.h"
-	;
-const char nsight_categories_builtin_name[] = "built-in categories.csv";

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/pt_evidence.h"
+#include "base/vec.h"
+
+static int nomem(struct nsight_diag *d)
+{
+	return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+}
+
+int nsight_ptev_init(struct nsight_ptev *p, uint32_t nr_cpus, struct nsight_diag *d)
+{
+	memset(p, 0, sizeof(*p));
+	p->nr_cpus = nr_cpus;
+	p->cpus = calloc(nr_cpus ? nr_cpus : 1, sizeof(*p->cpus));
+	return p->cpus ? 0 : nomem(d);
+}
+
+void nsight_ptev_fini(struct nsight_ptev *p)
+{
+	size_t i;
+
+	for (i = 0; p->cpus && i < p->nr_cpus; i++)
+		free(p->cpus[i].trace);
+	for (i = 0; i < p->n_text; i++)
+		free(p->text[i].bytes);
+	free(p->cpus);
+	free(p->text);
+	memset(p, 0, sizeof(*p));
+}
+
+int nsight_ptev_add_chunk(struct nsight_ptev *p, const struct nsight_chunk *ch,
+			  struct nsight_diag *d)
+{
+	if (ch->type == NSIGHT_CHUNK_PT && ch->cpu < p->nr_cpus) {
+		struct nsight_ptev_cpu *c = &p->cpus[ch->cpu];
+
+		/* An empty chunk adds nothing (and c->trace may still be NULL). */
+		if (!ch->size)
+			return 0;
+
+		if (nsight_vec_reserve((void **)&c->trace, &c->cap, c->len + ch->size, 1))
+			return nomem(d);
+		memcpy(c->trace + c->len, ch->payload, ch->size);
+		c->len += ch->size;
+	} else if (ch->type == NSIGHT_CHUNK_KTEXT) {
+		struct nsight_ktext_hdr h;
+		struct nsight_ptev_text *t;
+
+		memcpy(&h, ch->payload, sizeof(h));
+		if (h.len != ch->size - sizeof(h))
+			return nsight_diag_set(d, NSIGHT_E_CHUNK,
+					       "KTEXT chunk at byte %" PRIu64 ": says %" PRIu64 " bytes of code, has %" PRIu64,
+					       ch->offset, (uint64_t)h.len, ch->size - sizeof(h));
+		if (!h.len)
+			return 0;
+		if (nsight_vec_reserve((void **)&p->text, &p->cap_text, p->n_text + 1, sizeof(*p->text)))
+			return nomem(d);
+		t = &p->text[p->n_text];
+		t->bytes = malloc(h.len);
+		if (!t->bytes)
+			return nomem(d);
+		memcpy(t->bytes, (const uint8_t *)ch->payload + sizeof(h), h.len);
+		t->addr = h.addr;
+		t->len = h.len;
+		snprintf(t->name, sizeof(t->name), "%.*s", (int)strnlen(h.name, sizeof(h.name)),
+			 h.name);
+		p->n_text++;
+	}
+	return 0;
+}
+
+void nsight_ptev_add_record(struct nsight_ptev *p, const struct nsight_rec *rec)
+{
+	struct nsight_rec_pt r;
+	struct nsight_ptev_cpu *c;
+
+	if (rec->hdr.type != NSIGHT_REC_PT || rec->hdr.cpu >= p->nr_cpus)
+		return;
+	memcpy(&r, rec->data, sizeof(r));
+	c = &p->cpus[rec->hdr.cpu];
+	if (r.flags & NSIGHT_PT_START) {
+		nsight_pt_config_from_rec(&c->cfg, &r);
+		c->have_cfg = true;
+	}
+	if (r.flags & NSIGHT_PT_STOP)
+		c->stop_flags |= r.flags;
+}
+
+/* The complete messages' TSC windows on @cpu, merged. */
+static int windows(const struct nsight_lifetimes *lt, uint32_t cpu, struct nsight_pt_window **w,
+		   size_t *n)
+{
+	size_t cap = 0, i, k, o;
+
+	*w = NULL;
+	*n = 0;
+	for (i = 0; i < lt->n; i++) {
+		const struct nsight_msg *m = &lt->msgs[i];
+
+		if (m->reason != NSIGHT_MSG_COMPLETE)
+			continue;
+		for (k = 0; k < m->n_cpus && m->cpus[k] != cpu; k++)
+			;
+		if (k == m->n_cpus)
+			continue;
+		if (nsight_vec_reserve((void **)w, &cap, *n + 1, sizeof(**w)))
+			return -1;
+		(*w)[(*n)++] = (struct nsight_pt_window){ m->tsc_lo, m->tsc_hi };
+	}
+	/* Sort by start (insertion: messages come nearly in order) and merge. */
+	for (i = 1; i < *n; i++) {
+		struct nsight_pt_window x = (*w)[i];
+
+		for (k = i; k > 0 && (*w)[k - 1].start > x.start; k--)
+			(*w)[k] = (*w)[k - 1];
+		(*w)[k] = x;
+	}
+	for (i = 0, o = 0; i < *n; i++) {
+		if (o && (*w)[i].start <= (*w)[o - 1].end) {
+			if ((*w)[i].end > (*w)[o - 1].end)
+				(*w)[o - 1].end = (*w)[i].end;
+		} else {
+			(*w)[o++] = (*w)[i];
+		}
+	}
+	*n = o;
+	return 0;
+}
+
+struct calls {
+	struct nsight_pt_call *v;
+	size_t n, cap;
+};
+
+static int on_call(void *arg, const struct nsight_pt_call *c)
+{
+	struct calls *cs = arg;
+
+	if (c->flags & NSIGHT_PT_CALL_NO_TSC || c->end <= c->start)
+		return 0;
+	if (nsight_vec_reserve((void **)&cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v)))
+		return -NSIGHT_E_NOMEM;
+	cs->v[cs->n++] = *c;
+	return 0;
+}
+
+static int call_cmp(const void *a, const void *b)
+{
+	const struct nsight_pt_call *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+/* Add [lo, hi) with the active frames, cut at @tl's segments of @cpu. */
+static int put_stretch(struct nsight_ptev *p, const struct nsight_timeline *tl, uint32_t cpu,
+		       uint64_t lo, uint64_t hi, const uint64_t *ips, uint16_t nr,
+		       struct nsight_samples *s, struct nsight_diag *d)
+{
+	while (lo < hi) {
+		ssize_t si = nsight_tl_find(tl, cpu, lo);
+		uint64_t end = hi;
+
+		if (si >= 0 && (size_t)si + 1 < tl->cpus[cpu].n &&
+		    tl->cpus[cpu].segs[si + 1].start < end)
+			end = tl->cpus[cpu].segs[si + 1].start;
+		if (si < 0 && tl->cpus[cpu].n && tl->cpus[cpu].segs[0].start < end)
+			end = tl->cpus[cpu].segs[0].start;
+		/* A stretch is placed at its end: keep that inside the segment. */
+		if (end - 1 > lo && nsight_samples_add_exact(s, cpu, lo, end - 1, ips, nr, d))
+			return -NSIGHT_E_NOMEM;
+		p->stretches++;
+		lo = end;
+	}
+	return 0;
+}
+
+/*
+ * Sweep @cs (sorted by start) into stretches of constant stacks. The calls
+ * of one trace nest: a call that starts inside another ends inside it.
+ */
+static int sweep(struct nsight_ptev *p, const struct nsight_timeline *tl, uint32_t cpu,
+		 const struct calls *cs, struct nsight_samples *s, struct nsight_diag *d)
+{
+	const struct nsight_pt_call *open[NSIGHT_FUNC_DEPTH * 4];
+	uint64_t ips[NSIGHT_FUNC_DEPTH], t;
+	size_t depth = 0, i = 0, k, base, n;
+
+	if (!cs->n)
+		return 0;
+	t = cs->v[0].start;
+	while (i < cs->n || depth) {
+		uint64_t next = UINT64_MAX;
+
+		if (i < cs->n)
+			next = cs->v[i].start;
+		for (k = 0; k < depth; k++)
+			if (open[k]->end < next)
+				next = open[k]->end;
+		if (depth && next > t) {
+			/* The frames above the innermost interrupt or far call. */
+			for (base = depth; base > 0 &&
+			     !(open[base - 1]->flags & (NSIGHT_PT_CALL_ASYNC | NSIGHT_PT_CALL_FAR));
+			     base--)
+				;
+			for (n = 0, k = depth; k > base && n < NSIGHT_FUNC_DEPTH; k--)
+				if (open[k - 1]->func)
+					ips[n++] = open[k - 1]->func;
+			if (n && put_stretch(p, tl, cpu, t, next, ips, (uint16_t)n, s, d))
+				return -NSIGHT_E_NOMEM;
+		}
+		t = next;
+		/* Close what ends now, open what starts now. */
+		for (k = 0; k < depth;)
+			if (open[k]->end <= t)
+				memmove(&open[k], &open[k + 1], (--depth - k) * sizeof(open[0]));
+			else
+				k++;
+		for (; i < cs->n && cs->v[i].start <= t; i++)
+			if (depth < sizeof(open) / sizeof(open[0]))
+				open[depth++] = &cs->v[i];
+	}
+	return 0;
+}
+
+int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
+		       const struct nsight_timeline *tl, struct nsight_samples *s,
+		       struct nsight_diag *d)
+{
+	struct nsight_pt_image *img = NULL;
+	struct nsight_pt_window *win = NULL;
+	struct calls cs = { 0 };
+	size_t n_win, i;
+	uint32_t cpu;
+	int err = 0;
+
+	for (cpu = 0; cpu < p->nr_cpus; cpu++)
+		if (p->cpus[cpu].len)
+			p->cpus_traced++;
+	if (!p->cpus_traced)
+		return 0;
+	img = nsight_pt_image_new();
+	if (!img)
+		return nomem(d);
+	for (i = 0; i < p->n_text; i++) {
+		err = nsight_pt_image_add(img, p->text[i].addr, p->text[i].bytes, p->text[i].len,
+					  p->text[i].name, d);
+		if (err)
+			goto out;
+	}
+	for (cpu = 0; cpu < p->nr_cpus && cpu < tl->nr_cpus; cpu++) {
+		struct nsight_ptev_cpu *c = &p->cpus[cpu];
+		struct nsight_pt_stats st;
+
+		if (!c->len)
+			continue;
+		p->bytes += c->len;
+		if (c->stop_flags & NSIGHT_PT_WRAPPED)
+			p->wrapped++;
+		if (windows(lt, cpu, &win, &n_win)) {
+			err = nomem(d);
+			goto out;
+		}
+		cs.n = 0;
+		/* No message on this CPU: nothing to decode. */
+		if (n_win) {
+			err = nsight_pt_decode(c->trace, c->len, c->have_cfg ? &c->cfg : NULL, img,
+					       win, n_win, on_call, &cs, &st, d);
+			if (err == -NSIGHT_E_NOMEM) {
+				err = nomem(d);
+				goto out;
+			}
+			if (err)
+				goto out;
+			p->decoded_bytes += st.decoded_bytes;
+			p->skipped_bytes += st.skipped_bytes;
+			p->lost_bytes += st.lost_bytes;
+			p->calls += cs.n;
+			p->errors += st.errors;
+			p->overflows += st.overflows;
+			if (st.first_error[0] && !p->first_error[0])
+				snprintf(p->first_error, sizeof(p->first_error),
+					 "cpu %" PRIu32 " at byte %" PRIu64 ": %s", cpu,
+					 st.first_error_offset, st.first_error);
+		} else {
+			p->skipped_bytes += c->len;
+		}
+		if (cs.n)
+			qsort(cs.v, cs.n, sizeof(*cs.v), call_cmp);
+		err = sweep(p, tl, cpu, &cs, s, d);
+		free(win);
+		win = NULL;
+		if (err)
+			goto out;
+	}
+out:
+	free(win);
+	free(cs.v);
+	nsight_pt_image_free(img);
+	return err;
+}

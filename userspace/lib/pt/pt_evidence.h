@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Intel PT as function-level evidence (nsight.rst "Diagnosis"): the trace of
+ * each CPU (NSIGHT_CHUNK_PT), the code it ran (NSIGHT_CHUNK_KTEXT) and the
+ * decoder parameters (NSIGHT_REC_PT) of a capture, decoded only within the
+ * windows message lifetimes cover, into stretches of time with the stack
+ * of active functions, which go into the timelines like sampled stacks
+ * (capture/samples.h) but with exact bounds.
+ *
+ * A stack starts above the innermost interrupt or far call (syscall) it
+ * contains: what ran before belongs to the interrupted context.
+ */
+#ifndef NSIGHT_PT_EVIDENCE_H
+#define NSIGHT_PT_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/nsight.h>
+
+#include "base/diag.h"
+#include "lifetime/lifetime.h"
+#include "pt/pt_decode.h"
+#include "format/records.h"
+#include "capture/samples.h"
+#include "format/stream.h"
+#include "capture/timeline.h"
+
+struct nsight_ptev_cpu {
+	uint8_t *trace;		/* the CPU's PT chunks, concatenated */
+	size_t len, cap;
+	bool have_cfg;		/* a NSIGHT_PT_START record was seen */
+	struct nsight_pt_config cfg;
+	uint32_t stop_flags;	/* NSIGHT_PT_* of its stop records */
+};
+
+struct nsight_ptev_text {
+	uint64_t addr;
+	uint8_t *bytes;
+	size_t len;
+	char name[48];
+};
+
+struct nsight_ptev {
+	uint32_t nr_cpus;
+	struct nsight_ptev_cpu *cpus;
+	struct nsight_ptev_text *text;
+	size_t n_text, cap_text;
+	/* What decoding found, over all CPUs. */
+	uint64_t cpus_traced;	/* CPUs with trace bytes */
+	uint64_t bytes, decoded_bytes, skipped_bytes, lost_bytes;
+	uint64_t calls, errors, overflows, stretches;
+	uint64_t wrapped;	/* CPUs whose output wrapped (oldest trace lost) */
+	char first_error[NSIGHT_PT_ERR_LEN + 32];
+};
+
+/* Returns 0 or -NSIGHT_E_NOMEM; nsight_ptev_fini() either way. */
+int nsight_ptev_init(struct nsight_ptev *p, uint32_t nr_cpus, struct nsight_diag *d);
+void nsight_ptev_fini(struct nsight_ptev *p);
+
+/* Take a PT or KTEXT chunk (others are ignored). */
+int nsight_ptev_add_chunk(struct nsight_ptev *p, const struct nsight_chunk *ch,
+			  struct nsight_diag *d);
+
+/* Take a record (NSIGHT_REC_PT; others are ignored). */
+void nsight_ptev_add_record(struct nsight_ptev *p, const struct nsight_rec *rec);
+
+/*
+ * Decode each CPU's trace within the windows of the complete messages of
+ * @lt on that CPU, and add the stretches, cut at the segments of @tl, to
+ * @s. Decoding errors are counted, not returned. Returns 0,
+ * -NSIGHT_E_NOMEM.
+ */
+int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
+		       const struct nsight_timeline *tl, struct nsight_samples *s,
+		       struct nsight_diag *d);
+
+#endif /* NSIGHT_PT_EVIDENCE_H */
