@@ -414,22 +414,22 @@ static struct json_object *node_json(const struct nsight_chain *ch, size_t i,
 	return o;
 }
 
-static struct json_object *group_json(const struct nsight_dx_group *g,
-				       const struct nsight_analysis *a,
-				       const struct nsight_queueview *qv, int *err)
+/* A group's blockers and, for received messages, each one's chain, to @s. */
+static void group_json(struct nsight_jsink *s, const struct nsight_dx_group *g,
+		       const struct nsight_analysis *a, const struct nsight_queueview *qv)
 {
 	struct json_object *o = json_object_new_object(), *bl = json_object_new_array();
-	struct json_object *msgs = json_object_new_array();
+	struct nsight_jsink go, msgs;
 	struct nsight_chain ch = { 0 };
+	int *err = s->err;
 	struct agg ag;
 	size_t i;
 
-	if (!o || !bl || !msgs || group_agg(&ag, g, a)) {
+	if (!o || !bl || group_agg(&ag, g, a)) {
 		json_object_put(o);
 		json_object_put(bl);
-		json_object_put(msgs);
 		*err = -1;
-		return NULL;
+		return;
 	}
 	nsight_dx_group_json_who(o, g, err);
 	for (i = 0; i < ag.n; i++) {
@@ -455,6 +455,10 @@ static struct json_object *group_json(const struct nsight_dx_group *g,
 	}
 	agg_fini(&ag);
 	jo_add(o, "blockers", bl, err);
+	/* The group's object as it was, then its messages one at a time. */
+	go = nsight_jsink_open(s, NULL, false);
+	nsight_jsink_put_members(&go, o);
+	msgs = nsight_jsink_open(&go, "messages", true);
 	for (i = 0; i < g->n_msgs && g->dir == NSIGHT_MSG_RX && a->chains.finished && !*err; i++) {
 		const struct nsight_qv_msg *q = &qv->msg[g->msgs[i].msg];
 		struct json_object *x = json_object_new_object();
@@ -472,64 +476,74 @@ static struct json_object *group_json(const struct nsight_dx_group *g,
 			jo_add_u64(x, "rcvq_bytes", q->kq_bytes, err);
 		}
 		jo_add(x, "chain", node_json(&ch, 0, a, err), err);
-		jo_push(msgs, x, err);
+		nsight_jsink_put(&msgs, NULL, x);
 	}
 	nsight_chain_fini(&ch);
-	jo_add(o, "messages", msgs, err);
-	return o;
+	nsight_jsink_close(&msgs);
+	nsight_jsink_close(&go);
+}
+
+int nsight_chains_report_jsink(struct nsight_jsink *s, const struct nsight_dx *dx,
+			       const struct nsight_analysis *a)
+{
+	struct nsight_queueview qv;
+	struct nsight_jsink chains, queues;
+	struct nsight_diag d = { 0 };
+	char fl[160], pb[8];
+	int *err = s->err;
+	size_t i;
+
+	memset(&qv, 0, sizeof(qv));
+	if (a->have_lifetimes && nsight_queueview_build(&qv, &a->lt, &a->cap, &d)) {
+		nsight_queueview_fini(&qv);
+		*err = -1;
+		return -1;
+	}
+	chains = nsight_jsink_open(s, "chains", true);
+	for (i = 0; a->have_lifetimes && i < dx->n && !*err; i++)
+		group_json(&chains, &dx->groups[i], a, &qv);
+	nsight_jsink_close(&chains);
+	queues = nsight_jsink_open(s, "queues", true);
+	for (i = 0; i < qv.n_socks && !*err; i++) {
+		const struct nsight_qv_sock *so = &qv.socks[i];
+		struct json_object *x = json_object_new_object();
+		char comm[17];
+
+		if (!x) {
+			*err = -1;
+			break;
+		}
+		memcpy(comm, so->comm, 16);
+		comm[16] = '\0';
+		jo_add_str(x, "protocol", nsight_proto_name(so->protocol, pb, sizeof(pb)), err);
+		jo_add_str(x, "flow", nsight_flow_format(&so->flow, fl, sizeof(fl)), err);
+		jo_add_str(x, "comm", comm, err);
+		jo_add_u64(x, "pid", so->pid, err);
+		jo_add_u64(x, "messages", so->messages, err);
+		jo_add_u64(x, "ahead_p50", so->ahead_p50, err);
+		jo_add_u64(x, "ahead_p99", so->ahead_p99, err);
+		jo_add_u64(x, "ahead_max", so->ahead_max, err);
+		jo_add_u64(x, "handoffs", so->handoffs, err);
+		jo_add_u64(x, "rcvq_len_p99", so->kq_len_p99, err);
+		jo_add_u64(x, "rcvq_len_max", so->kq_len_max, err);
+		jo_add_u64(x, "rcvq_bytes_p99", so->kq_bytes_p99, err);
+		jo_add_u64(x, "rcvq_bytes_max", so->kq_bytes_max, err);
+		jo_add_u64(x, "not_queued", so->not_queued, err);
+		jo_add_u64(x, "rcvbuf_drops", so->rcvbuf_drops, err);
+		nsight_jsink_put(&queues, NULL, x);
+	}
+	nsight_jsink_close(&queues);
+	nsight_queueview_fini(&qv);
+	return *err ? -1 : 0;
 }
 
 int nsight_chains_report_json(struct json_object *o, const struct nsight_dx *dx,
 			      const struct nsight_analysis *a)
 {
-	struct json_object *chains = json_object_new_array(), *queues = json_object_new_array();
-	struct nsight_queueview qv;
-	struct nsight_diag d = { 0 };
-	char fl[160], pb[8];
 	int err = 0;
-	size_t i;
+	struct nsight_jsink s = nsight_jsink_tree(o, &err);
 
-	memset(&qv, 0, sizeof(qv));
-	if (!chains || !queues || (a->have_lifetimes && nsight_queueview_build(&qv, &a->lt, &a->cap, &d))) {
-		json_object_put(chains);
-		json_object_put(queues);
-		nsight_queueview_fini(&qv);
-		return -1;
-	}
-	for (i = 0; a->have_lifetimes && i < dx->n && !err; i++)
-		jo_push(chains, group_json(&dx->groups[i], a, &qv, &err), &err);
-	for (i = 0; i < qv.n_socks && !err; i++) {
-		const struct nsight_qv_sock *s = &qv.socks[i];
-		struct json_object *x = json_object_new_object();
-		char comm[17];
-
-		if (!x) {
-			err = -1;
-			break;
-		}
-		memcpy(comm, s->comm, 16);
-		comm[16] = '\0';
-		jo_add_str(x, "protocol", nsight_proto_name(s->protocol, pb, sizeof(pb)), &err);
-		jo_add_str(x, "flow", nsight_flow_format(&s->flow, fl, sizeof(fl)), &err);
-		jo_add_str(x, "comm", comm, &err);
-		jo_add_u64(x, "pid", s->pid, &err);
-		jo_add_u64(x, "messages", s->messages, &err);
-		jo_add_u64(x, "ahead_p50", s->ahead_p50, &err);
-		jo_add_u64(x, "ahead_p99", s->ahead_p99, &err);
-		jo_add_u64(x, "ahead_max", s->ahead_max, &err);
-		jo_add_u64(x, "handoffs", s->handoffs, &err);
-		jo_add_u64(x, "rcvq_len_p99", s->kq_len_p99, &err);
-		jo_add_u64(x, "rcvq_len_max", s->kq_len_max, &err);
-		jo_add_u64(x, "rcvq_bytes_p99", s->kq_bytes_p99, &err);
-		jo_add_u64(x, "rcvq_bytes_max", s->kq_bytes_max, &err);
-		jo_add_u64(x, "not_queued", s->not_queued, &err);
-		jo_add_u64(x, "rcvbuf_drops", s->rcvbuf_drops, &err);
-		jo_push(queues, x, &err);
-	}
-	nsight_queueview_fini(&qv);
-	jo_add(o, "chains", chains, &err);
-	jo_add(o, "queues", queues, &err);
-	return err ? -1 : 0;
+	return nsight_chains_report_jsink(&s, dx, a);
 }
 
 /* ---------------------------------------------------------------------- */

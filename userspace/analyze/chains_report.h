@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "json_out.h"
 #include "pipeline/analysis.h"
 #include "diagnose/diagnose.h"
 #include "terminal.h"
@@ -31,7 +32,12 @@
 int nsight_chains_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
 			      const struct nsight_tty *t);
 
-/* Add "chains" and "queues" to @o. Returns 0, or -1 when out of memory. */
+/*
+ * Put "chains" and "queues" to @s (nsight_chains_report_json(): into @o).
+ * Returns 0, or -1 when out of memory.
+ */
+int nsight_chains_report_jsink(struct nsight_jsink *s, const struct nsight_dx *dx,
+			       const struct nsight_analysis *a);
 int nsight_chains_report_json(struct json_object *o, const struct nsight_dx *dx,
 			      const struct nsight_analysis *a);
 

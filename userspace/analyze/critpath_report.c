@@ -206,20 +206,21 @@ static struct json_object *states_json(uint8_t dir, const int64_t *ns,
 	return o;
 }
 
-static struct json_object *group_json(const struct nsight_dx_group *g, const struct cp_group *cg,
-				      const struct nsight_keys *keys, int *err)
+/* A group's states and each tail message's, to @sink. */
+static void group_json(struct nsight_jsink *sink, const struct nsight_dx_group *g,
+		       const struct cp_group *cg, const struct nsight_keys *keys)
 {
 	struct json_object *o = json_object_new_object(), *st = json_object_new_array();
-	struct json_object *msgs = json_object_new_array();
+	struct nsight_jsink go, msgs;
+	int *err = sink->err;
 	unsigned int s;
 	size_t i;
 
-	if (!o || !st || !msgs) {
+	if (!o || !st) {
 		json_object_put(o);
 		json_object_put(st);
-		json_object_put(msgs);
 		*err = -1;
-		return NULL;
+		return;
 	}
 	nsight_dx_group_json_who(o, g, err);
 	jo_add_u64(o, "tail_messages", cg->n, err);
@@ -249,6 +250,10 @@ static struct json_object *group_json(const struct nsight_dx_group *g, const str
 		jo_push(st, x, err);
 	}
 	jo_add(o, "states", st, err);
+	/* The group's object as it was, then its messages one at a time. */
+	go = nsight_jsink_open(sink, NULL, false);
+	nsight_jsink_put_members(&go, o);
+	msgs = nsight_jsink_open(&go, "messages", true);
 	for (i = 0; i < cg->n && !*err; i++) {
 		struct json_object *x = json_object_new_object();
 
@@ -261,40 +266,44 @@ static struct json_object *group_json(const struct nsight_dx_group *g, const str
 		jo_add_str(x, "most_critical", nsight_cp_state_name(cg->msgs[i].most), err);
 		jo_add(x, "states", states_json(g->dir, cg->msgs[i].ns, NULL, keys, err), err);
 		jo_add(x, "via", states_json(g->dir, NULL, &cg->msgs[i].via, keys, err), err);
-		jo_push(msgs, x, err);
+		nsight_jsink_put(&msgs, NULL, x);
 	}
-	jo_add(o, "messages", msgs, err);
-	return o;
+	nsight_jsink_close(&msgs);
+	nsight_jsink_close(&go);
+}
+
+int nsight_critpath_report_jsink(struct nsight_jsink *s, const struct nsight_dx *dx,
+				 const struct nsight_analysis *a)
+{
+	struct nsight_jsink cp = nsight_jsink_open(s, "critical_path", false), groups;
+	struct nsight_profiler p;
+	size_t gi;
+
+	groups = nsight_jsink_open(&cp, "groups", true);
+	if (a->have_lifetimes && dx->n && prof_init(&p, a))
+		*s->err = -1;
+	else if (a->have_lifetimes && dx->n) {
+		for (gi = 0; gi < dx->n && !*s->err; gi++) {
+			struct cp_group cg;
+
+			if (cp_group(&cg, &p, &dx->groups[gi], a))
+				*s->err = -1;
+			else if (cg.n)
+				group_json(&groups, &dx->groups[gi], &cg, a->keys);
+			cp_group_fini(&cg);
+		}
+		nsight_profiler_fini(&p);
+	}
+	nsight_jsink_close(&groups);
+	nsight_jsink_close(&cp);
+	return *s->err ? -1 : 0;
 }
 
 int nsight_critpath_report_json(struct json_object *o, const struct nsight_dx *dx,
 				const struct nsight_analysis *a)
 {
-	struct json_object *cp = json_object_new_object(), *groups = json_object_new_array();
-	struct nsight_profiler p;
 	int err = 0;
-	size_t gi;
+	struct nsight_jsink s = nsight_jsink_tree(o, &err);
 
-	if (!cp || !groups) {
-		json_object_put(cp);
-		json_object_put(groups);
-		return -1;
-	}
-	if (a->have_lifetimes && dx->n && prof_init(&p, a))
-		err = -1;
-	else if (a->have_lifetimes && dx->n) {
-		for (gi = 0; gi < dx->n && !err; gi++) {
-			struct cp_group cg;
-
-			if (cp_group(&cg, &p, &dx->groups[gi], a))
-				err = -1;
-			else if (cg.n)
-				jo_push(groups, group_json(&dx->groups[gi], &cg, a->keys, &err), &err);
-			cp_group_fini(&cg);
-		}
-		nsight_profiler_fini(&p);
-	}
-	jo_add(cp, "groups", groups, &err);
-	jo_add(o, "critical_path", cp, &err);
-	return err ? -1 : 0;
+	return nsight_critpath_report_jsink(&s, dx, a);
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "json_out.h"
 #include "pipeline/analysis.h"
 #include "diagnose/diagnose.h"
 #include "terminal.h"
@@ -28,7 +29,12 @@
 int nsight_critpath_report_text(FILE *f, const struct nsight_dx *dx,
 				const struct nsight_analysis *a, const struct nsight_tty *t);
 
-/* Add "critical_path" to @o. Returns 0, or -1 on failure. */
+/*
+ * Put "critical_path" to @s (nsight_critpath_report_json(): into @o).
+ * Returns 0, or -1 on failure.
+ */
+int nsight_critpath_report_jsink(struct nsight_jsink *s, const struct nsight_dx *dx,
+				 const struct nsight_analysis *a);
 int nsight_critpath_report_json(struct json_object *o, const struct nsight_dx *dx,
 				const struct nsight_analysis *a);
 

@@ -205,29 +205,66 @@ static void baseline_band_text(const struct extras *x, const struct opts *o,
 	nsight_dx_report_tty(stdout, x->bdx, x->b, t);
 }
 
+/* A section's builder adds to @t (0 when it did): its members go to @s. */
+static void put_section(struct nsight_jsink *s, struct json_object *t, int built)
+{
+	if (built)
+		*s->err = -1;
+	nsight_jsink_put_members(s, t);
+}
+
+/*
+ * --json, written as it is built (json_out.h): the same bytes as the
+ * whole tree printed at once, without holding the per-message sections.
+ * A failure leaves the object unfinished on stdout (not valid JSON).
+ */
+static int json_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
+		       const struct extras *x, const char *name, const struct opts *o)
+{
+	struct nsight_jstream js;
+	int err = 0;
+	struct nsight_jsink s = { NULL, &js, &err };
+	struct json_object *t;
+
+	nsight_js_init(&js, stdout);
+	nsight_js_open(&js, NULL, false);
+	nsight_jsink_put_members(&s, nsight_summary_to_json(name, &a->sum));
+	if (a->have_range)
+		nsight_jsink_put(&s, "range", range_json(a, o));
+	if (!err)
+		nsight_report_json(&s, a, o->clk, o->messages);
+	if (!err) {
+		t = json_object_new_object();
+		put_section(&s, t, !t || nsight_dx_report_json(t, dx, a) ||
+			    (x->bdx && baseline_dx_json(t, x, o)));
+	}
+	if (!err)
+		nsight_chains_report_jsink(&s, dx, a);
+	if (!err) {
+		t = json_object_new_object();
+		put_section(&s, t, !t || nsight_locks_report_json(t, a));
+	}
+	if (!err)
+		nsight_critpath_report_jsink(&s, dx, a);
+	if (!err && (x->iv || x->wi)) {
+		t = json_object_new_object();
+		put_section(&s, t, !t || (x->iv && nsight_intervals_report_json(t, x->iv)) ||
+			    (x->wi && nsight_whatif_report_json(t, x->wi, x->n_wi, o->dx.min_dev)));
+	}
+	if (err || js.err)
+		return nomem();
+	nsight_js_close(&js);
+	fputc('\n', stdout);
+	return NSIGHT_EXIT_OK;
+}
+
 static int print_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
 			const struct extras *x, const char *name, const struct opts *o)
 {
 	int ret = NSIGHT_EXIT_OK;
 
 	if (o->json) {
-		struct json_object *j = nsight_summary_to_json(name, &a->sum);
-		int rerr = 0;
-
-		if (j && a->have_range)
-			jo_add(j, "range", range_json(a, o), &rerr);
-		if (j && (rerr || nsight_report_add_json(j, a, o->clk, o->messages) ||
-			  nsight_dx_report_json(j, dx, a) ||
-			  (x->bdx && baseline_dx_json(j, x, o)) ||
-			  nsight_chains_report_json(j, dx, a) ||
-			  nsight_locks_report_json(j, a) ||
-			  nsight_critpath_report_json(j, dx, a) ||
-			  (x->iv && nsight_intervals_report_json(j, x->iv)) ||
-			  (x->wi && nsight_whatif_report_json(j, x->wi, x->n_wi, o->dx.min_dev)))) {
-			json_object_put(j);
-			j = NULL;
-		}
-		ret = put_json(j);
+		ret = json_report(a, dx, x, name, o);
 	} else if (o->verbose) {
 		nsight_summary_print_text(stdout, name, &a->sum);
 		range_text(stdout, a, o);

@@ -596,26 +596,33 @@ static struct json_object *msg_json(const struct nsight_msg *m, enum nsight_cloc
 	return o;
 }
 
+int nsight_report_json(struct nsight_jsink *s, const struct nsight_analysis *a,
+		       enum nsight_clockid clk, bool messages)
+{
+	nsight_jsink_put(s, "time", time_json(a, clk, s->err));
+	nsight_jsink_put(s, "loss", loss_json(a, clk, s->err));
+	nsight_jsink_put(s, "latency", latency_json(a, s->err));
+	if (messages) {
+		struct nsight_jsink arr = nsight_jsink_open(s, "messages", true);
+		size_t i;
+		int pass;
+
+		for (pass = 0; pass < 2 && !*s->err; pass++)
+			for (i = 0; i < a->lt.n && !*s->err; i++)
+				if ((a->lt.msgs[i].reason == NSIGHT_MSG_COMPLETE) == !pass)
+					nsight_jsink_put(&arr, NULL, msg_json(&a->lt.msgs[i], clk, s->err));
+		nsight_jsink_close(&arr);
+	}
+	return *s->err;
+}
+
 int nsight_report_add_json(struct json_object *o, const struct nsight_analysis *a,
 			   enum nsight_clockid clk, bool messages)
 {
 	int err = 0;
+	struct nsight_jsink s = nsight_jsink_tree(o, &err);
 
-	jo_add(o, "time", time_json(a, clk, &err), &err);
-	jo_add(o, "loss", loss_json(a, clk, &err), &err);
-	jo_add(o, "latency", latency_json(a, &err), &err);
-	if (messages) {
-		struct json_object *arr = json_object_new_array();
-		size_t i;
-		int pass;
-
-		for (pass = 0; pass < 2; pass++)
-			for (i = 0; i < a->lt.n; i++)
-				if ((a->lt.msgs[i].reason == NSIGHT_MSG_COMPLETE) == !pass)
-					jo_push(arr, msg_json(&a->lt.msgs[i], clk, &err), &err);
-		jo_add(o, "messages", arr, &err);
-	}
-	return err;
+	return nsight_report_json(&s, a, clk, messages);
 }
 
 struct json_object *nsight_report_tcheck_json(const char *pairs_name, const char *name,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "json_out.h"
 #include "pipeline/analysis.h"
 #include "capture/timecheck.h"
 
@@ -28,9 +29,12 @@ void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a);
 void nsight_report_messages_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk);
 
 /*
- * Add "time", "latency" and, with @messages, "messages" to @o. Returns 0,
- * or -1 when out of memory.
+ * Put "time", "loss", "latency" and, with @messages, "messages" to @s
+ * (nsight_report_add_json(): into @o). Returns 0, or -1 when out of
+ * memory.
  */
+int nsight_report_json(struct nsight_jsink *s, const struct nsight_analysis *a,
+		       enum nsight_clockid clk, bool messages);
 int nsight_report_add_json(struct json_object *o, const struct nsight_analysis *a,
 			   enum nsight_clockid clk, bool messages);
 
