@@ -911,16 +911,23 @@ static int run_group(struct run *r, struct nsight_dx_group *g, const size_t *idx
 		if (ret)
 			goto out;
 	}
-	/* Equal latencies: lower ids first. */
-	for (i = 1; i < g->n_msgs; i++) {
-		struct nsight_dx_msg t = g->msgs[i];
-		size_t j = i;
+	/*
+	 * Equal latencies: lower ids first. They came by (latency, id)
+	 * descending, so each run of one latency is reversed (an insertion
+	 * sort was quadratic in the run).
+	 */
+	for (i = 0; i < g->n_msgs; ) {
+		size_t e = i + 1, a, b;
 
-		while (j > 0 && g->msgs[j - 1].latency == t.latency && g->msgs[j - 1].id > t.id) {
-			g->msgs[j] = g->msgs[j - 1];
-			j--;
+		while (e < g->n_msgs && g->msgs[e].latency == g->msgs[i].latency)
+			e++;
+		for (a = i, b = e - 1; a < b; a++, b--) {
+			struct nsight_dx_msg t = g->msgs[a];
+
+			g->msgs[a] = g->msgs[b];
+			g->msgs[b] = t;
 		}
-		g->msgs[j] = t;
+		i = e;
 	}
 	if (summarize(g))
 		ret = nomem(r);

@@ -32,6 +32,7 @@ int nsight_latency_build(struct nsight_latency *l, const struct nsight_lifetimes
 			 struct nsight_diag *d)
 {
 	size_t *idx, i, j, n_groups = 0;
+	struct nsight_lat_group *g2;
 	int64_t *vals;
 
 	memset(l, 0, sizeof(*l));
@@ -76,6 +77,10 @@ int nsight_latency_build(struct nsight_latency *l, const struct nsight_lifetimes
 		}
 	}
 	l->n = n_groups;
+	/* One slot per message was allocated: give back the rest. */
+	g2 = realloc(l->groups, (n_groups ? n_groups : 1) * sizeof(*l->groups));
+	if (g2)
+		l->groups = g2;
 	free(idx);
 	free(vals);
 	return 0;
