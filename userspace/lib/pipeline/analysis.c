@@ -257,8 +257,10 @@ int nsight_analysis_run(struct nsight_analysis *a, FILE *in,
 		goto out;
 	}
 	err = nsight_analysis_begin(a, r.hdr.nr_cpus, o, d);
+	/* Without a second thread (memory, thread limits), one does it all. */
 	if (!err && o->lifetimes && o->threads > 1)
-		err = nsight_ctxthr_start(&rc.thr, a, r.hdr.nr_cpus, r.hdr.tsc_hz, d);
+		nsight_ctxthr_start(&rc.thr, a, r.hdr.nr_cpus, r.hdr.tsc_hz,
+				    &(struct nsight_diag){ 0 });
 	progress_pass(o, "reading");
 	if (!err)
 		err = nsight_summarize_hooked(&r, &a->sum, &hook, d);

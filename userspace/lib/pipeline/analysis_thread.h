@@ -23,7 +23,8 @@ struct nsight_ctxthr;
 
 /*
  * Start the thread for @a (begun with lifetimes, @nr_cpus CPUs, stamps at
- * @tsc_hz). Returns 0 or a negative enum nsight_errcode (*@t NULL).
+ * @tsc_hz). Returns 0 or a negative enum nsight_errcode (*@t NULL: the
+ * caller does the context side itself).
  */
 int nsight_ctxthr_start(struct nsight_ctxthr **t, struct nsight_analysis *a, uint32_t nr_cpus,
 			uint64_t tsc_hz, struct nsight_diag *d);
