@@ -154,55 +154,146 @@ static int put_json(struct json_object *o)
 	return NSIGHT_EXIT_OK;
 }
 
+/*
+ * What a report is written from: the capture, its diagnosis, what the
+ * options added, and the text's colours (none with --verbose).
+ */
+struct report {
+	const struct nsight_analysis *a;
+	const struct nsight_dx *dx;
+	const struct extras *x;
+	const char *name;
+	const struct opts *o;
+	const struct nsight_tty *t;
+};
+
+/*
+ * A section of the report in its three forms: the full text (--verbose),
+ * the compact text and the JSON members; NULL where a form has none of
+ * it. A text returns 0 or -1 (out of memory); a JSON writer sets
+ * *s->err when it fails.
+ */
+struct section {
+	int (*text)(const struct report *r);
+	int (*compact)(const struct report *r);
+	void (*json)(struct nsight_jsink *s, const struct report *r);
+};
+
+static int summary_text(const struct report *r)
+{
+	nsight_summary_print_text(stdout, r->name, &r->a->sum);
+	return 0;
+}
+
+/* The compact text's first lines: the capture, its time and latency at once. */
+static int summary_compact(const struct report *r)
+{
+	nsight_tty_summary(stdout, r->name, r->a, r->o->clk, r->t);
+	return 0;
+}
+
+static void summary_json(struct nsight_jsink *s, const struct report *r)
+{
+	nsight_jsink_put_members(s, nsight_summary_to_json(r->name, &r->a->sum));
+}
+
 /* --range in the text: what the report covers. */
-static void range_text(FILE *f, const struct nsight_analysis *a, const struct opts *o)
+static int range_text(const struct report *r)
 {
+	const struct nsight_analysis *a = r->a;
+
 	if (!a->have_range)
+		return 0;
+	printf("range: %.6f s to %.6f s after the first record (TSC %" PRIu64 "..%" PRIu64
+	       "): the messages whose first record lies in it\n", (double)r->o->range_from_ns / 1e9,
+	       (double)r->o->range_to_ns / 1e9, a->range_lo, a->range_hi);
+	return 0;
+}
+
+static void range_json(struct nsight_jsink *s, const struct report *r)
+{
+	struct json_object *j;
+	int err = 0;
+
+	if (!r->a->have_range)
 		return;
-	fprintf(f, "range: %.6f s to %.6f s after the first record (TSC %" PRIu64 "..%" PRIu64
-		"): the messages whose first record lies in it\n", (double)o->range_from_ns / 1e9,
-		(double)o->range_to_ns / 1e9, a->range_lo, a->range_hi);
-}
-
-static struct json_object *range_json(const struct nsight_analysis *a, const struct opts *o)
-{
-	struct json_object *r = json_object_new_object();
-	int err = 0;
-
-	jo_add_u64(r, "from_ns", o->range_from_ns, &err);
-	jo_add_u64(r, "to_ns", o->range_to_ns, &err);
-	jo_add_u64(r, "tsc_from", a->range_lo, &err);
-	jo_add_u64(r, "tsc_to", a->range_hi, &err);
+	j = json_object_new_object();
+	jo_add_u64(j, "from_ns", r->o->range_from_ns, &err);
+	jo_add_u64(j, "to_ns", r->o->range_to_ns, &err);
+	jo_add_u64(j, "tsc_from", r->a->range_lo, &err);
+	jo_add_u64(j, "tsc_to", r->a->range_hi, &err);
 	if (err) {
-		json_object_put(r);
-		return NULL;
+		json_object_put(j);
+		j = NULL;
 	}
-	return r;
+	nsight_jsink_put(s, "range", j);
 }
 
-/* "baseline_diagnosis": the baseline's band against its own reference. */
-static int baseline_dx_json(struct json_object *j, const struct extras *x, const struct opts *o)
+static int time_text(const struct report *r)
 {
-	struct json_object *b = json_object_new_object();
-	int err = 0;
+	nsight_report_time_text(stdout, r->a, r->o->clk);
+	return 0;
+}
 
-	if (!b || nsight_dx_report_json(b, x->bdx, x->b)) {
-		json_object_put(b);
+static void time_json(struct nsight_jsink *s, const struct report *r)
+{
+	nsight_report_time_json(s, r->a, r->o->clk);
+}
+
+static int latency_text(const struct report *r)
+{
+	nsight_report_latency_text(stdout, r->a);
+	return 0;
+}
+
+static void latency_json(struct nsight_jsink *s, const struct report *r)
+{
+	nsight_report_latency_json(s, r->a);
+}
+
+/* --baseline: the two captures' latency side by side, in ns or readable units. */
+static int baseline_table(const struct report *r, bool ns)
+{
+	if (r->x->b && nsight_tty_baseline_table(stdout, r->a, r->x->b, r->o->dx.baseline, ns)) {
+		nomem();
 		return -1;
 	}
-	jo_add_str(b, "file", o->dx.baseline, &err);
-	jo_add(j, "baseline_diagnosis", b, &err);
-	return err ? -1 : 0;
+	return 0;
 }
 
-/* A band and a baseline: the baseline's band against its own reference, after ours. */
-static void baseline_band_text(const struct extras *x, const struct opts *o,
-			       const struct nsight_tty *t)
+static int baseline_text(const struct report *r)
 {
-	if (!x->bdx)
-		return;
-	printf("baseline %s, the same band against its own fastest 20%%:\n", o->dx.baseline);
-	nsight_dx_report_tty(stdout, x->bdx, x->b, t);
+	return baseline_table(r, true);
+}
+
+static int baseline_compact(const struct report *r)
+{
+	return baseline_table(r, false);
+}
+
+static int messages_text(const struct report *r)
+{
+	if (r->o->messages)
+		nsight_report_messages_text(stdout, r->a, r->o->clk);
+	return 0;
+}
+
+static void messages_json(struct nsight_jsink *s, const struct report *r)
+{
+	if (r->o->messages)
+		nsight_report_messages_json(s, r->a, r->o->clk);
+}
+
+static int dx_text(const struct report *r)
+{
+	nsight_dx_report_text(stdout, r->dx, r->a);
+	return 0;
+}
+
+static int dx_compact(const struct report *r)
+{
+	nsight_dx_report_tty(stdout, r->dx, r->a, r->t);
+	return 0;
 }
 
 /* A section's builder adds to @t (0 when it did): its members go to @s. */
@@ -213,44 +304,144 @@ static void put_section(struct nsight_jsink *s, struct json_object *t, int built
 	nsight_jsink_put_members(s, t);
 }
 
+static void dx_json(struct nsight_jsink *s, const struct report *r)
+{
+	struct json_object *t = json_object_new_object();
+
+	put_section(s, t, !t || nsight_dx_report_json(t, r->dx, r->a));
+}
+
+/* A band and a baseline: the baseline's band against its own reference, after ours. */
+static int band_text(const struct report *r)
+{
+	if (!r->x->bdx)
+		return 0;
+	printf("baseline %s, the same band against its own fastest 20%%:\n", r->o->dx.baseline);
+	nsight_dx_report_tty(stdout, r->x->bdx, r->x->b, r->t);
+	return 0;
+}
+
+/* "baseline_diagnosis": the same, with the baseline's file. */
+static void band_json(struct nsight_jsink *s, const struct report *r)
+{
+	struct json_object *b;
+	int err = 0;
+
+	if (!r->x->bdx)
+		return;
+	b = json_object_new_object();
+	if (!b || nsight_dx_report_json(b, r->x->bdx, r->x->b))
+		err = -1;
+	jo_add_str(b, "file", r->o->dx.baseline, &err);
+	if (err) {
+		json_object_put(b);
+		b = NULL;
+	}
+	nsight_jsink_put(s, "baseline_diagnosis", b);
+}
+
+static int chains_text(const struct report *r)
+{
+	return nsight_chains_report_text(stdout, r->dx, r->a, r->t) ? -1 : 0;
+}
+
+static void chains_json(struct nsight_jsink *s, const struct report *r)
+{
+	nsight_chains_report_jsink(s, r->dx, r->a);
+}
+
+static int locks_text(const struct report *r)
+{
+	return nsight_locks_report_text(stdout, r->a, r->t) ? -1 : 0;
+}
+
+static void locks_json(struct nsight_jsink *s, const struct report *r)
+{
+	struct json_object *t = json_object_new_object();
+
+	put_section(s, t, !t || nsight_locks_report_json(t, r->a));
+}
+
+static int critpath_text(const struct report *r)
+{
+	return nsight_critpath_report_text(stdout, r->dx, r->a, r->t) ? -1 : 0;
+}
+
+static void critpath_json(struct nsight_jsink *s, const struct report *r)
+{
+	nsight_critpath_report_jsink(s, r->dx, r->a);
+}
+
+static int intervals_text(const struct report *r)
+{
+	if (r->x->iv)
+		nsight_intervals_report_tty(stdout, r->x->iv, r->t);
+	return 0;
+}
+
+static void intervals_json(struct nsight_jsink *s, const struct report *r)
+{
+	struct json_object *t;
+
+	if (!r->x->iv)
+		return;
+	t = json_object_new_object();
+	put_section(s, t, !t || nsight_intervals_report_json(t, r->x->iv));
+}
+
+static int whatif_text(const struct report *r)
+{
+	if (r->x->wi)
+		nsight_whatif_report_tty(stdout, r->x->wi, r->x->n_wi, r->o->dx.min_dev, r->t);
+	return 0;
+}
+
+static void whatif_json(struct nsight_jsink *s, const struct report *r)
+{
+	struct json_object *t;
+
+	if (!r->x->wi)
+		return;
+	t = json_object_new_object();
+	put_section(s, t, !t || nsight_whatif_report_json(t, r->x->wi, r->x->n_wi, r->o->dx.min_dev));
+}
+
+/* The report, in this order in each form. */
+static const struct section sections[] = {
+	/* full text        compact text       JSON */
+	{ summary_text,     summary_compact,   summary_json },	/* stream, span, records, check */
+	{ range_text,       range_text,        range_json },	/* --range */
+	{ time_text,        NULL,              time_json },	/* time:, loss: (compact: in the summary) */
+	{ latency_text,     NULL,              latency_json },	/* latency: (compact: in the summary) */
+	{ baseline_text,    baseline_compact,  NULL },		/* --baseline's table */
+	{ messages_text,    messages_text,     messages_json },	/* --messages */
+	{ dx_text,          dx_compact,        dx_json },	/* the diagnosis */
+	{ band_text,        band_text,         band_json },	/* --tail pA-pB --baseline */
+	{ chains_text,      chains_text,       chains_json },
+	{ locks_text,       locks_text,        locks_json },
+	{ critpath_text,    critpath_text,     critpath_json },
+	{ intervals_text,   intervals_text,    intervals_json },	/* --intervals */
+	{ whatif_text,      whatif_text,       whatif_json },	/* --what-if */
+};
+
+#define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
+
 /*
  * --json, written as it is built (json_out.h): the same bytes as the
  * whole tree printed at once, without holding the per-message sections.
  * A failure leaves the object unfinished on stdout (not valid JSON).
  */
-static int json_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
-		       const struct extras *x, const char *name, const struct opts *o)
+static int json_report(const struct report *r)
 {
 	struct nsight_jstream js;
 	int err = 0;
 	struct nsight_jsink s = { NULL, &js, &err };
-	struct json_object *t;
 
 	nsight_js_init(&js, stdout);
 	nsight_js_open(&js, NULL, false);
-	nsight_jsink_put_members(&s, nsight_summary_to_json(name, &a->sum));
-	if (a->have_range)
-		nsight_jsink_put(&s, "range", range_json(a, o));
-	if (!err)
-		nsight_report_json(&s, a, o->clk, o->messages);
-	if (!err) {
-		t = json_object_new_object();
-		put_section(&s, t, !t || nsight_dx_report_json(t, dx, a) ||
-			    (x->bdx && baseline_dx_json(t, x, o)));
-	}
-	if (!err)
-		nsight_chains_report_jsink(&s, dx, a);
-	if (!err) {
-		t = json_object_new_object();
-		put_section(&s, t, !t || nsight_locks_report_json(t, a));
-	}
-	if (!err)
-		nsight_critpath_report_jsink(&s, dx, a);
-	if (!err && (x->iv || x->wi)) {
-		t = json_object_new_object();
-		put_section(&s, t, !t || (x->iv && nsight_intervals_report_json(t, x->iv)) ||
-			    (x->wi && nsight_whatif_report_json(t, x->wi, x->n_wi, o->dx.min_dev)));
-	}
+	for (size_t i = 0; i < N_SECTIONS && !err; i++)
+		if (sections[i].json)
+			sections[i].json(&s, r);
 	if (err || js.err)
 		return nomem();
 	nsight_js_close(&js);
@@ -261,47 +452,19 @@ static int json_report(const struct nsight_analysis *a, const struct nsight_dx *
 static int print_report(const struct nsight_analysis *a, const struct nsight_dx *dx,
 			const struct extras *x, const char *name, const struct opts *o)
 {
+	struct report r = { a, dx, x, name, o, o->verbose ? &(struct nsight_tty){ 0 } : &o->tty };
 	int ret = NSIGHT_EXIT_OK;
 
 	if (o->json) {
-		ret = json_report(a, dx, x, name, o);
-	} else if (o->verbose) {
-		nsight_summary_print_text(stdout, name, &a->sum);
-		range_text(stdout, a, o);
-		nsight_report_time_text(stdout, a, o->clk);
-		nsight_report_latency_text(stdout, a);
-		if (x->b && nsight_tty_baseline_table(stdout, a, x->b, o->dx.baseline, true))
-			ret = nomem();
-		if (o->messages)
-			nsight_report_messages_text(stdout, a, o->clk);
-		nsight_dx_report_text(stdout, dx, a);
-		baseline_band_text(x, o, &(struct nsight_tty){ 0 });
-		if (nsight_chains_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }) ||
-		    nsight_locks_report_text(stdout, a, &(struct nsight_tty){ 0 }) ||
-		    nsight_critpath_report_text(stdout, dx, a, &(struct nsight_tty){ 0 }))
-			ret = NSIGHT_EXIT_FAIL;
-		if (x->iv)
-			nsight_intervals_report_tty(stdout, x->iv, &(struct nsight_tty){ 0 });
-		if (x->wi)
-			nsight_whatif_report_tty(stdout, x->wi, x->n_wi, o->dx.min_dev,
-						 &(struct nsight_tty){ 0 });
+		ret = json_report(&r);
 	} else {
-		nsight_tty_summary(stdout, name, a, o->clk, &o->tty);
-		range_text(stdout, a, o);
-		if (x->b && nsight_tty_baseline_table(stdout, a, x->b, o->dx.baseline, false))
-			ret = nomem();
-		if (o->messages)
-			nsight_report_messages_text(stdout, a, o->clk);
-		nsight_dx_report_tty(stdout, dx, a, &o->tty);
-		baseline_band_text(x, o, &o->tty);
-		if (nsight_chains_report_text(stdout, dx, a, &o->tty) ||
-		    nsight_locks_report_text(stdout, a, &o->tty) ||
-		    nsight_critpath_report_text(stdout, dx, a, &o->tty))
-			ret = NSIGHT_EXIT_FAIL;
-		if (x->iv)
-			nsight_intervals_report_tty(stdout, x->iv, &o->tty);
-		if (x->wi)
-			nsight_whatif_report_tty(stdout, x->wi, x->n_wi, o->dx.min_dev, &o->tty);
+		for (size_t i = 0; i < N_SECTIONS; i++) {
+			int (*text)(const struct report *) = o->verbose ? sections[i].text :
+									 sections[i].compact;
+
+			if (text && text(&r))
+				ret = NSIGHT_EXIT_FAIL;
+		}
 	}
 	if (o->strict && a->sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;
