@@ -365,7 +365,7 @@ static void test_usage(void)
 	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "--help", NULL });
 	CHECK_U64(r.status, 0);
-	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [OPTIONS] [FILE|-]\n");
+	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [COMMAND] [OPTIONS] [FILE|-]\n");
 	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "/nonexistent/x.nsight", NULL });
 	CHECK_U64(r.status, 1);

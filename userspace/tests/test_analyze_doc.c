@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * nsight-analyze's documentation against its code: --help fits a screen
- * and points at the man page, every long option of analyze/main.c's
+ * and points at the man page, every long option of analyze/cli.c's
  * table is in Documentation/nsight-analyze.1 and every option its
  * EXAMPLES use is in the table; each man page has EXAMPLES; the bash
  * completion offers every long option. Run from userspace/.
@@ -9,15 +9,15 @@
 #include "clirun.h"
 
 #define MAN_PAGE "../Documentation/nsight-analyze.1"
-#define MAIN_C   "analyze/main.c"
+#define CLI_C    "analyze/cli.c"
 #define COMPLETION "completion/nsight-analyze"
 
 static struct cli c;
 
-/* The long options of main.c's table, "json\0strict\0...\0\0"; NULL if unreadable. */
+/* The long options of cli.c's table, "json\0strict\0...\0\0"; NULL if unreadable. */
 static char *long_options(size_t *n)
 {
-	char *src = cli_slurp(MAIN_C), *out, *p, *q;
+	char *src = cli_slurp(CLI_C), *out, *p, *q;
 	size_t len = 0;
 
 	*n = 0;
@@ -74,7 +74,7 @@ static void test_help_fits_a_screen(void)
 	}
 	if (lines > 24)
 		KTAP_FAIL("--help is %zu lines, more than a screen (24)", lines);
-	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [OPTIONS] [FILE|-]\n");
+	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [COMMAND] [OPTIONS] [FILE|-]\n");
 	CHECK_STR_HAS(r.out, "see nsight-analyze(1)");
 	CHECK_STR_HAS(r.out, "Exit status: 0 ok, 1 error");
 	cli_result_free(&r);
@@ -91,7 +91,7 @@ static void test_man_page_has_every_option(void)
 	REQUIRE(opts);
 	/* The table has 25 rows today: a parser that finds few is broken. */
 	if (n < 20)
-		KTAP_FAIL("found %zu long options in %s", n, MAIN_C);
+		KTAP_FAIL("found %zu long options in %s", n, CLI_C);
 	for (o = opts; *o; o += strlen(o) + 1) {
 		man_name(o, name, sizeof(name));
 		if (!strstr(man, name))
