@@ -45,6 +45,7 @@ void cmd_report_usage(FILE *f)
 	      "      --intervals         the tail-ranked interval tables\n"
 	      "      --range FROM:TO     only the messages that start in it (e.g. 30s:31s)\n"
 	      "      --whole             a flight recorder's capture as one, not per trigger\n"
+	      "  -h, --help              this help\n"
 	      "The diagnosis: --slice pA-pB, --min-dev NS, --nested-threshold PCT,\n"
 	      "--categories FILE; the text: --color WHEN, -c, --clock CLOCK; the time:\n"
 	      "-p, --time-params PARAMS; --threads N. See nsight-analyze(1).\n", f);

@@ -26,6 +26,7 @@ void cmd_window_usage(FILE *f)
 	      "  -m, --messages          also list every message\n"
 	      "  -s, --strict            exit 1 if the check finds problems\n"
 	      "      --tail pN           messages at or above pN (default p90); pA-pB: a band\n"
+	      "  -h, --help              this help\n"
 	      "The diagnosis: --slice pA-pB, --min-dev NS, --nested-threshold PCT,\n"
 	      "--categories FILE; the text: --color WHEN, -c, --clock CLOCK; the time:\n"
 	      "-p, --time-params PARAMS. See nsight-analyze(1).\n", f);
