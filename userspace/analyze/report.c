@@ -596,23 +596,39 @@ static struct json_object *msg_json(const struct nsight_msg *m, enum nsight_cloc
 	return o;
 }
 
-int nsight_report_json(struct nsight_jsink *s, const struct nsight_analysis *a,
-		       enum nsight_clockid clk, bool messages)
+void nsight_report_time_json(struct nsight_jsink *s, const struct nsight_analysis *a,
+			     enum nsight_clockid clk)
 {
 	nsight_jsink_put(s, "time", time_json(a, clk, s->err));
 	nsight_jsink_put(s, "loss", loss_json(a, clk, s->err));
-	nsight_jsink_put(s, "latency", latency_json(a, s->err));
-	if (messages) {
-		struct nsight_jsink arr = nsight_jsink_open(s, "messages", true);
-		size_t i;
-		int pass;
+}
 
-		for (pass = 0; pass < 2 && !*s->err; pass++)
-			for (i = 0; i < a->lt.n && !*s->err; i++)
-				if ((a->lt.msgs[i].reason == NSIGHT_MSG_COMPLETE) == !pass)
-					nsight_jsink_put(&arr, NULL, msg_json(&a->lt.msgs[i], clk, s->err));
-		nsight_jsink_close(&arr);
-	}
+void nsight_report_latency_json(struct nsight_jsink *s, const struct nsight_analysis *a)
+{
+	nsight_jsink_put(s, "latency", latency_json(a, s->err));
+}
+
+void nsight_report_messages_json(struct nsight_jsink *s, const struct nsight_analysis *a,
+				 enum nsight_clockid clk)
+{
+	struct nsight_jsink arr = nsight_jsink_open(s, "messages", true);
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2 && !*s->err; pass++)
+		for (i = 0; i < a->lt.n && !*s->err; i++)
+			if ((a->lt.msgs[i].reason == NSIGHT_MSG_COMPLETE) == !pass)
+				nsight_jsink_put(&arr, NULL, msg_json(&a->lt.msgs[i], clk, s->err));
+	nsight_jsink_close(&arr);
+}
+
+int nsight_report_json(struct nsight_jsink *s, const struct nsight_analysis *a,
+		       enum nsight_clockid clk, bool messages)
+{
+	nsight_report_time_json(s, a, clk);
+	nsight_report_latency_json(s, a);
+	if (messages)
+		nsight_report_messages_json(s, a, clk);
 	return *s->err;
 }
 

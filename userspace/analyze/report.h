@@ -35,6 +35,12 @@ void nsight_report_messages_text(FILE *f, const struct nsight_analysis *a, enum 
  */
 int nsight_report_json(struct nsight_jsink *s, const struct nsight_analysis *a,
 		       enum nsight_clockid clk, bool messages);
+/* Each of them alone: "time" and "loss"; "latency"; "messages". */
+void nsight_report_time_json(struct nsight_jsink *s, const struct nsight_analysis *a,
+			     enum nsight_clockid clk);
+void nsight_report_latency_json(struct nsight_jsink *s, const struct nsight_analysis *a);
+void nsight_report_messages_json(struct nsight_jsink *s, const struct nsight_analysis *a,
+				 enum nsight_clockid clk);
 int nsight_report_add_json(struct json_object *o, const struct nsight_analysis *a,
 			   enum nsight_clockid clk, bool messages);
 

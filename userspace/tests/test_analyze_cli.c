@@ -4,6 +4,7 @@
  * build-asan/nsight-analyze) on crafted stream files and check exit codes,
  * output and the byte offsets in its messages.
  */
+#include <limits.h>
 #include <json-c/json.h>
 
 #include "format/records.h"
@@ -365,7 +366,7 @@ static void test_usage(void)
 	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "--help", NULL });
 	CHECK_U64(r.status, 0);
-	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [OPTIONS] [FILE|-]\n");
+	CHECK_STR_HAS(r.out, "Usage: nsight-analyze [COMMAND] [OPTIONS] [FILE|-]\n");
 	cli_result_free(&r);
 	run(&r, NULL, (const char *[]){ "/nonexistent/x.nsight", NULL });
 	CHECK_U64(r.status, 1);
@@ -406,11 +407,247 @@ static void test_stdin_terminal(void)
 	close(pty);
 }
 
+/* Two runs gave the same status, stdout and stderr. */
+static void check_same(const struct cli_result *a, const struct cli_result *b, const char *what)
+{
+	if (a->status != b->status || !a->out || !b->out || strcmp(a->out, b->out) ||
+	    !a->err || !b->err || strcmp(a->err, b->err))
+		KTAP_FAIL("%s: not the same as the form without a command word", what);
+}
+
+/* The command words run what the options without them run. */
+static void test_commands(void)
+{
+	static const char *const forms[][6] = {
+		/* with the command word           without it */
+		{ "report", NULL },		/* + good: the default */
+		{ "report", "--json", NULL },
+		{ "window", "--window", "1ms", NULL },
+		{ "window", "--json", "--window", "1ms", NULL },
+		{ "window", "--triggers", NULL },	/* exit 1: no trigger windows */
+		{ "window", NULL },			/* the same: --triggers is its default */
+	};
+	static const char *const legacy[][5] = {
+		{ NULL }, { "--json", NULL }, { "--window", "1ms", NULL },
+		{ "--json", "--window", "1ms", NULL }, { "--triggers", NULL }, { "--triggers", NULL },
+	};
+	struct cli_result a, b;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		const char *args[8], *old[8];
+
+		for (k = 0; forms[i][k]; k++)
+			args[k] = forms[i][k];
+		args[k++] = good;
+		args[k] = NULL;
+		for (k = 0; legacy[i][k]; k++)
+			old[k] = legacy[i][k];
+		old[k++] = good;
+		old[k] = NULL;
+		cli_run(&cli, &a, NULL, args);
+		cli_run(&cli, &b, NULL, old);
+		check_same(&a, &b, forms[i][0]);
+		CHECK_U64(a.status, i >= 4 ? 1 : 0);
+		cli_result_free(&a);
+		cli_result_free(&b);
+	}
+	cli_run(&cli, &a, NULL, (const char *[]){ "window", good, NULL });
+	CHECK_STR_HAS(a.err, "the stream has no trigger windows");
+	cli_result_free(&a);
+	/* The capture on stdin. */
+	cli_run(&cli, &a, good, (const char *[]){ "report", NULL });
+	CHECK_U64(a.status, 0);
+	CHECK_STR_HAS(a.out, "capture: -  kernel 6.12.0-e2e");
+	cli_result_free(&a);
+	cli_run(&cli, &a, good, (const char *[]){ "report", "--strict", "-", NULL });
+	CHECK_U64(a.status, 0);
+	cli_result_free(&a);
+}
+
+/* A command's options only; its usage errors name it. */
+static void test_command_usage(void)
+{
+	struct cli_result r;
+
+	cli_run(&cli, &r, NULL, (const char *[]){ "window", "--baseline", good, good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK(r.err && !strcmp(r.err, "nsight-analyze window: window does not take --baseline\n"
+			       "Try 'nsight-analyze window --help'.\n"));
+	CHECK(r.out && !r.out[0]);
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "report", "--merge", good, good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "nsight-analyze report: report does not take --merge\n");
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "merge", "-m", good, good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "nsight-analyze merge: merge does not take --messages\n");
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "report", "--version", NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "report does not take --version");
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "report", "--frobnicate", good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK(r.err && !strcmp(r.err, "nsight-analyze report: bad option '--frobnicate'\n"
+			       "Try 'nsight-analyze report --help'.\n"));
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "report", good, bad, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "nsight-analyze report: more than one input ('");
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "time-check", NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "nsight-analyze time-check: time-check needs PAIRS, a file of (TSC, realtime) pairs\n");
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "time-check", "/nonexistent/p", good, NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "nsight-analyze: /nonexistent/p: No such file or directory");
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "merge", good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "nsight-analyze merge: merge takes two captures: CLIENT SERVER\n");
+	cli_result_free(&r);
+	/* Without a command word: the messages as before. */
+	cli_run(&cli, &r, NULL, (const char *[]){ "--merge", good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK(r.err && !strcmp(r.err, "nsight-analyze: --merge takes two captures: CLIENT SERVER\n"
+			       "Try 'nsight-analyze --help'.\n"));
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "--frobnicate", NULL });
+	CHECK(r.err && !strcmp(r.err, "nsight-analyze: bad option '--frobnicate'\n"
+			       "Try 'nsight-analyze --help'.\n"));
+	cli_result_free(&r);
+}
+
+/* --help lists the commands; COMMAND --help and help COMMAND a command's options. */
+static void test_command_help(void)
+{
+	static const char *const cmds[] = { "report", "window", "time-check", "merge" };
+	struct cli_result r, h;
+	char want[64];
+	size_t i;
+
+	cli_run(&cli, &r, NULL, (const char *[]){ "--help", NULL });
+	CHECK_U64(r.status, 0);
+	for (i = 0; i < 4; i++) {
+		snprintf(want, sizeof(want), "\n  %s ", cmds[i]);
+		CHECK_STR_HAS(r.out, want);
+	}
+	cli_run(&cli, &h, NULL, (const char *[]){ "help", NULL });
+	CHECK_U64(h.status, 0);
+	check_same(&r, &h, "help");
+	cli_result_free(&r);
+	cli_result_free(&h);
+	for (i = 0; i < 4; i++) {
+		cli_run(&cli, &r, NULL, (const char *[]){ cmds[i], "--help", NULL });
+		CHECK_U64(r.status, 0);
+		snprintf(want, sizeof(want), i ? "Usage: nsight-analyze %s " :
+			 "Usage: nsight-analyze [%s] ", cmds[i]);
+		CHECK_STR_HAS(r.out, want);
+		CHECK_STR_HAS(r.out, "  -h, --help ");
+		CHECK(r.err && !r.err[0]);
+		cli_run(&cli, &h, NULL, (const char *[]){ "help", cmds[i], NULL });
+		check_same(&r, &h, cmds[i]);
+		cli_result_free(&h);
+		/* -h too, after other options. */
+		cli_run(&cli, &h, NULL, (const char *[]){ cmds[i], "--json", "-h", NULL });
+		check_same(&r, &h, cmds[i]);
+		cli_result_free(&h);
+		cli_result_free(&r);
+	}
+	cli_run(&cli, &r, NULL, (const char *[]){ "help", "frob", NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "unknown command 'frob'");
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "help", "report", "window", NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "nsight-analyze help: too many arguments");
+	cli_result_free(&r);
+}
+
+/* A first word that is no command, no option and no file: a mistyped command. */
+static void test_unknown_command(void)
+{
+	struct cli_result r;
+
+	cli_run(&cli, &r, NULL, (const char *[]){ "reprot", good, NULL });
+	CHECK_U64(r.status, 2);
+	CHECK(r.err && !strcmp(r.err, "nsight-analyze: unknown command 'reprot' (and no file of that name)\n"
+			       "Try 'nsight-analyze --help'.\n"));
+	CHECK(r.out && !r.out[0]);
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "windows", NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "unknown command 'windows'");
+	cli_result_free(&r);
+	/* A missing capture with a dot or a slash in its name is a missing file, as before. */
+	cli_run(&cli, &r, NULL, (const char *[]){ "missing.nsight", NULL });
+	CHECK_U64(r.status, 1);
+	CHECK_STR_HAS(r.err, "nsight-analyze: missing.nsight: No such file or directory");
+	cli_result_free(&r);
+}
+
+/* cli_run() from the test's directory, where captures are named like commands. */
+static void run_in_dir(struct cli_result *r, const char *in, const char *const *args)
+{
+	const char *bin = getenv("NSIGHT_ANALYZE");
+	char abs[PATH_MAX], cwd[PATH_MAX], *old = bin ? strdup(bin) : NULL;
+
+	REQUIRE(realpath(bin ? bin : "build-asan/nsight-analyze", abs) && getcwd(cwd, sizeof(cwd)));
+	setenv("NSIGHT_ANALYZE", abs, 1);
+	REQUIRE(chdir(cli.dir) == 0);
+	cli_run(&cli, r, in, args);
+	REQUIRE(chdir(cwd) == 0);
+	if (old)
+		setenv("NSIGHT_ANALYZE", old, 1);
+	else
+		unsetenv("NSIGHT_ANALYZE");
+	free(old);
+}
+
+/* A capture called "report": ./report, after --, after an option, or after the command. */
+static void test_capture_named_like_a_command(void)
+{
+	static const char *const ways[][3] = {
+		{ "./report", NULL },
+		{ "--", "report", NULL },
+		{ "--strict", "report", NULL },
+		{ "report", "report", NULL },
+		{ "capture", NULL },	/* no dot, but there */
+	};
+	struct cli_result r;
+	struct membuf m;
+	size_t i;
+
+	build(&m, 2);
+	CHECK(write_file(cli_file(&cli, "report"), m.data, m.len) == 0);
+	CHECK(write_file(cli_file(&cli, "capture"), m.data, m.len) == 0);
+	free(m.data);
+	for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		char want[64];
+
+		run_in_dir(&r, NULL, ways[i]);
+		CHECK_U64(r.status, 0);
+		snprintf(want, sizeof(want), "capture: %s  kernel ", i == 0 ? "./report" :
+			 i == 4 ? "capture" : "report");
+		CHECK_STR_HAS(r.out, want);
+		cli_result_free(&r);
+	}
+	/* "report" alone is the command: the capture from stdin. */
+	run_in_dir(&r, good, (const char *[]){ "report", NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "capture: -  kernel ");
+	cli_result_free(&r);
+}
+
 static void cleanup(void)
 {
 	CHECK(cli_fini(&cli, (const char *[]){ "good.nsight", "bad.nsight",
 					       "cut.nsight", "crc.nsight", "good.nsight.zst",
-					       "cut.nsight.zst", "hz.nsight", "r.html", NULL }) == 0);
+					       "cut.nsight.zst", "hz.nsight", "r.html", "report",
+					       "capture", NULL }) == 0);
 }
 
 KTAP_MAIN(
@@ -427,5 +664,10 @@ KTAP_MAIN(
 	KTAP_TEST(test_output_paths),
 	KTAP_TEST(test_usage),
 	KTAP_TEST(test_stdin_terminal),
+	KTAP_TEST(test_commands),
+	KTAP_TEST(test_command_usage),
+	KTAP_TEST(test_command_help),
+	KTAP_TEST(test_unknown_command),
+	KTAP_TEST(test_capture_named_like_a_command),
 	KTAP_TEST(cleanup),
 )

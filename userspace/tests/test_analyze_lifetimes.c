@@ -271,9 +271,14 @@ static void test_help(void)
 
 	cli_run(&c, &r, NULL, (const char *[]){ "--help", NULL });
 	CHECK_U64(r.status, 0);
-	CHECK_STR_HAS(r.out, "-m, --messages");
 	CHECK_STR_HAS(r.out, "--time-check PAIRS");
-	/* The rest (--clock, --time-params, nearest-rank) in the man page: test_analyze_doc. */
+	CHECK_STR_HAS(r.out, "nsight-analyze(1)");
+	cli_result_free(&r);
+	cli_run(&c, &r, NULL, (const char *[]){ "report", "--help", NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "-m, --messages");
+	/* The rest (nearest-rank, what each means) in the man page: test_analyze_doc. */
+	CHECK_STR_HAS(r.out, "-c, --clock CLOCK");
 	CHECK_STR_HAS(r.out, "nsight-analyze(1)");
 	cli_result_free(&r);
 }

@@ -1496,10 +1496,13 @@ static void test_help(void)
 	run(&r, (const char *[]){ "--help", NULL });
 	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "why the tail was slow");
+	cli_result_free(&r);
+	cli_run(&c, &r, NULL, (const char *[]){ "report", "--help", NULL });
+	CHECK_U64(r.status, 0);
 	CHECK_STR_HAS(r.out, "  --baseline FILE ");
 	CHECK_STR_HAS(r.out, "  --tail pN ");
 	/* The other diagnosis options in the man page (test_analyze_doc), named here. */
-	CHECK_STR_HAS(r.out, "--slice, --min-dev, --categories");
+	CHECK_STR_HAS(r.out, "The diagnosis: --slice pA-pB, --min-dev NS, --nested-threshold PCT,\n--categories FILE");
 	cli_result_free(&r);
 }
 

@@ -426,6 +426,19 @@ static void test_cli(void)
 	CHECK_STR_HAS(r.out, "(every pair within)");
 	CHECK_STR_HAS(r.out, "server app     server");
 	CHECK_STR_HAS(r.out, "most in server app (server, +");
+	/* The command: the same. */
+	{
+		struct cli_result m;
+
+		cli_run(&c, &m, NULL, (const char *[]){ "merge", cf, sf, NULL });
+		CHECK_U64(m.status, 0);
+		CHECK(r.out && m.out && !strcmp(r.out, m.out));
+		cli_result_free(&m);
+		cli_run(&c, &m, NULL, (const char *[]){ "merge", "--tail", "p20-p30", cf, sf, NULL });
+		CHECK_U64(m.status, 2);
+		CHECK_STR_HAS(m.err, "nsight-analyze merge: merge takes a tail pN, not a band\n");
+		cli_result_free(&m);
+	}
 	cli_result_free(&r);
 
 	cli_run(&c, &r, NULL, (const char *[]){ "--merge", "--synced", "1000", cf, sf, NULL });

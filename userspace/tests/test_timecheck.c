@@ -283,6 +283,19 @@ static void test_cli(void)
 	snprintf(want, sizeof(want), " ns, params in-force, %d uncovered, 0 ambiguous\n", N_LATE);
 	CHECK_STR_HAS(r.out, want);
 	CHECK(r.out && !strstr(r.out, "stream:"));
+	/* The command: the same. */
+	{
+		struct cli_result t;
+
+		cli_run(&c, &t, NULL, (const char *[]){ "time-check", pf, "--strict", cap, NULL });
+		CHECK_U64(t.status, 0);
+		CHECK(r.out && t.out && !strcmp(r.out, t.out));
+		cli_result_free(&t);
+		cli_run(&c, &t, NULL, (const char *[]){ "time-check", "--messages", pf, cap, NULL });
+		CHECK_U64(t.status, 2);
+		CHECK_STR_HAS(t.err, "time-check does not take --messages");
+		cli_result_free(&t);
+	}
 	cli_result_free(&r);
 
 	/* The same through stdin, first params: inversions, listed. */
