@@ -79,7 +79,8 @@ else
 	ktap_result FAIL "bash completion of nsightctl" "$(tail -n 20 "$work/comp.log" 2>/dev/null)"
 fi
 
-# nsight-analyze's: options, an option's values, files for a file option.
+# nsight-analyze's: options, an option's values, files for a file option,
+# the commands and a command's options.
 mkdir -p "$work/files" && touch "$work/files/quiet.nsight" "$work/files/busy.nsight"
 cat >"$work/comp-analyze.sh" <<EOF
 . "$top/userspace/completion/nsight-analyze"
@@ -91,6 +92,9 @@ t() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\$# - 1)); _nsight_analyze; echo "\${CO
 [ "\$(t nsight-analyze --baseline q)" = "quiet.nsight" ] || { echo "baseline: \$(t nsight-analyze --baseline q)"; exit 1; }
 [ "\$(t nsight-analyze --json b)" = "busy.nsight" ] || { echo "capture: \$(t nsight-analyze --json b)"; exit 1; }
 [ -z "\$(t nsight-analyze --window 1)" ] || { echo "window: \$(t nsight-analyze --window 1)"; exit 1; }
+[ "\$(t nsight-analyze ti)" = "time-check" ] || { echo "command: \$(t nsight-analyze ti)"; exit 1; }
+[ "\$(t nsight-analyze merge --s)" = "--synced" ] || { echo "merge: \$(t nsight-analyze merge --s)"; exit 1; }
+[ "\$(t nsight-analyze help w)" = "window" ] || { echo "help: \$(t nsight-analyze help w)"; exit 1; }
 complete -p nsight-analyze | grep -q _nsight_analyze
 EOF
 if bash "$work/comp-analyze.sh" >"$work/comp.log" 2>&1; then
