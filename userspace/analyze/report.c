@@ -159,11 +159,13 @@ void nsight_report_loss_text(FILE *f, const struct nsight_analysis *a)
 		return;
 	fprintf(f, "loss: %" PRIu64 " records lost; messages with a stage there are incomplete or"
 		" left out of the diagnosis\n", a->sum.dropped);
+	/* Drops after a CPU's last record are windows to UINT64_MAX: told below. */
 	for (i = 0; i < cap->n_drops; i++) {
 		const struct nsight_drop_window *w = &cap->drops[i];
 
-		fprintf(f, "  cpu %" PRIu32 ": %" PRIu64 " between +%.6f s and +%.6f s\n", w->cpu,
-			w->dropped, since_start(a, w->from), since_start(a, w->to));
+		if (w->to != UINT64_MAX)
+			fprintf(f, "  cpu %" PRIu32 ": %" PRIu64 " between +%.6f s and +%.6f s\n",
+				w->cpu, w->dropped, since_start(a, w->from), since_start(a, w->to));
 	}
 	for (c = 0; c < a->sum.nr_cpus && cap->cpus; c++)
 		if (a->sum.cpus[c].dropped_after)
@@ -194,8 +196,11 @@ static struct json_object *loss_json(const struct nsight_analysis *a, enum nsigh
 
 	for (i = 0; i < cap->n_drops; i++) {
 		const struct nsight_drop_window *w = &cap->drops[i];
-		struct json_object *o = json_object_new_object();
+		struct json_object *o;
 
+		if (w->to == UINT64_MAX)
+			continue;	/* after the CPU's last record: below */
+		o = json_object_new_object();
 		jo_add_u64(o, "cpu", w->cpu, err);
 		jo_add_u64(o, "dropped", w->dropped, err);
 		add_time(o, "from_ns", a, clk, w->from, err);

@@ -275,6 +275,21 @@ static void test_loss_spans(void)
 	      json_object_array_length(loss) == 3);
 	json_object_put(j);
 	cli_result_free(&r);
+	/*
+	 * Lost after a CPU's last record: told once, from its last record
+	 * (it was also listed as a window ending at the end of time).
+	 */
+	cli_run(&cli, &r, NULL, (const char *[]){ "--verbose", good, NULL });
+	CHECK_STR_HAS(r.out, "\nloss: 1 records lost;");
+	CHECK_STR_HAS(r.out, " after its last record, +");
+	CHECK(r.out && !strstr(r.out, " between +"));
+	cli_result_free(&r);
+	cli_run(&cli, &r, NULL, (const char *[]){ "--json", good, NULL });
+	j = r.out ? json_tokener_parse(r.out) : NULL;
+	CHECK(j && json_object_object_get_ex(j, "loss", &loss) &&
+	      json_object_array_length(loss) == 1);
+	json_object_put(j);
+	cli_result_free(&r);
 	/* No loss: no line, an empty array. */
 	cli_run(&cli, &r, NULL,
 		(const char *[]){ "--color", "never", "fuzz/corpus/window/seed-hog", NULL });
