@@ -469,6 +469,7 @@ static void test_commands(void)
 	}
 	cli_run(&cli, &a, NULL, (const char *[]){ "window", good, NULL });
 	CHECK_STR_HAS(a.err, "the stream has no trigger windows");
+	CHECK_STR_HAS(a.err, "windows of a fixed width: --window DURATION");
 	cli_result_free(&a);
 	/* The capture on stdin. */
 	cli_run(&cli, &a, good, (const char *[]){ "report", NULL });

@@ -307,7 +307,7 @@ int nsight_windows_use_triggers(struct nsight_windows *w, struct nsight_diag *d)
 				       "the stream gives no TSC frequency, so its windows cannot be placed");
 	if (!w->n_trig)
 		return nsight_diag_set(d, NSIGHT_E_INVAL,
-				       "the stream has no trigger windows (it was not recorded with nsightctl record --flight-recorder, or nothing passed the trigger)");
+				       "the stream has no trigger windows (it was not recorded with nsightctl record --flight-recorder, or nothing passed the trigger); windows of a fixed width: --window DURATION");
 	w->by_trigger = true;
 	w->first = w->sum.tsc_first;
 	w->n_windows = w->n_trig;
