@@ -16,8 +16,11 @@
 /*
  * Stable sort of @n elements of @size bytes at @base by @cmp (with @arg).
  * Runs already in order are found in one look and merged; an array in
- * order costs n - 1 comparisons. Without memory for the merge it falls
- * back to qsort_r().
+ * order costs n - 1 comparisons. Elements over 32 bytes are merged through
+ * pointers and stay where they are until the end, as with glibc's
+ * qsort_r(), so a comparator may order equal ones by their address
+ * (threads.c's switches do). Without memory for the merge, or with more
+ * runs than an eighth of @n, it is qsort_r().
  */
 void nsight_sort_r(void *base, size_t n, size_t size,
 		   int (*cmp)(const void *, const void *, void *), void *arg);
