@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,29 +197,33 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Least significant byte first; bytes all values share are skipped. */
-void nsight_sort_i64(int64_t *v, size_t n)
+/* The 64-bit word at @off of element @i of @size bytes. */
+static inline uint64_t key_at(const char *base, size_t size, size_t off, size_t i)
 {
-	uint64_t *src = (uint64_t *)v, *dst, *t, same = ~0ULL, first;
+	uint64_t k;
+
+	memcpy(&k, base + i * size + off, sizeof(k));
+	return k;
+}
+
+/*
+ * One radix sort of @n elements of @size bytes by the 64-bit word at
+ * @off, least significant byte first; bytes all elements share are
+ * skipped. Each pass moves the elements from *@src to *@dst and swaps
+ * them: the sorted ones end in *@src. Stable. Always inlined: @size and
+ * @off are constants at each call, so the loads and copies are of fixed
+ * size (called, it cost 6% of the analysis' instructions, inlined 2%).
+ */
+static inline __attribute__((always_inline)) void
+radix_word(char **src, char **dst, size_t n, size_t size, size_t off)
+{
+	uint64_t same = ~0ULL, first = key_at(*src, size, off, 0);
 	size_t count[256], i;
 	unsigned int shift;
+	char *t;
 
-	if (n < RADIX_MIN) {
-		if (n > 1)
-			qsort(v, n, sizeof(*v), cmp_i64);
-		return;
-	}
-	dst = malloc(n * sizeof(*dst));
-	if (!dst) {
-		qsort(v, n, sizeof(*v), cmp_i64);
-		return;
-	}
-	/* The sign bit flipped: unsigned order is then signed order. */
-	for (i = 0; i < n; i++)
-		src[i] ^= 1ULL << 63;
-	first = src[0];
 	for (i = 1; i < n; i++)
-		same &= ~(src[i] ^ first);
+		same &= ~(key_at(*src, size, off, i) ^ first);
 	for (shift = 0; shift < 64; shift += 8) {
 		size_t sum = 0;
 
@@ -226,7 +231,7 @@ void nsight_sort_i64(int64_t *v, size_t n)
 			continue;
 		memset(count, 0, sizeof(count));
 		for (i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xff]++;
+			count[(key_at(*src, size, off, i) >> shift) & 0xff]++;
 		for (i = 0; i < 256; i++) {
 			size_t c = count[i];
 
@@ -234,14 +239,39 @@ void nsight_sort_i64(int64_t *v, size_t n)
 			sum += c;
 		}
 		for (i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
+			memcpy(*dst + count[(key_at(*src, size, off, i) >> shift) & 0xff]++ * size,
+			       *src + i * size, size);
+		t = *src;
+		*src = *dst;
+		*dst = t;
 	}
+}
+
+void nsight_sort_i64(int64_t *v, size_t n)
+{
+	uint64_t *u = (uint64_t *)v;
+	char *src = (char *)v, *dst;
+	size_t i;
+
+	if (n < RADIX_MIN) {
+		if (n > 1)
+			qsort(v, n, sizeof(*v), cmp_i64);
+		return;
+	}
+	dst = malloc(n * sizeof(*v));
+	if (!dst) {
+		qsort(v, n, sizeof(*v), cmp_i64);
+		return;
+	}
+	/* The sign bit flipped: unsigned order is then signed order. */
 	for (i = 0; i < n; i++)
-		v[i] = (int64_t)(src[i] ^ (1ULL << 63));
-	free(src == (uint64_t *)v ? dst : src);
+		u[i] ^= 1ULL << 63;
+	radix_word(&src, &dst, n, sizeof(*v), 0);
+	if (src != (char *)v)
+		memcpy(v, src, n * sizeof(*v));
+	for (i = 0; i < n; i++)
+		u[i] ^= 1ULL << 63;
+	free(src == (char *)v ? dst : src);
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -254,53 +284,25 @@ static int cmp_rec(const void *a, const void *b)
 	return 0;
 }
 
-/* Least significant word and byte first; bytes all elements share are skipped. */
+/* The least significant key first: radix_word() is stable. */
 void nsight_sort_recs(struct nsight_sort_rec *v, size_t n)
 {
-	struct nsight_sort_rec *src = v, *dst, *t;
-	size_t count[256], i;
+	char *src = (char *)v, *dst;
 	int w;
 
 	if (n < RADIX_MIN) {
 		nsight_sort(v, n, sizeof(*v), cmp_rec);
 		return;
 	}
-	dst = malloc(n * sizeof(*dst));
+	dst = malloc(n * sizeof(*v));
 	if (!dst) {
 		nsight_sort(v, n, sizeof(*v), cmp_rec);
 		return;
 	}
-	for (w = 2; w >= 0; w--) {
-		uint64_t same = ~0ULL, first = src[0].key[w];
-		unsigned int shift;
-
-		for (i = 1; i < n; i++)
-			same &= ~(src[i].key[w] ^ first);
-		for (shift = 0; shift < 64; shift += 8) {
-			size_t sum = 0;
-
-			if (((same >> shift) & 0xff) == 0xff)
-				continue;
-			memset(count, 0, sizeof(count));
-			for (i = 0; i < n; i++)
-				count[(src[i].key[w] >> shift) & 0xff]++;
-			for (i = 0; i < 256; i++) {
-				size_t c = count[i];
-
-				count[i] = sum;
-				sum += c;
-			}
-			for (i = 0; i < n; i++)
-				dst[count[(src[i].key[w] >> shift) & 0xff]++] = src[i];
-			t = src;
-			src = dst;
-			dst = t;
-		}
-	}
-	if (src != v) {
+	for (w = 2; w >= 0; w--)
+		radix_word(&src, &dst, n, sizeof(*v),
+			   offsetof(struct nsight_sort_rec, key) + (size_t)w * sizeof(v->key[0]));
+	if (src != (char *)v)
 		memcpy(v, src, n * sizeof(*v));
-		free(src);
-	} else {
-		free(dst);
-	}
+	free(src == (char *)v ? dst : src);
 }
