@@ -183,3 +183,12 @@ int nsight_tscguard_scan(struct nsight_tscguard *g, const struct nsight_rec_walk
 		judge(g, g->n - 1);
 	return 0;
 }
+
+int nsight_tscguard_walk_init(struct nsight_tscguard_walk *gw, struct nsight_tscguard *g,
+			      const struct nsight_rec_walker *w, struct nsight_diag *d)
+{
+	gw->w = *w;
+	gw->g = g;
+	gw->i = 0;
+	return nsight_tscguard_scan(g, w, d);
+}

@@ -57,4 +57,42 @@ static inline bool nsight_tscguard_bad(const struct nsight_tscguard *g, size_t i
 	return g->n_bad && i < g->n && g->bad[i];
 }
 
+/*
+ * A chunk's records with the guard's verdicts, for the walks that read
+ * them (the stream's summary, --window, the context thread): the scan,
+ * then each record and whether it is corrupt, counted in one place.
+ */
+struct nsight_tscguard_walk {
+	struct nsight_rec_walker w;
+	const struct nsight_tscguard *g;
+	size_t i;
+};
+
+/* Scan the records @w (just set up on a chunk) yields with @g, and start walking them. */
+int nsight_tscguard_walk_init(struct nsight_tscguard_walk *gw, struct nsight_tscguard *g,
+			      const struct nsight_rec_walker *w, struct nsight_diag *d);
+
+/* nsight_rec_walker_next(), and in *@bad whether the record is corrupt. */
+static inline int nsight_tscguard_walk_next(struct nsight_tscguard_walk *gw, struct nsight_rec *rec,
+					    bool *bad, struct nsight_diag *d)
+{
+	int ret = nsight_rec_walker_next(&gw->w, rec, d);
+
+	if (ret > 0)
+		*bad = nsight_tscguard_bad(gw->g, gw->i++);
+	return ret;
+}
+
+/* The next record that is not corrupt (the walker's return). */
+static inline int nsight_tscguard_walk_good(struct nsight_tscguard_walk *gw, struct nsight_rec *rec,
+					    struct nsight_diag *d)
+{
+	bool bad;
+	int ret;
+
+	while ((ret = nsight_tscguard_walk_next(gw, rec, &bad, d)) > 0 && bad)
+		;
+	return ret;
+}
+
 #endif /* NSIGHT_TSCGUARD_H */

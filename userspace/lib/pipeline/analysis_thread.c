@@ -34,19 +34,17 @@ struct nsight_ctxthr {
 /* The records of a chunk as the reading side's walk yields them (summary.c). */
 static int walk(struct nsight_ctxthr *t, const struct nsight_chunk *ch)
 {
+	struct nsight_tscguard_walk gw;
 	struct nsight_rec_walker w;
 	struct nsight_rec rec;
-	size_t i = 0;
 	int ret, err;
 
 	nsight_rec_walker_init_chunk(&w, ch->type, ch->payload, (size_t)ch->size, ch->cpu,
 				     ch->payload_offset, &t->dec[ch->cpu]);
-	err = nsight_tscguard_scan(&t->guard, &w, &t->diag);
+	err = nsight_tscguard_walk_init(&gw, &t->guard, &w, &t->diag);
 	if (err)
 		return err;
-	while ((ret = nsight_rec_walker_next(&w, &rec, &t->diag)) > 0) {
-		if (nsight_tscguard_bad(&t->guard, i++))
-			continue;
+	while ((ret = nsight_tscguard_walk_good(&gw, &rec, &t->diag)) > 0) {
 		err = nsight_analysis_context_record(t->a, &rec, &t->diag);
 		if (err)
 			return err;

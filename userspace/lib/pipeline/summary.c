@@ -80,21 +80,21 @@ static int walk_records(struct nsight_summary *s, const struct nsight_chunk *ch,
 			const struct nsight_summary_hook *hook, struct nsight_diag *d)
 {
 	struct nsight_summary_cpu *c = &s->cpus[ch->cpu];
+	struct nsight_tscguard_walk gw;
 	struct nsight_rec_walker w;
 	struct nsight_rec rec;
-	size_t i = 0;
+	bool bad;
 	int ret, err;
 
 	c->seen = true;
 	c->record_bytes += ch->size;
 	nsight_rec_walker_init_chunk(&w, ch->type, ch->payload, (size_t)ch->size, ch->cpu,
 				     ch->payload_offset, &c->dec);
-	err = nsight_tscguard_scan(&s->guard, &w, d);
+	err = nsight_tscguard_walk_init(&gw, &s->guard, &w, d);
 	if (err)
 		return err;
-	while ((ret = nsight_rec_walker_next(&w, &rec, d)) > 0) {
+	while ((ret = nsight_tscguard_walk_next(&gw, &rec, &bad, d)) > 0) {
 		uint64_t tsc = rec.hdr.tsc;
-		bool bad = nsight_tscguard_bad(&s->guard, i++);
 
 		if (c->records == 0 && c->subbufs == 0) {
 			c->first_type = rec.hdr.type;

@@ -394,23 +394,21 @@ static int read_chunk(struct nsight_windows *w, size_t i, const struct range *r,
 {
 	const struct nsight_win_chunk *c = &w->recs[i];
 	struct nsight_win_cpu *cs = &w->cpus[c->cpu];
+	struct nsight_tscguard_walk gw;
 	struct nsight_rec_walker wk;
 	struct nsight_rec rec;
-	size_t k = 0;
 	int ret = load(w, c, d);
 
 	if (ret)
 		return ret;
 	walk_again(w, &wk, c);
-	ret = nsight_tscguard_scan(&w->guard, &wk, d);
+	ret = nsight_tscguard_walk_init(&gw, &w->guard, &wk, d);
 	if (ret)
 		return ret;
 	cs->last = i;
-	while ((ret = nsight_rec_walker_next(&wk, &rec, d)) > 0) {
+	while ((ret = nsight_tscguard_walk_good(&gw, &rec, d)) > 0) {
 		uint64_t tsc = rec.hdr.tsc;
 
-		if (nsight_tscguard_bad(&w->guard, k++))
-			continue;
 		if (tsc >= r->llo && tsc < r->lhi) {
 			int err = 0;
 
