@@ -8,26 +8,14 @@
 #include "diagnose/loops.h"
 #include "diagnose/rxwork.h"
 #include "json_out.h"
+#include "print.h"
 
-/* Names come from the traced system: no control bytes on the terminal. */
-static const char *printable(char *dst, const char *src, size_t len, bool blanks)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++) {
-		bool ok = (src[i] > 0x20 || (blanks && src[i] == 0x20)) && src[i] < 0x7f;
-
-		dst[i] = ok ? src[i] : '?';
-	}
-	dst[i] = '\0';
-	return dst;
-}
 
 const char *nsight_key_printable(const struct nsight_keys *k, uint32_t key, char *buf, size_t len)
 {
 	char raw[NSIGHT_KEY_NAME_MAX + 32];
 
-	return printable(buf, nsight_key_format(k, key, raw, sizeof(raw)), len, true);
+	return nsight_printable(buf, nsight_key_format(k, key, raw, sizeof(raw)), len, true);
 }
 
 const char *nsight_comm_format(const char comm[16], char *buf, size_t len)
@@ -36,7 +24,7 @@ const char *nsight_comm_format(const char comm[16], char *buf, size_t len)
 
 	memcpy(c, comm, 16);
 	c[16] = '\0';
-	return c[0] ? printable(buf, c, len, false) : "?";
+	return c[0] ? nsight_printable(buf, c, len, false) : "?";
 }
 
 const char *nsight_pct_format(uint32_t per100k, char *buf, size_t len)
@@ -86,7 +74,7 @@ void nsight_dx_cause_name(const struct nsight_dx_cause *c, char *buf, size_t len
 {
 	char cat[256];
 
-	snprintf(buf, len, "%s (%s)", printable(cat, c->category, sizeof(cat), true),
+	snprintf(buf, len, "%s (%s)", nsight_printable(cat, c->category, sizeof(cat), true),
 		 nsight_role_name(c->role));
 }
 
@@ -536,10 +524,10 @@ static struct json_object *anomaly_json(const struct nsight_dx_group *g,
 	char key[NSIGHT_KEY_NAME_MAX + 32], buf[sizeof(key)], cat[256];
 
 	nsight_key_format(keys, an->key, key, sizeof(key));
-	jo_add_str(j, "key", printable(buf, key, sizeof(buf), true), err);
+	jo_add_str(j, "key", nsight_printable(buf, key, sizeof(buf), true), err);
 	jo_add_str(j, "kind", nsight_key_kind_name(nsight_key_kind(keys, an->key)), err);
 	if (an->reported)
-		jo_add_str(j, "category", printable(cat, g->causes[an->cause].category, sizeof(cat), true),
+		jo_add_str(j, "category", nsight_printable(cat, g->causes[an->cause].category, sizeof(cat), true),
 			err);
 	else
 		jo_add_null(j, "category", err);
@@ -579,7 +567,7 @@ static struct json_object *msg_json(const struct nsight_dx_group *g, const struc
 		const struct nsight_dx_mcause *mc = &g->mcs[m->mc + k];
 		struct json_object *c = json_object_new_object();
 
-		jo_add_str(c, "category", printable(cat, g->causes[mc->cause].category, sizeof(cat), true),
+		jo_add_str(c, "category", nsight_printable(cat, g->causes[mc->cause].category, sizeof(cat), true),
 			err);
 		jo_add_str(c, "role", nsight_role_name(g->causes[mc->cause].role), err);
 		jo_add_i64(c, "deviation_ns", mc->dev, err);
@@ -638,7 +626,7 @@ void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_grou
 
 	memcpy(comm, g->comm, 16);
 	comm[16] = '\0';
-	jo_add_str(o, "comm", printable(pc, comm, sizeof(pc), true), err);
+	jo_add_str(o, "comm", nsight_printable(pc, comm, sizeof(pc), true), err);
 	jo_add_u64(o, "pid", g->pid, err);
 	jo_add_str(o, "direction", nsight_msg_dir_name(g->dir), err);
 }
@@ -707,7 +695,7 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 
 	memcpy(comm, g->comm, 16);
 	comm[16] = '\0';
-	jo_add_str(j, "comm", printable(pc, comm, sizeof(pc), true), err);
+	jo_add_str(j, "comm", nsight_printable(pc, comm, sizeof(pc), true), err);
 	jo_add_u64(j, "pid", g->pid, err);
 	jo_add_str(j, "dir", nsight_msg_dir_name(g->dir), err);
 	jo_add_u64(j, "complete", g->complete, err);
@@ -756,7 +744,7 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 		struct json_object *co = json_object_new_object();
 		char cat[256];
 
-		jo_add_str(co, "category", printable(cat, c->category, sizeof(cat), true), err);
+		jo_add_str(co, "category", nsight_printable(cat, c->category, sizeof(cat), true), err);
 		jo_add_str(co, "role", nsight_role_name(c->role), err);
 		jo_add_u64(co, "main", c->main, err);
 		jo_add_u64(co, "messages", c->messages, err);

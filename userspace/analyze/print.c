@@ -7,14 +7,17 @@
 #include "format/records.h"
 #include "format/sources.h"
 
-/* The release comes from the stream: keep terminal control bytes out. */
-static void printable(char *dst, const char *src, size_t len)
+const char *nsight_printable(char *dst, const char *src, size_t len, bool blanks)
 {
 	size_t i;
 
-	for (i = 0; i + 1 < len && src[i]; i++)
-		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	for (i = 0; i + 1 < len && src[i]; i++) {
+		bool ok = (src[i] > 0x20 || (blanks && src[i] == 0x20)) && src[i] < 0x7f;
+
+		dst[i] = ok ? src[i] : '?';
+	}
 	dst[i] = '\0';
+	return dst;
 }
 
 static const char *type_label(unsigned int t, char *buf, size_t len)
@@ -55,7 +58,7 @@ void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_su
 	unsigned int t;
 	uint32_t i;
 
-	printable(release, s->hdr.release, sizeof(release));
+	nsight_printable(release, s->hdr.release, sizeof(release), true);
 	fprintf(f, "stream: %s  format %" PRIu32 "  kernel %s  cpus %" PRIu32 "  tsc %" PRIu64 " Hz\n",
 		name, s->hdr.version, release[0] ? release : "?", s->hdr.nr_cpus, (uint64_t)s->hdr.tsc_hz);
 	if (!s->have_tsc)
@@ -123,7 +126,7 @@ static struct json_object *stream_json(const char *name, const struct nsight_sum
 		*err = -1;
 		return NULL;
 	}
-	printable(release, s->hdr.release, sizeof(release));
+	nsight_printable(release, s->hdr.release, sizeof(release), true);
 	jo_add(o, "file", json_object_new_string(name), err);
 	jo_add_u64(o, "format", s->hdr.version, err);
 	jo_add_u64(o, "hdr_size", s->hdr.hdr_size, err);

@@ -3,10 +3,20 @@
 #ifndef NSIGHT_PRINT_H
 #define NSIGHT_PRINT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <json-c/json.h>
 
 #include "pipeline/summary.h"
+
+/*
+ * @src (at most @len - 1 bytes, to its NUL) into @dst with '?' for what a
+ * terminal must not get: names come from the traced system. @blanks keeps
+ * spaces; text tables drop them so that every line splits into fields.
+ * Returns @dst.
+ */
+const char *nsight_printable(char *dst, const char *src, size_t len, bool blanks);
 
 /* @name is the stream's file name ("-" for stdin). */
 void nsight_summary_print_text(FILE *f, const char *name, const struct nsight_summary *s);

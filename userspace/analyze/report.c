@@ -5,28 +5,13 @@
 
 #include "format/flow.h"
 #include "json_out.h"
+#include "print.h"
 #include "report.h"
 
-/*
- * Names come from the traced system: keep terminal control bytes out, and
- * in text also blanks, so that every line splits into its fields.
- */
-static const char *printable(char *dst, const char *src, size_t len, bool blanks)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++) {
-		bool ok = (src[i] > 0x20 || (blanks && src[i] == 0x20)) && src[i] < 0x7f;
-
-		dst[i] = ok ? src[i] : '?';
-	}
-	dst[i] = '\0';
-	return dst;
-}
 
 static const char *comm_of(const char *comm, char *buf, size_t len)
 {
-	return comm[0] ? printable(buf, comm, len, false) : "?";
+	return comm[0] ? nsight_printable(buf, comm, len, false) : "?";
 }
 
 /* "1700000000.000001234": seconds and nanoseconds of @ns. */
@@ -462,7 +447,7 @@ struct json_object *nsight_report_lat_group_json(const struct nsight_lat_group *
 	char comm[17];
 	size_t k;
 
-	jo_add_str(go, "comm", printable(comm, g->comm, sizeof(comm), true), err);
+	jo_add_str(go, "comm", nsight_printable(comm, g->comm, sizeof(comm), true), err);
 	jo_add_u64(go, "pid", g->pid, err);
 	jo_add_str(go, "dir", nsight_msg_dir_name(g->dir), err);
 	jo_add_u64(go, "count", g->count, err);
@@ -540,7 +525,7 @@ static struct json_object *msg_json(const struct nsight_msg *m, enum nsight_cloc
 	jo_add(o, "complete", json_object_new_boolean(m->reason == NSIGHT_MSG_COMPLETE), err);
 	jo_add_str(o, "reason", nsight_msg_reason_name(m->reason), err);
 
-	jo_add_str(app, "comm", printable(buf, m->comm, 17, true), err);
+	jo_add_str(app, "comm", nsight_printable(buf, m->comm, 17, true), err);
 	jo_add_u64(app, "pid", m->pid, err);
 	jo_add_u64(app, "tid", m->tid, err);
 	jo_add(o, "app", app, err);
