@@ -11,6 +11,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * FNV-1a over @len bytes at @p, continued from @h (NSIGHT_FNV_SEED to
+ * start): a 64-bit key for a map from strings and small records.
+ */
+#define NSIGHT_FNV_SEED	0xcbf29ce484222325ULL
+
+static inline uint64_t nsight_fnv1a(uint64_t h, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
 struct nsight_u64map_slot {
 	uint64_t key;
 	uint32_t val;

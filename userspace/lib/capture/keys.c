@@ -52,14 +52,7 @@ const char *nsight_softirq_name(uint32_t vec, char *buf, size_t len)
 /* FNV-1a over the kind and the name. */
 static uint64_t key_hash(enum nsight_key_kind kind, const char *name, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)kind;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (uint8_t)name[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	return nsight_fnv1a(NSIGHT_FNV_SEED ^ (uint64_t)kind, name, len);
 }
 
 static size_t name_len(const char *name, size_t len)

@@ -132,12 +132,11 @@ static int cmp_rep(const void *a, const void *b, void *arg)
 
 static uint64_t group_hash(const struct sorter *s, const struct nsight_msg *m)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint32_t pid = s->by_pid ? m->pid : 0;
+	uint64_t h = nsight_fnv1a(NSIGHT_FNV_SEED, m->comm, strnlen(m->comm, sizeof(m->comm)));
 
-	for (size_t i = 0; i < sizeof(m->comm) && m->comm[i]; i++)
-		h = (h ^ (uint8_t)m->comm[i]) * 1099511628211ULL;
-	h = (h ^ (s->by_pid ? m->pid : 0)) * 1099511628211ULL;
-	return (h ^ m->dir) * 1099511628211ULL;
+	h = nsight_fnv1a(h, &pid, sizeof(pid));
+	return nsight_fnv1a(h, &m->dir, sizeof(m->dir));
 }
 
 /*
