@@ -11,15 +11,8 @@
 static int vec_push(void **base, size_t *n, size_t *cap, size_t size, const void *el,
 		    struct nsight_diag *d)
 {
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		void *p = ncap <= SIZE_MAX / size ? realloc(*base, ncap * size) : NULL;
-
-		if (!p)
-			return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
-		*base = p;
-		*cap = ncap;
-	}
+	if (*n == *cap && nsight_vec_reserve(base, cap, *n + 1, size))
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 	memcpy((char *)*base + *n * size, el, size);
 	(*n)++;
 	return 0;

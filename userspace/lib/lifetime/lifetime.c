@@ -23,15 +23,8 @@ struct nsight_msg *nsight_lt_new_msg(struct lt_build *b, uint8_t dir, uint8_t pr
 
 	if (lt->n >= NONE)
 		return NULL;	/* positions are 32-bit */
-	if (lt->n == lt->cap) {
-		size_t cap = lt->cap ? lt->cap * 2 : 256;
-
-		m = realloc(lt->msgs, cap * sizeof(*m));
-		if (!m)
-			return NULL;
-		lt->msgs = m;
-		lt->cap = cap;
-	}
+	if (NSIGHT_VEC_GROW(lt->msgs, lt->n, lt->cap))
+		return NULL;
 	*idx = (uint32_t)lt->n;
 	m = &lt->msgs[lt->n++];
 	memset(m, 0, sizeof(*m));
