@@ -34,6 +34,7 @@ BINDIR  := $(DESTDIR)$(PREFIX)/bin
 MANDIR  := $(DESTDIR)$(PREFIX)/share/man
 COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 INCDIR  := $(DESTDIR)$(PREFIX)/include/linux
+HDRDIR  := $(DESTDIR)$(PREFIX)/include
 DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/nsight
 DKMSDIR := $(DESTDIR)/usr/src/nsight-$(VERSION)
 
@@ -76,6 +77,7 @@ install: userspace
 	install -m 0644 userspace/completion/nsightctl $(COMPDIR)/nsightctl
 	install -m 0644 userspace/completion/nsight-analyze $(COMPDIR)/nsight-analyze
 	install -m 0644 uapi/linux/nsight.h $(INCDIR)/nsight.h
+	install -m 0644 userspace/include/nsight_request.h $(HDRDIR)/nsight_request.h
 	install -m 0644 Documentation/nsight.rst README $(DOCDIR)/
 
 # What DKMS builds from: the top Kbuild, module/ and uapi/, no objects.

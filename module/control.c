@@ -26,6 +26,7 @@
 #include "sample.h"
 #include "pt.h"
 #include "mark.h"
+#include "request.h"
 #include "profile.h"
 #include "fentry.h"
 #include "compat.h"
@@ -115,6 +116,7 @@ int nsight_sources_format(u32 mask, char *buf, size_t size)
 static void nsight_detach_all(void)
 {
 	nsight_mark_allow(false);
+	nsight_request_allow(false);
 	nsight_pt_stop();
 	nsight_sample_detach();
 	nsight_app_detach();
@@ -174,6 +176,7 @@ int nsight_start(void)
 	if (sources & BIT(NSIGHT_SRC_PT))
 		nsight_pt_start(nsight_config.buffer_size);
 	nsight_mark_allow(true);
+	nsight_request_allow(sources & BIT(NSIGHT_SRC_REQUEST));
 	nsight_enabled = true;
 	mutex_unlock(&nsight_control_lock);
 	return 0;

@@ -14,6 +14,7 @@
 #include "control.h"
 #include "sysfs.h"
 #include "netlink.h"
+#include "request.h"
 
 static int __init nsight_init(void)
 {
@@ -28,9 +29,14 @@ static int __init nsight_init(void)
 	ret = nsight_netlink_init();
 	if (ret)
 		goto err_sysfs;
+	ret = nsight_request_init();
+	if (ret)
+		goto err_netlink;
 	pr_info("loaded\n");
 	return 0;
 
+err_netlink:
+	nsight_netlink_exit();
 err_sysfs:
 	nsight_sysfs_exit();
 err_control:
@@ -42,6 +48,7 @@ err_control:
 static void __exit nsight_exit(void)
 {
 	nsight_control_shutdown();
+	nsight_request_exit();
 	nsight_netlink_exit();
 	nsight_sysfs_exit();
 	nsight_control_exit();

@@ -118,6 +118,7 @@ static const struct nsight_hook_desc nsight_hooks[__NSIGHT_HOOK_COUNT] = {
 	[NSIGHT_HOOK_MARK] = { "nsight_mark", "call", "-" },
 	[NSIGHT_HOOK_FUTEX_WAIT] = { "futex_wait", "ftrace", "futex" },
 	[NSIGHT_HOOK_FUTEX_WAKE] = { "futex_wake", "ftrace", "futex" },
+	[NSIGHT_HOOK_REQUEST] = { "NSIGHT_IOC_REQUEST", "ioctl", "request" },
 };
 
 static struct nsight_prof_cpu __percpu *nsight_prof;

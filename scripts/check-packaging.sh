@@ -31,10 +31,16 @@ if make -s -C "$top" install DESTDIR="$work/root" PREFIX=/usr >"$work/install.lo
 	missing=
 	for f in bin/nsightctl bin/nsight-analyze share/man/man1/nsight-analyze.1 \
 		share/man/man4/nsight.4 share/man/man8/nsightctl.8 include/linux/nsight.h \
+		include/nsight_request.h \
 		share/bash-completion/completions/nsightctl \
 		share/bash-completion/completions/nsight-analyze share/doc/nsight/nsight.rst; do
 		[ -e "$work/root/usr/$f" ] || missing="$missing $f"
 	done
+	# The applications' header compiles as installed, alone.
+	printf '#include <nsight_request.h>\nint main(void) { return nsight_request_end(1) == 0; }\n' \
+		>"$work/req.c"
+	cc -std=c11 -Wall -Wextra -Werror -I"$work/root/usr/include" -o "$work/req" "$work/req.c" \
+		>>"$work/install.log" 2>&1 || missing="$missing (nsight_request.h does not compile)"
 	if [ -z "$missing" ] && [ -x "$work/root/usr/bin/nsightctl" ]; then
 		ktap_result OK "make install DESTDIR PREFIX=/usr"
 	else

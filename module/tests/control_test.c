@@ -68,7 +68,7 @@ static void nsight_test_sources_format(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "none");
 	nsight_sources_format(NSIGHT_SOURCES_ALL, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf,
-			   "sched_switch,handoff,clock,net_rx,net_tx,app,sched_waking,irq,softirq,idle,fault,workqueue,napi,sample,pt,futex");
+			   "sched_switch,handoff,clock,net_rx,net_tx,app,sched_waking,irq,softirq,idle,fault,workqueue,napi,sample,pt,futex,request");
 	nsight_sources_format(SRC(CLOCK) | SRC(SCHED_SWITCH), buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "sched_switch,clock");
 	/* What is shown can be written back. */

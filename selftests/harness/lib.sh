@@ -198,9 +198,9 @@ _nsight_modname() {
 }
 
 # Every source name in bit order, as NSIGHT_SOURCE_NAMES in the uapi header,
-# and the ones selected after loading (all but sample and pt).
-NSIGHT_DEFAULT_SOURCES=sched_switch,handoff,clock,net_rx,net_tx,app,sched_waking,irq,softirq,idle,fault,workqueue,napi
-NSIGHT_ALL_SOURCES=$NSIGHT_DEFAULT_SOURCES,sample,pt,futex
+# and the ones selected after loading (all but sample, pt and futex).
+NSIGHT_DEFAULT_SOURCES=sched_switch,handoff,clock,net_rx,net_tx,app,sched_waking,irq,softirq,idle,fault,workqueue,napi,request
+NSIGHT_ALL_SOURCES=sched_switch,handoff,clock,net_rx,net_tx,app,sched_waking,irq,softirq,idle,fault,workqueue,napi,sample,pt,futex,request
 
 # write_fails FILE VALUE ERRTEXT: one write(2) of VALUE to FILE (a sysfs
 # file) must fail with an error whose text contains ERRTEXT, and leave the

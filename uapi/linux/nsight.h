@@ -58,6 +58,19 @@
  * while tracing, empty when there is none. The buffer is buffer_size
  * bytes per CPU (ToPA, circular: when it wraps the oldest trace is lost).
  *
+ * Request marks: /dev/nsight
+ * --------------------------
+ *
+ * A misc device any process may open (mode 0666): NSIGHT_IOC_REQUEST with
+ * a struct nsight_request_arg writes an NSIGHT_REC_REQUEST record for the
+ * calling thread, on its CPU, when a capture with the "request" source
+ * runs; -ENODATA when none does (nothing is written or counted), -EINVAL
+ * for an unknown op or non-zero flags, -ENOSPC when the buffer was full
+ * (the record is counted as dropped, like every hook's), -ENOTTY for
+ * another command. A caller marks only its own thread. An open file holds
+ * a reference on the module (rmmod: in use). nsight_request.h is the
+ * applications' side.
+ *
  * Hook profile: <debugfs>/nsight/hook_profile
  * -------------------------------------------
  *
@@ -68,7 +81,7 @@
  * comment line with the measured cost of the counting itself (cycles per
  * call, subtracted from cycles/call), a header, and one line per hook that
  * ran: hook, mechanism (tracepoint, ftrace, kprobe, kretprobe-entry,
- * kretprobe-ret, notifier, perf, call), source, calls, records, dropped,
+ * kretprobe-ret, notifier, perf, call, ioctl), source, calls, records, dropped,
  * bytes, cycles, cycles/call, bytes/call; the "other" hook holds records
  * written outside any hook. Reaching a handler (the tracepoint call, the
  * ftrace trampoline, the kprobe) is not counted. Off, profiling costs
@@ -189,6 +202,7 @@
 #define _UAPI_LINUX_NSIGHT_H
 
 #include <linux/types.h>
+#include <linux/ioctl.h>
 
 #define NSIGHT_GENL_NAME	"nsight"
 #define NSIGHT_GENL_VERSION	1
@@ -297,6 +311,9 @@ enum nsight_source {
 	NSIGHT_SRC_SAMPLE,		/* cpu-clock sampling of kernel stacks */
 	NSIGHT_SRC_PT,			/* Intel PT, where the CPU has it */
 	NSIGHT_SRC_FUTEX,		/* futex_wait and futex_wake entries */
+	NSIGHT_SRC_REQUEST,		/* applications' request marks
+					 * (NSIGHT_IOC_REQUEST on /dev/nsight)
+					 */
 	__NSIGHT_SRC_COUNT
 };
 
@@ -313,7 +330,8 @@ enum nsight_source {
 #define NSIGHT_SOURCE_NAMES	{ "sched_switch", "handoff", "clock", \
 				  "net_rx", "net_tx", "app", "sched_waking", \
 				  "irq", "softirq", "idle", "fault", \
-				  "workqueue", "napi", "sample", "pt", "futex" }
+				  "workqueue", "napi", "sample", "pt", "futex", \
+				  "request" }
 
 /*
  * Intel PT as the module sees it. Selecting the "pt" source where PT is
@@ -373,6 +391,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_THREAD,
 	NSIGHT_REC_SOCK,
 	NSIGHT_REC_NAPI_POLL,
+	NSIGHT_REC_REQUEST,
 	__NSIGHT_REC_MAX
 };
 
@@ -518,6 +537,46 @@ struct nsight_rec_futex {
 	__u32 op;			/* enum nsight_futex_op */
 	__u32 arg;
 };
+
+/*
+ * request: an application marks what one of its threads does with a
+ * request (nsight_request.h; NSIGHT_IOC_REQUEST below). @id is the
+ * application's name for the request, unique among those in flight in
+ * @pid; @tid is the thread that marked it.
+ * - NSIGHT_REQ_BEGIN: @tid starts request @id; the message it received
+ *   last (its latest receive that returned data) is the request's.
+ * - NSIGHT_REQ_HANDOFF: @tid passes @id on to another thread (e.g. puts it
+ *   on a worker's queue).
+ * - NSIGHT_REQ_RESUME: @tid takes @id up (the worker dequeues it).
+ * - NSIGHT_REQ_END: @id is answered; @tid's latest send is the response.
+ * A request may be handed off and resumed several times.
+ */
+enum nsight_req_op {
+	NSIGHT_REQ_BEGIN = 1,
+	NSIGHT_REQ_HANDOFF = 2,
+	NSIGHT_REQ_RESUME = 3,
+	NSIGHT_REQ_END = 4,
+	__NSIGHT_REQ_MAX
+};
+
+struct nsight_rec_request {
+	struct nsight_rec_hdr hdr;
+	__u64 id;
+	__u32 tid;
+	__u32 pid;
+	__u32 op;			/* enum nsight_req_op */
+	__u32 pad;			/* 0 */
+};
+
+/* The argument of NSIGHT_IOC_REQUEST: @op an enum nsight_req_op, @flags 0. */
+struct nsight_request_arg {
+	__u64 id;
+	__u32 op;
+	__u32 flags;
+};
+
+#define NSIGHT_IOC_MAGIC	0xb7
+#define NSIGHT_IOC_REQUEST	_IOW(NSIGHT_IOC_MAGIC, 1, struct nsight_request_arg)
 
 /* Where a packet record was taken. */
 enum nsight_pkt_stage {

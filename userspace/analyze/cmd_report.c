@@ -13,6 +13,7 @@
 
 #include "format/stream.h"
 #include "chains_report.h"
+#include "requests_report.h"
 #include "cli.h"
 #include "critpath_report.h"
 #include "dx_report.h"
@@ -268,6 +269,18 @@ static void locks_json(struct nsight_jsink *s, const struct report *r)
 	put_section(s, t, !t || nsight_locks_report_json(t, r->a));
 }
 
+static int requests_text(const struct report *r)
+{
+	return nsight_requests_report_text(stdout, r->a, r->o->dx.tail, r->t) ? -1 : 0;
+}
+
+static void requests_json(struct nsight_jsink *s, const struct report *r)
+{
+	struct json_object *t = json_object_new_object();
+
+	put_section(s, t, !t || nsight_requests_report_json(t, r->a, r->o->dx.tail));
+}
+
 static int critpath_text(const struct report *r)
 {
 	return nsight_critpath_report_text(stdout, r->dx, r->a, r->t) ? -1 : 0;
@@ -325,6 +338,7 @@ static const struct section sections[] = {
 	{ band_text,        band_text,         band_json },	/* --tail pA-pB --baseline */
 	{ chains_text,      chains_text,       chains_json },
 	{ locks_text,       locks_text,        locks_json },
+	{ requests_text,    requests_text,     requests_json },	/* request marks */
 	{ critpath_text,    critpath_text,     critpath_json },
 	{ intervals_text,   intervals_text,    intervals_json },	/* --intervals */
 	{ whatif_text,      whatif_text,       whatif_json },	/* --what-if */

@@ -68,6 +68,21 @@ static inline void synth_futex(struct synth *s, uint32_t cpu, uint64_t tsc, stru
 	synth_put(s, cpu, &r, sizeof(r));
 }
 
+/* A request mark of @t (@op, enum nsight_req_op, or any value for a bad one). */
+static inline void synth_request(struct synth *s, uint32_t cpu, uint64_t tsc, struct syn_task t,
+				 uint32_t op, uint64_t id)
+{
+	struct nsight_rec_request r;
+
+	rec_hdr(&r, NSIGHT_REC_REQUEST, sizeof(r), cpu, tsc);
+	r.id = id;
+	r.tid = t.tid;
+	r.pid = t.pid;
+	r.op = op;
+	r.pad = 0;
+	synth_put(s, cpu, &r, sizeof(r));
+}
+
 static inline void synth_switch(struct synth *s, uint32_t cpu, uint64_t tsc, struct syn_task prev,
 				struct syn_task next)
 {

@@ -40,6 +40,7 @@ void nsight_capture_fini(struct nsight_capture *cap)
 	free(cap->sock_drops);
 	free(cap->recvs);
 	free(cap->sends);
+	free(cap->requests);
 	free(cap->starts);
 	free(cap->tks);
 	free(cap->syncs);
@@ -170,6 +171,12 @@ int nsight_capture_add(struct nsight_capture *cap, const struct nsight_rec *rec,
 		s.tsc = tsc;
 		s.tid = st.tid;
 		return PUSH(cap, starts, &s, d);
+	}
+	case NSIGHT_REC_REQUEST: {
+		struct nsight_cap_request rq = { .m = m };
+
+		memcpy(&rq.r, rec->data, sizeof(rq.r));
+		return PUSH(cap, requests, &rq, d);
 	}
 	case NSIGHT_REC_TIMEKEEPER: {
 		struct nsight_rec_timekeeper tk;

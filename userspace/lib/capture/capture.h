@@ -51,6 +51,12 @@ struct nsight_cap_app {
 	struct nsight_tcp_send_state tcp;
 };
 
+/* A request mark of an application (uapi nsight.h NSIGHT_REC_REQUEST). */
+struct nsight_cap_request {
+	struct nsight_rec_request r;
+	struct nsight_cap_meta m;
+};
+
 /*
  * Records of @cpu were lost at some TSC strictly between @from and @to: a
  * sub-buffer header counted drops since the previous record, or the kernel
@@ -92,6 +98,8 @@ struct nsight_capture {
 	size_t n_recvs, cap_recvs;
 	struct nsight_cap_app *sends;
 	size_t n_sends, cap_sends;
+	struct nsight_cap_request *requests;	/* in stream order */
+	size_t n_requests, cap_requests;
 	struct nsight_cap_recv_start *starts;	/* paired into recvs, then freed */
 	size_t n_starts, cap_starts;
 	struct nsight_rec_timekeeper *tks;

@@ -33,6 +33,7 @@ static const struct {
 	[NSIGHT_REC_PKT_STAGE]	  = { "pkt_stage", sizeof(struct nsight_rec_pkt_stage) },
 	[NSIGHT_REC_SOCK_DROP]	  = { "sock_drop", sizeof(struct nsight_rec_sock_drop) },
 	[NSIGHT_REC_FUTEX]	  = { "futex", sizeof(struct nsight_rec_futex) },
+	[NSIGHT_REC_REQUEST]	  = { "request", sizeof(struct nsight_rec_request) },
 	[NSIGHT_REC_THREAD]	  = { "thread", sizeof(struct nsight_rec_thread) },
 	[NSIGHT_REC_SOCK]	  = { "sock", sizeof(struct nsight_rec_sock) },
 	[NSIGHT_REC_NAPI_POLL]	  = { "napi_poll", sizeof(struct nsight_rec_napi_poll) },
