@@ -7,6 +7,8 @@
 #include "dx_report.h"
 #include "format/flow.h"
 #include "json_out.h"
+#include "print.h"
+#include "capture/lockfn.h"
 #include "diagnose/queueview.h"
 #include "base/vec.h"
 
@@ -550,15 +552,63 @@ int nsight_chains_report_json(struct json_object *o, const struct nsight_dx *dx,
 /* Locks                                                                    */
 
 #define TOP_LOCKS 5
+#define TOP_FUNCS 3
+
+/* The locks and their holders' functions (*@fv, one per lock). */
+static int locks_of(const struct nsight_analysis *a, struct nsight_lock **v, size_t *n,
+		    struct nsight_lockfns **fv, size_t max)
+{
+	struct nsight_diag d = { 0 };
+
+	*fv = NULL;
+	if (nsight_threads_locks(&a->chains, v, n, &d))
+		return -1;
+	if (*n < max)
+		max = *n;
+	if (!max)
+		return 0;
+	*fv = calloc(max, sizeof(**fv));
+	if (!*fv || nsight_lockfn_build(&a->chains, &a->samples, *v, max, *fv, &d)) {
+		free(*fv);
+		free(*v);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * "    holder COMM tid T: in F P%, G P%, H P%, +N more (of D sampled or
+ * traced, of D on a CPU while its waiters waited)"; nothing without.
+ */
+static void holder_fns_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t,
+			    const struct nsight_lock *l, const struct nsight_lockfns *fn)
+{
+	char c[17], nb[NSIGHT_KEY_NAME_MAX + 32], cb[sizeof(nb)], b[2][32];
+	size_t i;
+
+	if (fn->none != NSIGHT_LOCKFN_NAMED)
+		return;
+	fprintf(f, "    holder %s tid %" PRIu32 ": in ",
+		clean(l->holder_comm, sizeof(l->holder_comm), c, sizeof(c)), l->holder_tid);
+	for (i = 0; i < fn->n_top && i < TOP_FUNCS; i++)
+		fprintf(f, "%s%s %.0f%%", i ? ", " : "",
+			nsight_printable(cb, nsight_lockfn_name(a->keys, &fn->top[i], nb, sizeof(nb)),
+					 sizeof(cb), true),
+			share(fn->top[i].ticks, fn->evidence));
+	if (fn->n_funcs > TOP_FUNCS)
+		fprintf(f, ", +%zu more", fn->n_funcs - TOP_FUNCS);
+	fprintf(f, " (of %s sampled or traced, of %s on a CPU while its waiters waited)\n",
+		dur(a, t, fn->evidence, b[0], sizeof(b[0])), dur(a, t, fn->on, b[1], sizeof(b[1])));
+}
 
 int nsight_locks_report_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
 {
-	struct nsight_diag d = { 0 };
+	struct nsight_lockfns *fv;
 	struct nsight_lock *v;
 	char c1[17], c2[17], b[5][32];
 	size_t n, i;
 
-	if (nsight_threads_locks(&a->chains, &v, &n, &d))
+	if (locks_of(a, &v, &n, &fv, TOP_LOCKS))
 		return -1;
 	if (n)
 		fprintf(f, "locks: futexes threads slept on, by total wait%s\n",
@@ -582,23 +632,59 @@ int nsight_locks_report_text(FILE *f, const struct nsight_analysis *a, const str
 				dur(a, t, l->hold_p99, b[1], sizeof(b[1])),
 				dur(a, t, l->hold_max, b[2], sizeof(b[2])), l->holds);
 		fputc('\n', f);
+		holder_fns_text(f, a, t, l, &fv[i]);
 	}
 	if (n > TOP_LOCKS)
 		fprintf(f, "  %zu more (--json)\n", n - TOP_LOCKS);
+	free(fv);
 	free(v);
 	return 0;
 }
 
+/*
+ * The holder's "functions" ([{name, ns, share}], most time first, share of
+ * evidence_ns), "evidence_ns", "on_cpu_ns", "waited_ns" and "no_functions"
+ * (why the list is empty, or null).
+ */
+static void holder_fns_json(struct json_object *h, const struct nsight_analysis *a,
+			    const struct nsight_lockfns *fn, int *err)
+{
+	struct json_object *arr = json_object_new_array();
+	char nb[NSIGHT_KEY_NAME_MAX + 32], cb[sizeof(nb)];
+	const char *why = nsight_lockfn_why(fn->none);
+	size_t i;
+
+	for (i = 0; arr && i < fn->n_top; i++) {
+		struct json_object *x = json_object_new_object();
+
+		jo_add_str(x, "name",
+			   nsight_printable(cb, nsight_lockfn_name(a->keys, &fn->top[i], nb,
+								   sizeof(nb)), sizeof(cb), true),
+			   err);
+		jo_add_i64(x, "ns", nsight_threads_ns(&a->chains, fn->top[i].ticks), err);
+		jo_add_f(x, "share", share(fn->top[i].ticks, fn->evidence) / 100, err);
+		jo_push(arr, x, err);
+	}
+	jo_add(h, "functions", arr, err);
+	jo_add_i64(h, "evidence_ns", nsight_threads_ns(&a->chains, fn->evidence), err);
+	jo_add_i64(h, "on_cpu_ns", nsight_threads_ns(&a->chains, fn->on), err);
+	jo_add_i64(h, "waited_ns", nsight_threads_ns(&a->chains, fn->waited), err);
+	if (why)
+		jo_add_str(h, "no_functions", why, err);
+	else
+		jo_add_null(h, "no_functions", err);
+}
+
 int nsight_locks_report_json(struct json_object *o, const struct nsight_analysis *a)
 {
-	struct nsight_diag d = { 0 };
+	struct nsight_lockfns *fv;
 	struct json_object *arr;
 	struct nsight_lock *v;
 	char buf[32], c[17];
 	size_t n, i;
 	int err = 0;
 
-	if (nsight_threads_locks(&a->chains, &v, &n, &d))
+	if (locks_of(a, &v, &n, &fv, SIZE_MAX))
 		return -1;
 	arr = json_object_new_array();
 	for (i = 0; i < n; i++) {
@@ -622,6 +708,7 @@ int nsight_locks_report_json(struct json_object *o, const struct nsight_analysis
 						    sizeof(c)), &err);
 			jo_add_u64(h, "wakes", l->holder_wakes, &err);
 			jo_add_u64(h, "released", l->holder_released, &err);
+			holder_fns_json(h, a, &fv[i], &err);
 			jo_add(j, "holder", h, &err);
 		} else {
 			jo_add_null(j, "holder", &err);
@@ -640,6 +727,7 @@ int nsight_locks_report_json(struct json_object *o, const struct nsight_analysis
 		jo_push(arr, j, &err);
 	}
 	jo_add(o, "locks", arr, &err);
+	free(fv);
 	free(v);
 	return err ? -1 : 0;
 }

@@ -90,6 +90,9 @@ struct scen {
 				 */
 	uint64_t marks[16];	/* SC_NETRX_PT: when the softirq began */
 	size_t n_marks;
+	bool holder_fn;		/* scen_lock_pair: lockholder's functions
+				 * sampled, and stress preempting it for
+				 * 7 us (scen_holder_fn()) */
 	bool hw;		/* scen_hw(): packets carry hardware stamps */
 	uint64_t nic_lead;	/* the next packet's stamp, ns before its IRQ */
 };
@@ -125,6 +128,7 @@ static inline void scen_init(struct scen *sc, const char *comm)
 	sc->flood = 0;
 	sc->rx_drops = 0;
 	sc->n_marks = 0;
+	sc->holder_fn = false;
 	sc->hw = false;
 	sc->nic_lead = 300;
 	sc->sock = flow4(NULL, 9000, NULL, 0, IPPROTO_UDP);
@@ -417,6 +421,37 @@ static inline void scen_woken(struct scen *sc)
  */
 #define SC_LOCK_FUTEX	0x55d0c0de0040ULL
 
+/* One-frame stacks of slow_fn and net_rx_stub (SC_KSYMS). */
+static const uint64_t sc_slow_fn[] = { 0xffffffff81010014ULL };
+static const uint64_t sc_rx_stub[] = { 0xffffffff81010004ULL };
+
+/*
+ * What lockholder runs on X while the server sleeps on the mutex, from
+ * a1 + 200 (its futex_wait()) to the wakeup at a1 + 40000, in samples
+ * every 5 us: in the second request's softirq net_rx_stub (a1 + 4000 to
+ * + 5900); slow_fn from the softirq's end to + 21000 (three samples,
+ * 15000 ns); user code to + 24000 (3000 ns; its segment began at + 21000);
+ * nothing seen to + 25000, when stress preempts it (stress's own sample of
+ * slow_fn at + 31000) until + 32000; net_rx_stub from there to the wakeup
+ * (8000 ns). Waited 39800 ns, lockholder on a CPU 32800 of them, 27900 ns
+ * with evidence.
+ */
+static inline void scen_holder_fn(struct scen *sc, uint64_t a1)
+{
+	static const uint64_t user_ip = 0x401000;	/* not in the record */
+	uint64_t t;
+
+	synth_sample_of(&sc->s, SC_X, a1 + 5900, 5000, sc_rx_stub, 1, 0, sc_holder);
+	for (t = a1 + 11000; t <= a1 + 21000; t += 5000)
+		synth_sample_of(&sc->s, SC_X, t, 5000, sc_slow_fn, 1, 0, sc_holder);
+	synth_sample_of(&sc->s, SC_X, a1 + 24000, 5000, &user_ip, 0, NSIGHT_SAMPLE_USER, sc_holder);
+	synth_switch_st(&sc->s, SC_X, a1 + 25000, sc_holder, sc_stress, 0, NSIGHT_SWITCH_PREEMPT);
+	synth_sample_of(&sc->s, SC_X, a1 + 31000, 5000, sc_slow_fn, 1, 0, sc_stress);
+	synth_switch_st(&sc->s, SC_X, a1 + 32000, sc_stress, sc_holder, 0, NSIGHT_SWITCH_PREEMPT);
+	synth_sample_of(&sc->s, SC_X, a1 + 37000, 5000, sc_rx_stub, 1, 0, sc_holder);
+	synth_sample_of(&sc->s, SC_X, a1 + 40000, 5000, sc_rx_stub, 1, 0, sc_holder);
+}
+
 static inline void scen_lock_pair(struct scen *sc)
 {
 	struct syn_task me = { 101, 100, sc->comm };
@@ -437,6 +472,8 @@ static inline void scen_lock_pair(struct scen *sc)
 	synth_switch(&sc->s, SC_X, h1 + 500, sc_swapper0, sc_holder);
 	scen_rx(sc, a1 + 5000, 1, &h2, &id2);
 	w = a1 + 40000;
+	if (sc->holder_fn)
+		scen_holder_fn(sc, a1);
 	/* ...that lockholder unlocks: 39800 ns from futex_wait() to the wakeup. */
 	synth_futex(&sc->s, SC_X, w - 100, sc_holder, NSIGHT_FUTEX_WAKE, SC_LOCK_FUTEX);
 	synth_waking(&sc->s, SC_X, w, me, SC_Y, sc_holder.tid);

@@ -169,9 +169,9 @@ static inline void synth_recv(struct synth *s, uint32_t cpu, uint64_t entry, uin
 	synth_put(s, cpu, &a, sizeof(a));
 }
 
-/* A stack sample on @cpu at @tsc: @n frames, innermost first. */
-static inline void synth_sample(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t period_ns,
-				const uint64_t *ips, uint16_t n, uint16_t flags)
+/* A stack sample of thread @t on @cpu at @tsc: @n frames, innermost first. */
+static inline void synth_sample_of(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t period_ns,
+				   const uint64_t *ips, uint16_t n, uint16_t flags, struct syn_task t)
 {
 	uint8_t buf[sizeof(struct nsight_rec_sample) + 16 * sizeof(uint64_t)];
 	struct nsight_rec_sample r;
@@ -183,11 +183,19 @@ static inline void synth_sample(struct synth *s, uint32_t cpu, uint64_t tsc, uin
 	r.period_ns = period_ns;
 	r.nr = n;
 	r.flags = flags;
-	r.tid = 101;
-	r.pid = 100;
+	r.tid = t.tid;
+	r.pid = t.pid;
 	memcpy(buf, &r, sizeof(r));
 	memcpy(buf + sizeof(r), ips, n * sizeof(uint64_t));
 	synth_put(s, cpu, buf, sizeof(r) + n * sizeof(uint64_t));
+}
+
+/* The same, of the server's thread (101 of process 100). */
+static inline void synth_sample(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t period_ns,
+				const uint64_t *ips, uint16_t n, uint16_t flags)
+{
+	synth_sample_of(s, cpu, tsc, period_ns, ips, n, flags,
+			(struct syn_task){ 101, 100, "server" });
 }
 
 #endif /* NSIGHT_TEST_SYNTH_CTX_H */

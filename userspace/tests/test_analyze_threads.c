@@ -68,6 +68,14 @@ static void test_scenarios(void)
 	scen_lock_run(&sc, 40);
 	REQUIRE(!scen_save(&sc, path));
 	same_all_modes(path, "lock");
+
+	/* The holder's functions sampled (the locks' "holder ... in"). */
+	scen_init(&sc, "server");
+	sc.s.ksyms = SC_KSYMS;
+	sc.holder_fn = true;
+	scen_lock_run(&sc, 40);
+	REQUIRE(!scen_save(&sc, path));
+	same_all_modes(path, "lock with the holder sampled");
 }
 
 /* The fuzzer's analysis corpus: odd streams, errors included. */

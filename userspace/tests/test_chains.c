@@ -5,11 +5,13 @@
  * other CPU releases 34.3 us after the next request's hand-off; a server
  * thread woken by an interrupt but preempted by "stress"; socket queue
  * depths of a known arrival and receive sequence; datagrams lost before
- * a socket's queue.
+ * a socket's queue; what the lock's holder ran while the server waited
+ * (its sampled functions, its time off the CPU left out).
  */
 #include <json-c/json.h>
 
 #include "pipeline/analysis.h"
+#include "capture/lockfn.h"
 #include "capture/threads.h"
 #include "clirun.h"
 #include "diagnose/queueview.h"
@@ -17,7 +19,7 @@
 
 static struct cli c;
 
-static const char *const files[] = { "lock", "preempt", "lost", "lost_rcvbuf", NULL };
+static const char *const files[] = { "lock", "lock_fn", "preempt", "lost", "lost_rcvbuf", NULL };
 
 /* 40 requests, every 8th (from the 7th) a lock pair: 5 slow of 45. */
 static void save_lock(void)
@@ -27,6 +29,18 @@ static void save_lock(void)
 	scen_init(&sc, "server");
 	scen_lock_run(&sc, 40);
 	CHECK(scen_save(&sc, cli_file(&c, "lock")) == 0);
+}
+
+/* The same, with lockholder's functions sampled (scen_holder_fn()). */
+static void save_lock_fn(void)
+{
+	struct scen sc;
+
+	scen_init(&sc, "server");
+	sc.s.ksyms = SC_KSYMS;
+	sc.holder_fn = true;
+	scen_lock_run(&sc, 40);
+	CHECK(scen_save(&sc, cli_file(&c, "lock_fn")) == 0);
 }
 
 static int analyze_file(struct nsight_analysis *a, const char *name)
@@ -202,6 +216,151 @@ static void test_locks(void)
 	cli_result_free(&r);
 }
 
+/* The one lock of @file and its holder's functions, into @l and @fn. */
+static void lock_fns(const char *file, struct nsight_lock *l, struct nsight_lockfns *fn)
+{
+	struct nsight_diag d = { 0 };
+	struct nsight_analysis a;
+	struct nsight_lock *v = NULL;
+	size_t n = 0;
+
+	memset(l, 0, sizeof(*l));
+	memset(fn, 0, sizeof(*fn));
+	REQUIRE(analyze_file(&a, file) == 0);
+	REQUIRE(nsight_threads_locks(&a.chains, &v, &n, &d) == 0);
+	CHECK_U64(n, 1);
+	if (n == 1) {
+		*l = v[0];
+		CHECK(nsight_lockfn_build(&a.chains, &a.samples, v, 1, fn, &d) == 0);
+	}
+	free(v);
+	nsight_analysis_fini(&a);
+}
+
+/* The JSON "holder" of the first lock of @file's report. */
+static struct json_object *holder_json(const char *file, struct json_object **root)
+{
+	struct json_object *locks, *l, *h = NULL;
+	struct cli_result r;
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--json", cli_file(&c, file), NULL });
+	CHECK_U64(r.status, 0);
+	*root = r.out ? json_tokener_parse(r.out) : NULL;
+	cli_result_free(&r);
+	if (*root && json_object_object_get_ex(*root, "locks", &locks) &&
+	    (l = json_object_array_get_idx(locks, 0)))
+		json_object_object_get_ex(l, "holder", &h);
+	return h;
+}
+
+static int64_t jint(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : -1;
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) && json_object_get_string(v) ?
+	       json_object_get_string(v) : "(none)";
+}
+
+/*
+ * While the server slept on the mutex (5 times 39800 ns), lockholder ran
+ * 32800 ns of each, 27900 of them sampled: slow_fn 15000, net_rx_stub 8000,
+ * user code 3000, and net_rx_stub in the softirq that ran in its time
+ * 1900. Its 7000 ns off the CPU (stress ran, in slow_fn too) are not its.
+ */
+static void test_lock_holder_functions(void)
+{
+	static const char *const names[] = {
+		"slow_fn", "net_rx_stub", "user code", "softirq:NET_RX > net_rx_stub",
+	};
+	static const uint64_t ticks[] = { 75000, 40000, 15000, 9500 };
+	struct json_object *j, *h, *fns, *f;
+	struct nsight_analysis a;
+	struct nsight_lockfns fn;
+	struct nsight_lock l;
+	struct cli_result r;
+	char buf[200];
+	size_t i;
+
+	lock_fns("lock_fn", &l, &fn);
+	CHECK_U64(l.holder_tid, 102);
+	CHECK_U64(fn.none, NSIGHT_LOCKFN_NAMED);
+	CHECK_U64(fn.waited, 5 * 39800);
+	CHECK_U64(fn.on, 5 * 32800);
+	CHECK_U64(fn.evidence, 5 * 27900);
+	CHECK_U64(fn.n_funcs, 4);
+	REQUIRE(fn.n_top == 4);
+	/* Names need the capture's keys. */
+	REQUIRE(analyze_file(&a, "lock_fn") == 0);
+	for (i = 0; i < 4; i++) {
+		const char *name = nsight_lockfn_name(a.keys, &fn.top[i], buf, sizeof(buf));
+
+		if (strcmp(name, names[i]))
+			KTAP_FAIL("function %zu: \"%s\", expected \"%s\"", i, name, names[i]);
+		CHECK_U64(fn.top[i].ticks, ticks[i]);
+	}
+	nsight_analysis_fini(&a);
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--color", "never", cli_file(&c, "lock_fn"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "(5 releases through futex_wake)\n"
+			     "    holder lockholder tid 102: in slow_fn 54%, net_rx_stub 29%, user code 11%, +1 more (of 140us sampled or traced, of 164us on a CPU while its waiters waited)\n");
+	cli_result_free(&r);
+
+	h = holder_json("lock_fn", &j);
+	REQUIRE(h && json_object_object_get_ex(h, "functions", &fns));
+	CHECK_U64(json_object_array_length(fns), 4);
+	f = json_object_array_get_idx(fns, 0);
+	CHECK_STR_HAS(jstr(f, "name"), "slow_fn");
+	CHECK_U64(jint(f, "ns"), 75000);
+	f = json_object_array_get_idx(fns, 2);
+	CHECK_STR_HAS(jstr(f, "name"), "user code");
+	/* 15000 of 139500 ns. */
+	CHECK(f && json_object_object_get_ex(f, "share", &f) &&
+	      json_object_get_double(f) > 0.10752 && json_object_get_double(f) < 0.10753);
+	CHECK_U64(jint(h, "evidence_ns"), 139500);
+	CHECK_U64(jint(h, "on_cpu_ns"), 164000);
+	CHECK_U64(jint(h, "waited_ns"), 199000);
+	CHECK(json_object_object_get_ex(h, "no_functions", &f) && !f);
+	json_object_put(j);
+}
+
+/* Without samples or PT: no function, and the JSON says why. */
+static void test_lock_holder_no_evidence(void)
+{
+	struct json_object *j, *h, *fns;
+	struct nsight_lockfns fn;
+	struct nsight_lock l;
+	struct cli_result r;
+
+	lock_fns("lock", &l, &fn);
+	CHECK_U64(fn.none, NSIGHT_LOCKFN_NO_EVIDENCE);
+	CHECK_U64(fn.n_funcs, 0);
+	CHECK_U64(fn.evidence, 0);
+	/* lockholder ran through every sleep. */
+	CHECK_U64(fn.waited, 5 * 39800);
+	CHECK_U64(fn.on, 5 * 39800);
+
+	cli_run(&c, &r, NULL, (const char *[]){ "--color", "never", cli_file(&c, "lock"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "(5 releases through futex_wake)\n");
+	CHECK(r.out && !strstr(r.out, "    holder "));
+	cli_result_free(&r);
+
+	h = holder_json("lock", &j);
+	REQUIRE(h && json_object_object_get_ex(h, "functions", &fns));
+	CHECK_U64(json_object_array_length(fns), 0);
+	CHECK_U64(jint(h, "evidence_ns"), 0);
+	CHECK_STR_HAS(jstr(h, "no_functions"), "no function evidence in the capture");
+	json_object_put(j);
+}
+
 /* Runnable but not running: what ran instead. */
 static void test_chain_preempted(void)
 {
@@ -346,6 +505,7 @@ static void test_setup(void)
 {
 	REQUIRE(cli_init(&c) == 0);
 	save_lock();
+	save_lock_fn();
 }
 
 static void test_cleanup(void)
@@ -354,5 +514,6 @@ static void test_cleanup(void)
 }
 
 KTAP_MAIN(KTAP_TEST(test_setup), KTAP_TEST(test_chain_mutex), KTAP_TEST(test_diagnosis_mutex),
-	  KTAP_TEST(test_locks), KTAP_TEST(test_chain_preempted), KTAP_TEST(test_queue_depths),
+	  KTAP_TEST(test_locks), KTAP_TEST(test_lock_holder_functions),
+	  KTAP_TEST(test_lock_holder_no_evidence), KTAP_TEST(test_chain_preempted), KTAP_TEST(test_queue_depths),
 	  KTAP_TEST(test_rcvbuf_warning), KTAP_TEST(test_cleanup))

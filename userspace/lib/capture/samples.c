@@ -42,6 +42,7 @@ int nsight_samples_add(struct nsight_samples *s, const struct nsight_rec *rec,
 	if (nsight_vec_reserve((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) ||
 	    nsight_vec_reserve((void **)&s->ips, &s->cap_ips, s->n_ips + r.nr, sizeof(*s->ips)))
 		return nomem(d);
+	s->sorted = false;
 	e = &s->v[s->n++];
 	*e = (struct nsight_sample){ .tsc = rec->hdr.tsc, .cpu = rec->hdr.cpu,
 				     .period_ns = r.period_ns, .tid = r.tid,
@@ -62,6 +63,7 @@ int nsight_samples_add_exact(struct nsight_samples *s, uint32_t cpu, uint64_t lo
 	if (nsight_vec_reserve((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) ||
 	    nsight_vec_reserve((void **)&s->ips, &s->cap_ips, s->n_ips + nr, sizeof(*s->ips)))
 		return nomem(d);
+	s->sorted = false;
 	s->v[s->n++] = (struct nsight_sample){ .tsc = hi, .lo = lo, .cpu = cpu, .tid = UINT32_MAX,
 					       .ips = (uint32_t)s->n_ips, .nr = nr,
 					       .flags = NSIGHT_SAMPLE_EXACT };
@@ -221,6 +223,7 @@ int nsight_samples_apply(struct nsight_samples *s, const struct nsight_ksyms *ks
 	if (!s->n || !tl->finished)
 		return 0;
 	qsort(s->v, s->n, sizeof(*s->v), sample_cmp);
+	s->sorted = true;
 	while (i < s->n && !err) {
 		uint32_t cpu = s->v[i].cpu;
 		struct chain ch = { .base = NSIGHT_TL_NONE };

@@ -23,6 +23,7 @@
 #ifndef NSIGHT_SAMPLES_H
 #define NSIGHT_SAMPLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,6 +71,7 @@ struct nsight_samples {
 	uint64_t no_stack;	/* only the interrupted IP was known */
 	uint64_t unsymbolized;	/* frames no symbol covers */
 	uint64_t exact;		/* NSIGHT_SAMPLE_EXACT stretches among them */
+	bool sorted;		/* v by CPU, then TSC (nsight_samples_apply()) */
 	uint32_t period_min, period_max;	/* ns */
 };
 

@@ -325,14 +325,6 @@ int nsight_threads_finish(struct nsight_threads *c, const struct nsight_timeline
 /* ---------------------------------------------------------------------- */
 /* Locks                                                                    */
 
-struct lock_wait {
-	uint32_t pid, waker;
-	uint64_t uaddr, ticks;
-	uint64_t hold;			/* ticks, 0 if not seen */
-	bool released;
-	size_t wake;
-};
-
 /*
  * How long the thread woken by @w held the lock it slept on: it took it
  * on its return from futex_wait(), at the start of its first stretch
@@ -355,9 +347,9 @@ static uint64_t hold_of(const struct nsight_threads *c, const struct nsight_thr_
 	return 0;
 }
 
-static int cmp_lock_wait(const void *a, const void *b)
+static int cmp_sleep(const void *a, const void *b)
 {
-	const struct lock_wait *x = a, *y = b;
+	const struct nsight_thr_sleep *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -365,9 +357,35 @@ static int cmp_lock_wait(const void *a, const void *b)
 		return x->uaddr < y->uaddr ? -1 : 1;
 	if (x->waker != y->waker)
 		return x->waker < y->waker ? -1 : 1;
-	return x->ticks < y->ticks ? -1 : x->ticks > y->ticks;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
 }
 
+int nsight_threads_lock_sleeps(const struct nsight_threads *c, struct nsight_thr_sleep **out,
+			       size_t *n)
+{
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < c->n_wk; i++) {
+		const struct nsight_thr_wake *w = &c->wk[i];
+
+		if (!w->futex_wait || w->tsc < w->wait_from)
+			continue;
+		if (!*out && !(*out = malloc((c->n_wk - i) * sizeof(**out))))
+			return -1;
+		(*out)[(*n)++] = (struct nsight_thr_sleep){ .pid = w->wait_pid,
+							    .waker = w->waker_tid,
+							    .uaddr = w->futex_wait,
+							    .from = w->wait_from, .to = w->tsc,
+							    .wake = i };
+	}
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), cmp_sleep);
+	return 0;
+}
 
 static int cmp_lock(const void *a, const void *b)
 {
@@ -380,9 +398,9 @@ static int cmp_lock(const void *a, const void *b)
 	return x->uaddr < y->uaddr ? -1 : x->uaddr > y->uaddr;
 }
 
-/* One lock from its waits [@s, @e) (sorted by waker, then ticks). */
-static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, size_t s, size_t e,
-		    int64_t *ticks, struct nsight_lock *l)
+/* One lock from its sleeps [@s, @e) (sorted by waker). */
+static void lock_of(const struct nsight_threads *c, const struct nsight_thr_sleep *v, size_t s,
+		    size_t e, int64_t *ticks, struct nsight_lock *l)
 {
 	size_t i, run = 0, best = 0;
 	uint32_t pid;
@@ -392,8 +410,8 @@ static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, s
 	l->uaddr = v[s].uaddr;
 	l->waits = e - s;
 	for (i = s; i < e; i++) {
-		ticks[i - s] = (int64_t)v[i].ticks;
-		l->total += v[i].ticks;
+		ticks[i - s] = (int64_t)(v[i].to - v[i].from);
+		l->total += v[i].to - v[i].from;
 		run = i > s && v[i].waker == v[i - 1].waker ? run + 1 : 1;
 		if (run > best && v[i].waker) {
 			best = run;
@@ -404,20 +422,26 @@ static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, s
 	l->p50 = (uint64_t)nsight_percentile(ticks, e - s, 50000);
 	l->p99 = (uint64_t)nsight_percentile(ticks, e - s, 99000);
 	l->max = (uint64_t)ticks[e - s - 1];
-	for (i = s; i < e; i++)
-		if (v[i].hold)
-			ticks[l->holds++] = (int64_t)v[i].hold;
+	for (i = s; i < e; i++) {
+		uint64_t hold = hold_of(c, &c->wk[v[i].wake]);
+
+		if (hold)
+			ticks[l->holds++] = (int64_t)hold;
+	}
 	if (l->holds) {
 		nsight_sort_i64(ticks, l->holds);
 		l->hold_p50 = (uint64_t)nsight_percentile(ticks, l->holds, 50000);
 		l->hold_p99 = (uint64_t)nsight_percentile(ticks, l->holds, 99000);
 		l->hold_max = (uint64_t)ticks[l->holds - 1];
 	}
-	for (i = s; i < e; i++)
+	for (i = s; i < e; i++) {
+		const struct nsight_thr_wake *w = &c->wk[v[i].wake];
+
 		if (l->holder_tid && v[i].waker == l->holder_tid) {
 			l->holder_wakes++;
-			l->holder_released += v[i].released;
+			l->holder_released += w->futex_wake == w->futex_wait;
 		}
+	}
 	if (l->holder_tid)
 		nsight_threads_who(c, l->holder_tid, c->wk[v[s].wake].tsc, l->holder_comm, &pid);
 	nsight_threads_who(c, c->wk[v[s].wake].tid, c->wk[v[s].wake].tsc, l->comm, &pid);
@@ -426,32 +450,20 @@ static void lock_of(const struct nsight_threads *c, const struct lock_wait *v, s
 int nsight_threads_locks(const struct nsight_threads *c, struct nsight_lock **out, size_t *n,
 			 struct nsight_diag *d)
 {
-	struct lock_wait *v = NULL;
+	struct nsight_thr_sleep *v = NULL;
 	int64_t *ticks = NULL;
-	size_t i, nv = 0, s, cap = 0;
+	size_t nv = 0, s, cap = 0;
 	int err = 0;
 
 	*out = NULL;
 	*n = 0;
 	if (!c->n_fx)
 		return 0;
-	v = malloc((c->n_wk ? c->n_wk : 1) * sizeof(*v));
-	ticks = malloc((c->n_wk ? c->n_wk : 1) * sizeof(*ticks));
-	if (!v || !ticks) {
+	if (nsight_threads_lock_sleeps(c, &v, &nv) ||
+	    !(ticks = malloc((nv ? nv : 1) * sizeof(*ticks)))) {
 		err = nomem(d);
 		goto out;
 	}
-	for (i = 0; i < c->n_wk; i++) {
-		const struct nsight_thr_wake *w = &c->wk[i];
-
-		if (!w->futex_wait || w->tsc < w->wait_from)
-			continue;
-		v[nv++] = (struct lock_wait){ .pid = w->wait_pid, .waker = w->waker_tid,
-					      .uaddr = w->futex_wait, .ticks = w->tsc - w->wait_from,
-					      .hold = hold_of(c, w),
-					      .released = w->futex_wake == w->futex_wait, .wake = i };
-	}
-	qsort(v, nv, sizeof(*v), cmp_lock_wait);
 	for (s = 0; s < nv; ) {
 		size_t e = s + 1;
 
@@ -608,8 +620,8 @@ struct builder {
 	unsigned int max_depth;
 };
 
-static int add_act(struct nsight_chain_act **v, size_t *n, size_t *cap, uint32_t key,
-		   uint64_t ticks)
+int nsight_chain_act_add(struct nsight_chain_act **v, size_t *n, size_t *cap, uint32_t key,
+			 uint64_t ticks)
 {
 	size_t i;
 
@@ -635,12 +647,12 @@ static int cpu_keys(struct builder *b, uint32_t cpu, uint64_t s, uint64_t e, boo
 	ssize_t i;
 
 	if (!tl || cpu >= tl->nr_cpus || !tl->cpus[cpu].n)
-		return add_act(v, n, cap, NSIGHT_KEY_ID_UNKNOWN, e - s);
+		return nsight_chain_act_add(v, n, cap, NSIGHT_KEY_ID_UNKNOWN, e - s);
 	tc = &tl->cpus[cpu];
 	if (s < tc->segs[0].start) {
 		uint64_t to = e < tc->segs[0].start ? e : tc->segs[0].start;
 
-		if (add_act(v, n, cap, NSIGHT_KEY_ID_UNKNOWN, to - s))
+		if (nsight_chain_act_add(v, n, cap, NSIGHT_KEY_ID_UNKNOWN, to - s))
 			return -1;
 		s = to;
 	}
@@ -652,12 +664,12 @@ static int cpu_keys(struct builder *b, uint32_t cpu, uint64_t s, uint64_t e, boo
 			end = e;
 		if (end <= s)
 			continue;
-		if (add_act(v, n, cap, sg->ctx == NSIGHT_CTX_LOST ? NSIGHT_KEY_ID_UNKNOWN : sg->key,
+		if (nsight_chain_act_add(v, n, cap, sg->ctx == NSIGHT_CTX_LOST ? NSIGHT_KEY_ID_UNKNOWN : sg->key,
 			    end - s))
 			return -1;
 		s = end;
 	}
-	return s < e ? add_act(v, n, cap, NSIGHT_KEY_ID_UNKNOWN, e - s) : 0;
+	return s < e ? nsight_chain_act_add(v, n, cap, NSIGHT_KEY_ID_UNKNOWN, e - s) : 0;
 }
 
 static int node_walk(struct builder *b, uint32_t tid, uint64_t s, uint64_t e);

@@ -82,6 +82,14 @@ struct nsight_thr_wake {
 	uint64_t futex_wake;		/* the word the waker released to wake it, 0 */
 };
 
+/* A sleep on a lock that a wakeup ended (nsight_threads_lock_sleeps()). */
+struct nsight_thr_sleep {
+	uint32_t pid, waker;		/* the sleeper's process; the waker (0: an interrupt) */
+	uint64_t uaddr;			/* the futex word */
+	uint64_t from, to;		/* its futex_wait(), the wakeup (TSC) */
+	size_t wake;			/* the wakeup (index in the wakes) */
+};
+
 /* A futex record as read. */
 struct nsight_thr_futex {
 	uint64_t tsc, uaddr;
@@ -164,6 +172,14 @@ int nsight_threads_spans(const struct nsight_threads *c, uint32_t tid, uint64_t 
 int nsight_threads_locks(const struct nsight_threads *c, struct nsight_lock **out, size_t *n,
 			 struct nsight_diag *d);
 
+/*
+ * The sleeps on locks that wakeups ended, by process, futex word, waker,
+ * then time, into *@out (malloc'd, *@n of them; NULL and 0 if none).
+ * Returns 0 or -1 (no memory).
+ */
+int nsight_threads_lock_sleeps(const struct nsight_threads *c, struct nsight_thr_sleep **out,
+			       size_t *n);
+
 /* Thread @tid's name and process at @tsc (its nearest stretch); false if never seen. */
 bool nsight_threads_who(const struct nsight_threads *c, uint32_t tid, uint64_t tsc, char comm[16],
 		       uint32_t *pid);
@@ -173,6 +189,10 @@ struct nsight_chain_act {
 	uint32_t key;
 	uint64_t ticks;
 };
+
+/* @ticks more of @key in *@v (*@n of them, room for *@cap). Returns 0 or -1 (no memory). */
+int nsight_chain_act_add(struct nsight_chain_act **v, size_t *n, size_t *cap, uint32_t key,
+			 uint64_t ticks);
 
 struct nsight_chain_node {
 	uint32_t tid, pid;
