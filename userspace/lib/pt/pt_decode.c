@@ -791,9 +791,13 @@ static int decode_run(struct decoder *x, const struct pt_config *base, const uin
 		    pt_blk_get_sync_offset(x->blk, &pos) < 0)
 			pos = 0;
 		record_error(x, status, pos);
-		if (status == -pte_nomap && !x->st->nomap++) {
-			x->st->nomap_ip = x->err_ip;
-			x->st->nomap_space = x->cur->key;
+		if (status == -pte_nomap) {
+			if (x->err_ip < NSIGHT_PT_KERNEL_HALF)
+				x->st->nomap_user++;
+			if (!x->st->nomap++) {
+				x->st->nomap_ip = x->err_ip;
+				x->st->nomap_space = x->cur->key;
+			}
 		}
 		close_all(x);
 		mark = pos;

@@ -53,6 +53,9 @@
  */
 #define NSIGHT_PT_CR3_LOW	0xfffULL
 
+/* Kernel addresses have bit 63 set; below is user code. */
+#define NSIGHT_PT_KERNEL_HALF	(1ULL << 63)
+
 /* The space of a CR3 (as PIP reports it): @cr3 without NSIGHT_PT_CR3_LOW. */
 uint64_t nsight_pt_space_key(uint64_t cr3);
 
@@ -166,6 +169,7 @@ struct nsight_pt_stats {
 	uint64_t overflows;	/* OVF packets: the hardware lost trace */
 	uint64_t switches;	/* address space switches (PIP packets) */
 	uint64_t nomap;		/* errors for code not in the image */
+	uint64_t nomap_user;	/* those of them at a user address */
 	uint64_t nomap_ip;	/* where the first of them stopped decoding */
 	uint64_t nomap_space;	/* and in which space (0: not known) */
 	uint64_t first_error_offset; /* of the first error in the buffer */

@@ -91,6 +91,20 @@ void nsight_ptev_add_record(struct nsight_ptev *p, const struct nsight_rec *rec)
 		c->stop_flags |= r.flags;
 }
 
+/* Count the errors of @st for code not in the capture. */
+static void note_nomap(struct nsight_ptev *p, uint32_t cpu, const struct nsight_pt_stats *st)
+{
+	if (!st->nomap)
+		return;
+	p->nomap += st->nomap;
+	p->nomap_user += st->nomap_user;
+	if (!p->first_nomap[0])
+		snprintf(p->first_nomap, sizeof(p->first_nomap),
+			 "cpu %" PRIu32 ": %s code at %#" PRIx64 " (CR3 %#" PRIx64 ")", cpu,
+			 st->nomap_ip < NSIGHT_PT_KERNEL_HALF ? "user" : "kernel", st->nomap_ip,
+			 st->nomap_space);
+}
+
 /* The complete messages' TSC windows on @cpu, merged. */
 static int windows(const struct nsight_lifetimes *lt, uint32_t cpu, struct nsight_pt_window **w,
 		   size_t *n)
@@ -323,6 +337,8 @@ int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
 			p->calls += cs.n;
 			p->errors += st.errors;
 			p->overflows += st.overflows;
+			p->switches += st.switches;
+			note_nomap(p, cpu, &st);
 			if (st.first_error[0] && !p->first_error[0])
 				snprintf(p->first_error, sizeof(p->first_error),
 					 "cpu %" PRIu32 " at byte %" PRIu64 ": %s", cpu,
