@@ -435,9 +435,9 @@ static void evidence_text(FILE *f, const struct nsight_analysis *a, const struct
 	fputs("evidence: context records", f);
 	if (p->cpus_traced)
 		fprintf(f, "%skernel functions from Intel PT on %" PRIu64 " cpus, exact to its timing packets%s"
-			"PT: %" PRIu64 " of %" PRIu64 " bytes decoded (the rest is outside every message), %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " overflows%s",
+			"PT: %" PRIu64 " of %" PRIu64 " bytes decoded (the rest is outside every message), %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " overflows, %" PRIu64 " address space switches%s",
 			sep, p->cpus_traced, sep, p->decoded_bytes, p->bytes, p->calls, p->errors,
-			p->overflows, p->wrapped ? ", output wrapped" : "");
+			p->overflows, p->switches, p->wrapped ? ", output wrapped" : "");
 	if (sampled) {
 		fprintf(f, "%skernel functions from sampled stacks, resolution %" PRIu32 " us", sep,
 			s->period_min / 1000);
@@ -450,6 +450,9 @@ static void evidence_text(FILE *f, const struct nsight_analysis *a, const struct
 		a->ksyms.no_addrs ? " (addresses hidden)" : "");
 	if (p->first_error[0])
 		fprintf(f, "evidence: first PT decode error: %s\n", p->first_error);
+	if (p->nomap)
+		fprintf(f, "evidence: PT code not in the capture: %" PRIu64 " times, %" PRIu64 " of them user code (not decoded: the capture has kernel code only), the trace lost up to the next PSB each time; first: %s\n",
+			p->nomap, p->nomap_user, p->first_nomap);
 }
 
 void nsight_dx_report_text(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a)
@@ -793,6 +796,9 @@ static struct json_object *evidence_json(const struct nsight_analysis *a, int *e
 	jo_add_u64(j, "pt_calls", a->ptev.calls, err);
 	jo_add_u64(j, "pt_errors", a->ptev.errors, err);
 	jo_add_u64(j, "pt_overflows", a->ptev.overflows, err);
+	jo_add_u64(j, "pt_switches", a->ptev.switches, err);
+	jo_add_u64(j, "pt_not_decoded", a->ptev.nomap, err);
+	jo_add_u64(j, "pt_not_decoded_user", a->ptev.nomap_user, err);
 	jo_add_u64(j, "pt_stretches", s->exact, err);
 	jo_add_u64(j, "samples_placed", s->applied, err);
 	jo_add_u64(j, "samples_user", s->user, err);

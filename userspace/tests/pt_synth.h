@@ -129,6 +129,15 @@ static inline void fup(struct enc *x, uint64_t ip)
 	put_ip(x, ppt_fup, ip);
 }
 
+/* A MOV CR3 (or the CR3 of a PSB+): the address space is @cr3. */
+static inline void pip(struct enc *x, uint64_t cr3)
+{
+	struct pt_packet p = { .type = ppt_pip };
+
+	p.payload.pip.cr3 = cr3;
+	put(x, &p);
+}
+
 /* Tracing stops at @ip (FUP + TIP.PGD without IP: asynchronous). */
 static inline void stop_at(struct enc *x, uint64_t ip)
 {

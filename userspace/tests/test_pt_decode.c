@@ -137,8 +137,8 @@ static void dump_calls(const struct calls *cs)
 
 	for (i = 0; i < cs->n && i < MAX_CALLS; i++)
 		printf("#   call %zu: func %#" PRIx64 " depth %d start %" PRIu64 " end %" PRIu64
-		       " flags %#x\n", i, cs->c[i].func, cs->c[i].depth, cs->c[i].start,
-		       cs->c[i].end, cs->c[i].flags);
+		       " flags %#x space %#" PRIx64 "\n", i, cs->c[i].func, cs->c[i].depth, cs->c[i].start,
+		       cs->c[i].end, cs->c[i].flags, cs->c[i].space);
 }
 
 /* Check that @cs is exactly @exp. */
@@ -890,6 +890,301 @@ static void test_threads(void)
 	nsight_pt_image_free(img);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Address spaces                                                           */
+
+/*
+ * Code every space shares (the "kernel"), at 0x500000:
+ *
+ *   sw_loop: call sw_f        e8 0b 00 00 00
+ *   +5:      nop              90
+ *   +6:      jmp sw_loop      eb f8
+ *   sw_f:    call sw          e8 0b 00 00 00      (0x500010)
+ *   +5:      ret              c3
+ *   sw:      mov cr3, rax     0f 22 d8            (0x500020)
+ *   +3:      ret              c3
+ */
+#define SW_LOOP		0x500000ULL
+#define SW_LOOP_RA	0x500005ULL
+#define SW_F		0x500010ULL
+#define SW_F_RA		0x500015ULL
+#define SW		0x500020ULL
+#define SW_RET		0x500023ULL
+/* Two processes' CR3s; PIP carries the PCID too (bits 11:5 survive). */
+#define CR3_A		0x1234000ULL
+#define CR3_B		0x5678000ULL
+#define CR3_C		0x9abc000ULL
+#define PCID		0x7e0ULL
+
+static const uint8_t sw_code[] = {
+	/* 0x500000 */ 0xe8, 0x0b, 0x00, 0x00, 0x00, 0x90, 0xeb, 0xf8,
+	/* 0x500008 */ 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	/* 0x500010 */ 0xe8, 0x0b, 0x00, 0x00, 0x00, 0xc3, 0x90, 0x90,
+	/* 0x500018 */ 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	/* 0x500020 */ 0x0f, 0x22, 0xd8, 0xc3,
+};
+
+static int decode_img(const struct nsight_pt_image *img, const uint8_t *buf, size_t len,
+		      struct calls *cs, struct nsight_pt_stats *st)
+{
+	struct nsight_diag d = { 0 };
+
+	cs->n = 0;
+	return nsight_pt_decode(buf, len, NULL, img, NULL, 0, collect, cs, st, &d);
+}
+
+/* Check that @cs, from its @from-th call on, is exactly the @n of @exp. */
+static void check_tail(const struct calls *cs, size_t from, const struct nsight_pt_call *exp,
+		       size_t n)
+{
+	bool ok = cs->n == from + n;
+	size_t i;
+
+	for (i = 0; ok && i < n; i++)
+		ok = !memcmp(&cs->c[from + i], &exp[i], sizeof(exp[i]));
+	if (!ok) {
+		KTAP_FAIL("calls from %zu differ from the %zu expected", from, n);
+		dump_calls(cs);
+	}
+}
+
+/*
+ * The first nine calls of both tests below: A runs from 1000 two calls
+ * deep (@a_f, then sw) and switches to B at 1100; B returns to @b_ret and
+ * to the loop (from frames entered before the trace), calls @b_f and sw,
+ * switches back to A at 1400; A returns from sw and @a_f, calls again and
+ * switches to B at 1700; B returns from sw and @b_f.
+ */
+static void check_turns(const struct calls *cs, uint64_t a_f, uint64_t b_ret, uint64_t b_f)
+{
+	const struct nsight_pt_call exp[] = {
+		{ .start = 1000, .end = 1100, .space = CR3_A, .flags = NSIGHT_PT_CALL_SPACE },
+		{ .start = 1000, .end = 1200, .func = SW_RET, .depth = -1, .space = CR3_B,
+		  .flags = NSIGHT_PT_CALL_START_UNKNOWN },
+		{ .start = 1000, .end = 1400, .func = b_ret, .depth = -2, .space = CR3_B,
+		  .flags = NSIGHT_PT_CALL_START_UNKNOWN },
+		{ .start = 1100, .end = 1400, .space = CR3_B, .flags = NSIGHT_PT_CALL_SPACE },
+		{ .start = 1100, .end = 1500, .func = SW, .depth = 1, .space = CR3_A },
+		{ .start = 1100, .end = 1700, .func = a_f, .depth = 0, .space = CR3_A },
+		{ .start = 1400, .end = 1700, .space = CR3_A, .flags = NSIGHT_PT_CALL_SPACE },
+		{ .start = 1400, .end = 1800, .func = SW, .depth = -1, .space = CR3_B },
+		{ .start = 1400, .end = 2000, .func = b_f, .depth = -2, .space = CR3_B },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(exp) / sizeof(exp[0]); i++)
+		if (i >= cs->n || memcmp(&cs->c[i], &exp[i], sizeof(exp[i]))) {
+			KTAP_FAIL("call %zu differs", i);
+			dump_calls(cs);
+			return;
+		}
+}
+
+/* A starts at @ip at 1000: PSB+ with its CR3, tracing enabled. */
+static void begin_a(struct enc *x, uint64_t ip)
+{
+	enc_init(x, 0);
+	psb(x);
+	tsc(x, 1000);
+	pip(x, CR3_A);
+	psbend(x);
+	mode64(x);
+	pge(x, ip);
+}
+
+/* A switch to @cr3 at @t, then returns to @ra1 at @t + 100 and to the loop
+ * at @t + 200 (with TIPs). */
+static void switch_to(struct enc *x, uint64_t t, uint64_t cr3, uint64_t ra1, uint64_t loop_ra)
+{
+	tsc(x, t);
+	pip(x, cr3);
+	tsc(x, t + 100);
+	tip(x, ra1);
+	tsc(x, t + 200);
+	tip(x, loop_ra);
+}
+
+/*
+ * Two processes with the same code take turns on the CPU: each switch
+ * (sw's MOV CR3) happens two calls deep, and the returns after it are the
+ * other process's. Each return must end a frame of the process it runs
+ * in: A's sw and sw_f end at 1500 and 1700, when A runs again, not at 1200
+ * and 1400 when B returns from frames it entered before the trace. With
+ * one call stack per CPU B's returns would end A's frames.
+ *
+ * Times: libipt reads the PIP (and its timing packet) ahead before it
+ * hands out the blocks that precede its MOV CR3, so the calls and returns
+ * right before a switch carry the switch's time (1100, 1400, 1700, 2000).
+ */
+static void test_spaces_switch(void)
+{
+	struct nsight_pt_image *img = nsight_pt_image_new();
+	struct nsight_pt_stats st;
+	struct calls cs;
+	struct enc x;
+	size_t len;
+
+	REQUIRE(img && !nsight_pt_image_add(img, SW_LOOP, sw_code, sizeof(sw_code), "sw", NULL));
+	begin_a(&x, SW_LOOP);
+	/* A: sw_loop > sw_f > sw, switch to B, which returns twice from
+	 * frames entered before the trace, calls again (at 1300) */
+	switch_to(&x, 1100, CR3_B | PCID, SW_F_RA, SW_LOOP_RA);
+	/* switch to A, which returns from sw and sw_f, calls again */
+	switch_to(&x, 1400, CR3_A, SW_F_RA, SW_LOOP_RA);
+	/* switch to B, which returns from sw and sw_f, calls again */
+	switch_to(&x, 1700, CR3_B, SW_F_RA, SW_LOOP_RA);
+	/* switch to A, tracing stops in sw */
+	tsc(&x, 2000);
+	pip(&x, CR3_A);
+	tsc(&x, 2100);
+	stop_at(&x, SW_RET);
+	len = enc_fini(&x);
+	REQUIRE(!x.failed);
+
+	CHECK_U64(decode_img(img, x.buf, len, &cs, &st), 0);
+	check_turns(&cs, SW_F, SW_F_RA, SW_F);
+	check_tail(&cs, 9, (const struct nsight_pt_call[]){
+		{ .start = 1700, .end = 2000, .space = CR3_B, .flags = NSIGHT_PT_CALL_SPACE },
+		{ .start = 1700, .end = 2100, .func = SW, .depth = 1, .space = CR3_A,
+		  .flags = NSIGHT_PT_CALL_END_UNKNOWN },
+		{ .start = 1700, .end = 2100, .func = SW_F, .depth = 0, .space = CR3_A,
+		  .flags = NSIGHT_PT_CALL_END_UNKNOWN },
+		{ .start = 2000, .end = 2100, .func = SW, .depth = -1, .space = CR3_B,
+		  .flags = NSIGHT_PT_CALL_END_UNKNOWN },
+		{ .start = 2000, .end = 2100, .func = SW_F, .depth = -2, .space = CR3_B,
+		  .flags = NSIGHT_PT_CALL_END_UNKNOWN },
+		{ .start = 2000, .end = 2100, .space = CR3_A, .flags = NSIGHT_PT_CALL_SPACE },
+	}, 6);
+	CHECK_U64(st.errors, 0);
+	CHECK_U64(st.switches, 4);
+	CHECK_U64(st.calls, 10);
+	CHECK_U64(nsight_pt_space_key(CR3_B | PCID), CR3_B);
+	nsight_pt_image_free(img);
+}
+
+/*
+ * User code: each process has its own at the same addresses, at 0x600000
+ * (A's left, B's right):
+ *
+ *   u_loop: call a_f  e8 0b 00 00 00   |  call b_f  e8 1b 00 00 00
+ *   +5:     jmp u_loop eb f9           |  jmp u_loop eb f9
+ *   a_f:    call sw   (0x600010)       |  b_f: call sw (0x600020)
+ *   +5:     ret                        |  +5:  ret
+ */
+#define U_LOOP		0x600000ULL
+#define U_LOOP_RA	0x600005ULL
+#define A_F		0x600010ULL
+#define A_F_RA		0x600015ULL
+#define B_F		0x600020ULL
+#define B_F_RA		0x600025ULL
+
+static void user_code(uint8_t *code, size_t size, uint64_t f)
+{
+	int32_t to_f = (int32_t)(f - (U_LOOP + 5)), to_sw = (int32_t)(SW - (f + 5));
+
+	memset(code, 0x90, size);
+	code[0] = 0xe8;
+	memcpy(code + 1, &to_f, 4);
+	code[5] = 0xeb;
+	code[6] = 0xf9;
+	code[f - U_LOOP] = 0xe8;
+	memcpy(code + (f - U_LOOP) + 1, &to_sw, 4);
+	code[f - U_LOOP + 5] = 0xc3;
+}
+
+/*
+ * The two processes' code is at the same addresses: each space's code
+ * decodes its calls (b_f in B, a_f in A). With one image for every space
+ * B's code would be A's and its calls would go to a_f.
+ */
+static void test_spaces_user_code(void)
+{
+	static uint8_t a_code[0x30], b_code[0x30];
+	struct nsight_pt_image *img = nsight_pt_image_new();
+	struct nsight_diag d = { 0 };
+	struct nsight_pt_stats st;
+	struct calls cs;
+	struct enc x;
+	size_t len;
+
+	user_code(a_code, sizeof(a_code), A_F);
+	user_code(b_code, sizeof(b_code), B_F);
+	REQUIRE(img);
+	CHECK_U64(nsight_pt_image_add(img, SW_LOOP, sw_code, sizeof(sw_code), "sw", &d), 0);
+	CHECK_U64(nsight_pt_image_add_space(img, CR3_A, U_LOOP, a_code, sizeof(a_code), "a", &d), 0);
+	CHECK_U64(nsight_pt_image_add_space(img, CR3_B | PCID, U_LOOP, b_code, sizeof(b_code),
+					    "b", &d), 0);
+	/* Overlaps within a space are refused, not across spaces. */
+	CHECK(nsight_pt_image_add_space(img, CR3_B, U_LOOP + 8, b_code, 8, "b2", &d) ==
+	      -NSIGHT_E_INVAL);
+	CHECK_STR_HAS(d.msg, "overlaps");
+	CHECK(nsight_pt_image_add_space(img, 0x800, U_LOOP, b_code, 8, "b3", &d) == -NSIGHT_E_INVAL);
+	CHECK_STR_HAS(d.msg, "no CR3");
+
+	begin_a(&x, U_LOOP);
+	switch_to(&x, 1100, CR3_B | PCID, B_F_RA, U_LOOP_RA);
+	switch_to(&x, 1400, CR3_A, A_F_RA, U_LOOP_RA);
+	switch_to(&x, 1700, CR3_B, B_F_RA, U_LOOP_RA);
+	tsc(&x, 2000);
+	stop_at(&x, U_LOOP + 5);
+	len = enc_fini(&x);
+	REQUIRE(!x.failed);
+
+	CHECK_U64(decode_img(img, x.buf, len, &cs, &st), 0);
+	check_turns(&cs, A_F, B_F_RA, B_F);
+	check_tail(&cs, 9, (const struct nsight_pt_call[]){
+		{ .start = 1700, .end = 2000, .func = SW, .depth = 1, .space = CR3_A,
+		  .flags = NSIGHT_PT_CALL_END_UNKNOWN },
+		{ .start = 1700, .end = 2000, .func = A_F, .depth = 0, .space = CR3_A,
+		  .flags = NSIGHT_PT_CALL_END_UNKNOWN },
+		{ .start = 1700, .end = 2000, .space = CR3_B, .flags = NSIGHT_PT_CALL_SPACE },
+	}, 3);
+	CHECK_U64(st.errors, 0);
+	CHECK_U64(st.nomap, 0);
+	nsight_pt_image_free(img);
+}
+
+/*
+ * A process whose code is not in the image (C): decoding stops where it
+ * returns to its code, counted as code missing in that space, and nothing
+ * of it is decoded; A's open frames end there unknown.
+ */
+static void test_spaces_no_code(void)
+{
+	static uint8_t a_code[0x30];
+	struct nsight_pt_image *img = nsight_pt_image_new();
+	struct nsight_pt_stats st;
+	struct calls cs;
+	struct enc x;
+	size_t len;
+
+	user_code(a_code, sizeof(a_code), A_F);
+	REQUIRE(img && !nsight_pt_image_add(img, SW_LOOP, sw_code, sizeof(sw_code), "sw", NULL));
+	REQUIRE(!nsight_pt_image_add_space(img, CR3_A, U_LOOP, a_code, sizeof(a_code), "a", NULL));
+	begin_a(&x, U_LOOP);
+	switch_to(&x, 1100, CR3_C, B_F_RA, U_LOOP_RA);
+	len = enc_fini(&x);
+	REQUIRE(!x.failed);
+
+	CHECK_U64(decode_img(img, x.buf, len, &cs, &st), 0);
+	CHECK_U64(st.nomap, 1);
+	CHECK_U64(st.nomap_space, CR3_C);
+	CHECK_U64(st.nomap_ip, B_F_RA);
+	CHECK_U64(st.errors, 1);
+	CHECK_STR_HAS(st.first_error, "no memory mapped");
+	/* C's return from sw (shared code) is decoded, nothing of its own. */
+	CHECK_CALLS(&cs,
+		    { .start = 1000, .end = 1100, .space = CR3_A, .flags = NSIGHT_PT_CALL_SPACE },
+		    { .start = 1000, .end = 1200, .func = SW_RET, .depth = -1, .space = CR3_C,
+		      .flags = NSIGHT_PT_CALL_START_UNKNOWN },
+		    { .start = 1100, .end = 1200, .func = SW, .depth = 1, .space = CR3_A,
+		      .flags = NSIGHT_PT_CALL_END_UNKNOWN },
+		    { .start = 1100, .end = 1200, .func = A_F, .depth = 0, .space = CR3_A,
+		      .flags = NSIGHT_PT_CALL_END_UNKNOWN },
+		    { .start = 1100, .end = 1200, .space = CR3_C, .flags = NSIGHT_PT_CALL_SPACE });
+	nsight_pt_image_free(img);
+}
+
 KTAP_MAIN(
 	KTAP_TEST(test_nested_tip),
 	KTAP_TEST(test_nested_tnt),
@@ -908,4 +1203,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_image),
 	KTAP_TEST(test_args_and_stop),
 	KTAP_TEST(test_threads),
+	KTAP_TEST(test_spaces_switch),
+	KTAP_TEST(test_spaces_user_code),
+	KTAP_TEST(test_spaces_no_code),
 )

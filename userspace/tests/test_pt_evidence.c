@@ -21,8 +21,11 @@ static const uint8_t stub_code[] = {
 	0x90, 0xc3,
 };
 
-/* slow_fn from @t + 100 to @t + 39800 on each mark. */
-static size_t trace_marks(struct enc *x, const uint64_t *marks, size_t n)
+/*
+ * slow_fn from @t + 100 to @t + 39800 on each mark, returning to @ret_to
+ * (0: to net_rx_stub).
+ */
+static size_t trace_marks(struct enc *x, const uint64_t *marks, size_t n, uint64_t ret_to)
 {
 	size_t i;
 
@@ -32,7 +35,7 @@ static size_t trace_marks(struct enc *x, const uint64_t *marks, size_t n)
 		mode64(x);
 		pge(x, STUB);
 		tsc(x, marks[i] + 39800);
-		tip(x, STUB + 5);
+		tip(x, ret_to ? ret_to : STUB + 5);
 		stop_at(x, STUB + 5);
 	}
 	return enc_fini(x);
@@ -48,7 +51,7 @@ static void pt_record(struct synth *s, uint32_t cpu, uint64_t tsc, uint32_t flag
 }
 
 static int diagnose(struct scen *sc, struct enc *x, struct nsight_analysis *a, struct nsight_dx *dx,
-		    bool with_text)
+		    bool with_text, uint64_t ret_to)
 {
 	struct nsight_analysis_opts ao = { .lifetimes = true };
 	struct nsight_diag d = { 0 };
@@ -60,7 +63,7 @@ static int diagnose(struct scen *sc, struct enc *x, struct nsight_analysis *a, s
 
 	sc->s.ksyms = SC_KSYMS;
 	sc->s.pt[SC_Y] = x->buf;
-	sc->s.pt_len[SC_Y] = trace_marks(x, sc->marks, sc->n_marks);
+	sc->s.pt_len[SC_Y] = trace_marks(x, sc->marks, sc->n_marks, ret_to);
 	if (with_text) {
 		sc->s.ktext = stub_code;
 		sc->s.ktext_len = sizeof(stub_code);
@@ -88,6 +91,16 @@ static int diagnose(struct scen *sc, struct enc *x, struct nsight_analysis *a, s
 	return err;
 }
 
+/* A server with slow_fn on 5 messages, traced with its code, diagnosed. */
+static bool traced_server(struct scen *sc, struct enc *x, struct nsight_analysis *a,
+			  struct nsight_dx *dx, uint64_t ret_to)
+{
+	scen_init(sc, "server");
+	pt_record(&sc->s, SC_Y, SC_BASE - 1000, NSIGHT_PT_START);
+	scen_run(sc, 40, SC_NETRX_PT, 8, 7);
+	return sc->n_marks == 5 && diagnose(sc, x, a, dx, true, ret_to) == 0 && !x->failed;
+}
+
 static void test_pt_names_function(void)
 {
 	struct nsight_analysis a;
@@ -95,12 +108,7 @@ static void test_pt_names_function(void)
 	struct scen sc;
 	struct enc x;
 
-	scen_init(&sc, "server");
-	pt_record(&sc.s, SC_Y, SC_BASE - 1000, NSIGHT_PT_START);
-	scen_run(&sc, 40, SC_NETRX_PT, 8, 7);
-	REQUIRE(sc.n_marks == 5);
-	REQUIRE(diagnose(&sc, &x, &a, &dx, true) == 0);
-	REQUIRE(!x.failed);
+	REQUIRE(traced_server(&sc, &x, &a, &dx, 0));
 	CHECK_U64(a.ptev.cpus_traced, 1);
 	CHECK_U64(a.ptev.calls, 5);
 	CHECK_U64(a.ptev.errors, 0);
@@ -124,12 +132,41 @@ static void test_pt_without_code(void)
 
 	scen_init(&sc, "server");
 	scen_run(&sc, 40, SC_NETRX_PT, 8, 7);
-	REQUIRE(diagnose(&sc, &x, &a, &dx, false) == 0);
+	REQUIRE(diagnose(&sc, &x, &a, &dx, false, 0) == 0);
 	CHECK_U64(a.ptev.calls, 0);
 	CHECK(a.ptev.errors > 0);
 	CHECK_STR_HAS(a.ptev.first_error, "cpu 1 at byte");
+	CHECK_U64(a.ptev.nomap, a.ptev.errors);
+	CHECK_U64(a.ptev.nomap_user, 0);
+	CHECK_STR_HAS(a.ptev.first_nomap, "cpu 1: kernel code at 0xffffffff81010000");
 	REQUIRE(dx.n == 1 && dx.groups[0].n_causes > 0);
 	CHECK(strcmp(dx.groups[0].causes[0].category, "Receive processing") == 0);
+	nsight_dx_fini(&dx);
+	nsight_analysis_fini(&a);
+}
+
+/*
+ * slow_fn returns into user code, which is not in the capture: its calls
+ * are still there, and each return to user code is counted as not
+ * decoded (user code), not followed as something else.
+ */
+static void test_pt_user_not_decoded(void)
+{
+	struct nsight_analysis a;
+	struct nsight_dx dx;
+	struct scen sc;
+	struct enc x;
+
+	REQUIRE(traced_server(&sc, &x, &a, &dx, 0x401000));
+	/* Each decoded mark ends in user code; the decoder may have read past
+	 * the next mark's PSB by then, so not every mark is decoded. */
+	CHECK(a.ptev.calls > 0 && a.ptev.calls <= 5);
+	CHECK_U64(a.ptev.nomap, a.ptev.calls);
+	CHECK_U64(a.ptev.nomap_user, a.ptev.calls);
+	CHECK_U64(a.ptev.errors, a.ptev.calls);
+	CHECK_STR_HAS(a.ptev.first_nomap, "cpu 1: user code at 0x401000 (CR3 0)");
+	REQUIRE(dx.n == 1 && dx.groups[0].n_causes > 0);
+	CHECK(strcmp(dx.groups[0].causes[0].category, "Receive processing: slow_fn") == 0);
 	nsight_dx_fini(&dx);
 	nsight_analysis_fini(&a);
 }
@@ -137,4 +174,5 @@ static void test_pt_without_code(void)
 KTAP_MAIN(
 	KTAP_TEST(test_pt_names_function),
 	KTAP_TEST(test_pt_without_code),
+	KTAP_TEST(test_pt_user_not_decoded),
 )

@@ -19,6 +19,7 @@
 #include <intel-pt.h>
 
 #include "pt/pt_decode.h"
+#include "base/vec.h"
 
 /* Frames a call stack holds; deeper stacks only come from garbage. */
 #define MAX_FRAMES		65536
@@ -33,6 +34,9 @@
 /* Our own error codes next to libipt's (which are small negatives). */
 #define ERR_STUCK		(-1000)	/* the decoder made no progress */
 #define ERR_NOMEM		(-1001)
+#define ERR_SPACES		(-1002)	/* more address spaces than MAX_SPACES */
+/* Address spaces one decode keeps a call stack for. */
+#define MAX_SPACES		4096
 
 /* ---------------------------------------------------------------------- */
 /* Image                                                                    */
@@ -46,6 +50,7 @@
  */
 
 struct section {
+	uint64_t space;		/* nsight_pt_space_key(); 0: every space */
 	uint64_t addr;
 	uint64_t len;
 	const uint8_t *bytes;
@@ -53,12 +58,17 @@ struct section {
 };
 
 struct nsight_pt_image {
-	struct section *sec;	/* sorted by addr, disjoint */
+	struct section *sec;	/* sorted by space, then addr; disjoint per space */
 	size_t n, cap;
 	uint64_t bytes;
 	struct pt_image_section_cache *iscache;
 	struct pt_image *image;	/* the memfd sections; copied per decode */
 };
+
+uint64_t nsight_pt_space_key(uint64_t cr3)
+{
+	return cr3 & ~(uint64_t)NSIGHT_PT_CR3_LOW;
+}
 
 struct nsight_pt_image *nsight_pt_image_new(void)
 {
@@ -131,15 +141,16 @@ fail:
 	return -1;
 }
 
-/* Index of the first section whose addr is above @addr. */
-static size_t sec_upper(const struct nsight_pt_image *img, uint64_t addr)
+/* Index of the first section above (@space, @addr). */
+static size_t sec_upper(const struct nsight_pt_image *img, uint64_t space, uint64_t addr)
 {
 	size_t lo = 0, hi = img->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		const struct section *s = &img->sec[mid];
 
-		if (img->sec[mid].addr <= addr)
+		if (s->space < space || (s->space == space && s->addr <= addr))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -147,9 +158,10 @@ static size_t sec_upper(const struct nsight_pt_image *img, uint64_t addr)
 	return lo;
 }
 
-int nsight_pt_image_add(struct nsight_pt_image *img, uint64_t addr, const void *bytes,
-			size_t len, const char *name, struct nsight_diag *d)
+static int add_section(struct nsight_pt_image *img, uint64_t space, uint64_t addr,
+		       const void *bytes, size_t len, const char *name, struct nsight_diag *d)
 {
+	const struct section *prev, *next;
 	size_t i;
 
 	if (!name)
@@ -160,29 +172,41 @@ int nsight_pt_image_add(struct nsight_pt_image *img, uint64_t addr, const void *
 		return nsight_diag_set(d, NSIGHT_E_INVAL,
 				       "pt image: section %s at %#" PRIx64 " wraps around",
 				       name, addr);
-	i = sec_upper(img, addr);
-	if ((i > 0 && img->sec[i - 1].addr + img->sec[i - 1].len > addr) ||
-	    (i < img->n && img->sec[i].addr <= addr + len - 1))
+	i = sec_upper(img, space, addr);
+	prev = i > 0 && img->sec[i - 1].space == space ? &img->sec[i - 1] : NULL;
+	next = i < img->n && img->sec[i].space == space ? &img->sec[i] : NULL;
+	if ((prev && prev->addr + prev->len > addr) || (next && next->addr <= addr + len - 1))
 		return nsight_diag_set(d, NSIGHT_E_INVAL,
 				       "pt image: section %s at %#" PRIx64 "+%zu overlaps another",
 				       name, addr, len);
-	if (img->n == img->cap) {
-		size_t cap = img->cap ? 2 * img->cap : 16;
-		struct section *sec = realloc(img->sec, cap * sizeof(*sec));
-
-		if (!sec)
-			return nsight_diag_set(d, NSIGHT_E_NOMEM, "pt image: out of memory");
-		img->sec = sec;
-		img->cap = cap;
-	}
+	if (nsight_vec_reserve((void **)&img->sec, &img->cap, img->n + 1, sizeof(*img->sec)))
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "pt image: out of memory");
 	memmove(&img->sec[i + 1], &img->sec[i], (img->n - i) * sizeof(*img->sec));
 	img->sec[i] = (struct section){
-		.addr = addr, .len = len, .bytes = bytes,
-		.fd = add_memfd_section(img, addr, bytes, len),
+		.space = space, .addr = addr, .len = len, .bytes = bytes,
+		/* libipt's asids are exact CR3s: a space's code is read by
+		 * image_read(), which masks the PCID. */
+		.fd = space ? -1 : add_memfd_section(img, addr, bytes, len),
 	};
 	img->n++;
 	img->bytes += len;
 	return 0;
+}
+
+int nsight_pt_image_add(struct nsight_pt_image *img, uint64_t addr, const void *bytes,
+			size_t len, const char *name, struct nsight_diag *d)
+{
+	return add_section(img, 0, addr, bytes, len, name, d);
+}
+
+int nsight_pt_image_add_space(struct nsight_pt_image *img, uint64_t cr3, uint64_t addr,
+			      const void *bytes, size_t len, const char *name,
+			      struct nsight_diag *d)
+{
+	if (!nsight_pt_space_key(cr3))
+		return nsight_diag_set(d, NSIGHT_E_INVAL, "pt image: section %s: no CR3",
+				       name ? name : "code");
+	return add_section(img, nsight_pt_space_key(cr3), addr, bytes, len, name, d);
 }
 
 /* Per-decode view of an image, so that several threads can share it. */
@@ -191,31 +215,36 @@ struct image_ctx {
 	const struct section *last;	/* the section read last */
 };
 
-static const struct section *sec_find(struct image_ctx *ctx, uint64_t addr)
+static const struct section *sec_find(struct image_ctx *ctx, uint64_t space, uint64_t addr)
 {
 	const struct section *s = ctx->last;
 	size_t i;
 
-	if (s && addr - s->addr < s->len)
+	if (s && s->space == space && addr - s->addr < s->len)
 		return s;
-	i = sec_upper(ctx->img, addr);
+	i = sec_upper(ctx->img, space, addr);
 	if (!i)
 		return NULL;
 	s = &ctx->img->sec[i - 1];
-	if (addr - s->addr >= s->len)
+	if (s->space != space || addr - s->addr >= s->len)
 		return NULL;
 	ctx->last = s;
 	return s;
 }
 
-/* libipt's read_memory_callback_t: an instruction may span adjacent sections. */
+/*
+ * libipt's read_memory_callback_t: the code of every space, then that of
+ * @asid's; an instruction may span adjacent sections.
+ */
 static int image_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
 		      void *arg)
 {
 	struct image_ctx *ctx = arg;
+	uint64_t space = 0;
 	size_t done = 0;
 
-	(void)asid;
+	if (asid && asid->cr3 != pt_asid_no_cr3)
+		space = nsight_pt_space_key(asid->cr3);
 	while (done < size) {
 		uint64_t addr = ip + done;
 		const struct section *s;
@@ -223,7 +252,9 @@ static int image_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uin
 
 		if (addr < ip)
 			break;
-		s = sec_find(ctx, addr);
+		s = sec_find(ctx, 0, addr);
+		if (!s && space)
+			s = sec_find(ctx, space, addr);
 		if (!s)
 			break;
 		off = addr - s->addr;
@@ -288,6 +319,15 @@ struct frame {
 	uint32_t flags;
 };
 
+/* The call stack of one address space (one CR3, nsight_pt_space_key()). */
+struct space {
+	uint64_t key;		/* 0: not known yet (no PIP since the sync) */
+	struct frame *stack;
+	size_t n, cap;
+	int32_t base;		/* depth of a call made with an empty stack */
+	bool resolve;		/* the top frame's func is the next block's ip */
+};
+
 struct decoder {
 	struct pt_block_decoder *blk;
 	struct pt_image *image;
@@ -297,13 +337,15 @@ struct decoder {
 	struct nsight_pt_stats *st;
 	uint64_t run_off;	/* of the decoder's buffer in the caller's */
 
-	struct frame *stack;
-	size_t n, cap;
-	int32_t base;		/* depth of a call made with an empty stack */
-	bool resolve;		/* the top frame's func is the next block's ip */
+	struct space *sp;	/* one per address space seen */
+	size_t n_sp, cap_sp;
+	struct space *cur;	/* the one the CPU runs in: sp[i_cur] */
+	size_t i_cur;
+	uint64_t space_start;	/* when the CPU switched to cur */
 	uint64_t now;		/* the latest time known */
 	uint32_t time_flags;	/* NSIGHT_PT_CALL_NO_TSC if now is relative */
 	uint64_t trace_start;	/* when the trace (re)started */
+	uint64_t err_ip;	/* where the last block that failed started */
 	int stop;		/* the callback's nonzero return */
 };
 
@@ -312,10 +354,11 @@ static void emit(struct decoder *x, uint64_t start, uint64_t end, uint64_t func,
 {
 	struct nsight_pt_call c = {
 		.start = start, .end = end, .func = func, .depth = depth,
-		.flags = flags | x->time_flags,
+		.flags = flags | x->time_flags, .space = x->cur->key,
 	};
 
-	x->st->calls++;
+	if (!(flags & NSIGHT_PT_CALL_SPACE))
+		x->st->calls++;
 	if (x->fn && !x->stop)
 		x->stop = x->fn(x->arg, &c);
 }
@@ -329,67 +372,148 @@ static void record_error(struct decoder *x, int err, uint64_t off)
 		return;
 	st->first_error_offset = x->run_off + off;
 	snprintf(st->first_error, sizeof(st->first_error), "%s at trace offset %#" PRIx64,
-		 err == ERR_STUCK ? "no trace progress" : pt_errstr(pt_errcode(err)),
+		 err == ERR_STUCK ? "no trace progress" :
+		 err == ERR_SPACES ? "too many address spaces" : pt_errstr(pt_errcode(err)),
 		 st->first_error_offset);
 }
 
-/* Close every open frame: their end is not in the trace. */
-static void close_all(struct decoder *x)
+/* Close every open frame of the current space: their end is not in the trace. */
+static void close_cur(struct decoder *x)
 {
-	while (x->n && !x->stop) {
-		struct frame *f = &x->stack[--x->n];
+	struct space *sp = x->cur;
 
-		emit(x, f->start, x->now, f->func, x->base + (int32_t)x->n,
+	while (sp->n && !x->stop) {
+		struct frame *f = &sp->stack[--sp->n];
+
+		emit(x, f->start, x->now, f->func, sp->base + (int32_t)sp->n,
 		     f->flags | NSIGHT_PT_CALL_END_UNKNOWN);
 	}
-	x->n = 0;
-	x->resolve = false;
+	sp->n = 0;
+	sp->resolve = false;
 }
 
-/* The trace starts afresh (sync, enable, overflow): depths restart at 0. */
-static void restart(struct decoder *x)
+/* The CPU leaves the current space at x->now: report the time it ran there. */
+static void leave_space(struct decoder *x)
+{
+	if (x->cur->key && x->now >= x->space_start)
+		emit(x, x->space_start, x->now, 0, 0, NSIGHT_PT_CALL_SPACE);
+	x->space_start = x->now;
+}
+
+/* Make the space of @key (0: unknown) the current one. */
+static int enter_space(struct decoder *x, uint64_t key)
+{
+	size_t i;
+
+	if (x->cur && x->cur->key == key)
+		return 0;
+	for (i = 0; i < x->n_sp && x->sp[i].key != key; i++)
+		;
+	if (i == x->n_sp) {
+		if (x->n_sp == MAX_SPACES)
+			return ERR_SPACES;
+		if (x->n_sp == x->cap_sp) {
+			size_t cap = x->cap_sp ? 2 * x->cap_sp : 8;
+			struct space *sp = realloc(x->sp, cap * sizeof(*sp));
+
+			if (!sp)
+				return ERR_NOMEM;
+			x->sp = sp;
+			x->cap_sp = cap;
+			x->cur = &x->sp[x->i_cur];
+		}
+		x->sp[x->n_sp++] = (struct space){ .key = key };
+	}
+	if (x->cur) {
+		if (x->cur->key)
+			x->st->switches++;
+		leave_space(x);
+	}
+	x->i_cur = i;
+	x->cur = &x->sp[i];
+	return 0;
+}
+
+/* Close every open frame of every space (the trace lost them). */
+static void close_all(struct decoder *x)
+{
+	size_t i, cur = x->i_cur;
+
+	for (i = 0; i < x->n_sp; i++) {
+		x->cur = &x->sp[i];
+		close_cur(x);
+	}
+	x->cur = &x->sp[cur];
+}
+
+/*
+ * The trace starts afresh (sync, enable, overflow): depths restart at 0.
+ * With @forget the address space is not known any more (a sync or an
+ * overflow: a PIP in the PSB+ tells it again).
+ */
+static void restart(struct decoder *x, bool forget)
+{
+	size_t i;
+
+	close_all(x);
+	for (i = 0; i < x->n_sp; i++)
+		x->sp[i].base = 0;
+	if (forget) {
+		leave_space(x);
+		x->i_cur = 0;	/* sp[0] is the unknown space */
+		x->cur = &x->sp[0];
+	}
+	x->trace_start = x->now;
+}
+
+/* The trace ends (or a run of it): nothing is known after x->now. */
+static void end_trace(struct decoder *x)
 {
 	close_all(x);
-	x->base = 0;
-	x->trace_start = x->now;
+	leave_space(x);
+	x->i_cur = 0;
+	x->cur = &x->sp[0];
 }
 
 static int push(struct decoder *x, uint64_t func, uint32_t flags)
 {
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? 2 * x->cap : 64;
+	struct space *sp = x->cur;
+
+	if (sp->n == sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 64;
 		struct frame *s;
 
 		if (cap > MAX_FRAMES) {
 			/* Runaway recursion, most likely decoded garbage. */
 			record_error(x, -pte_internal, 0);
-			close_all(x);
-			cap = x->cap;
+			close_cur(x);
+			cap = sp->cap;
 		} else {
-			s = realloc(x->stack, cap * sizeof(*s));
+			s = realloc(sp->stack, cap * sizeof(*s));
 			if (!s)
 				return ERR_NOMEM;
-			x->stack = s;
-			x->cap = cap;
+			sp->stack = s;
+			sp->cap = cap;
 		}
 	}
-	x->stack[x->n++] = (struct frame){ .start = x->now, .func = func, .flags = flags };
+	sp->stack[sp->n++] = (struct frame){ .start = x->now, .func = func, .flags = flags };
 	return 0;
 }
 
 /* A return at @ip: ends the top frame, or one entered before the trace. */
 static void pop(struct decoder *x, uint64_t ip)
 {
+	struct space *sp = x->cur;
 	struct frame *f;
 
-	x->resolve = false;
-	if (!x->n) {
-		x->base--;
-		emit(x, x->trace_start, x->now, ip, x->base, NSIGHT_PT_CALL_START_UNKNOWN);
+	sp->resolve = false;
+	if (!sp->n) {
+		sp->base--;
+		emit(x, x->trace_start, x->now, ip, sp->base, NSIGHT_PT_CALL_START_UNKNOWN);
 		return;
 	}
-	f = &x->stack[--x->n];
-	emit(x, f->start, x->now, f->func, x->base + (int32_t)x->n, f->flags);
+	f = &sp->stack[--sp->n];
+	emit(x, f->start, x->now, f->func, sp->base + (int32_t)sp->n, f->flags);
 }
 
 /*
@@ -398,19 +522,20 @@ static void pop(struct decoder *x, uint64_t ip)
  */
 static void pop_far(struct decoder *x, uint64_t ip)
 {
-	size_t i = x->n;
+	struct space *sp = x->cur;
+	size_t i = sp->n;
 
-	while (i && !(x->stack[i - 1].flags & (NSIGHT_PT_CALL_ASYNC | NSIGHT_PT_CALL_FAR)))
+	while (i && !(sp->stack[i - 1].flags & (NSIGHT_PT_CALL_ASYNC | NSIGHT_PT_CALL_FAR)))
 		i--;
 	if (!i) {
-		close_all(x);
+		close_cur(x);
 		pop(x, ip);
 		return;
 	}
-	while (x->n > i && !x->stop) {
-		struct frame *f = &x->stack[--x->n];
+	while (sp->n > i && !x->stop) {
+		struct frame *f = &sp->stack[--sp->n];
 
-		emit(x, f->start, x->now, f->func, x->base + (int32_t)x->n,
+		emit(x, f->start, x->now, f->func, sp->base + (int32_t)sp->n,
 		     f->flags | NSIGHT_PT_CALL_END_UNKNOWN);
 	}
 	pop(x, ip);
@@ -418,9 +543,11 @@ static void pop_far(struct decoder *x, uint64_t ip)
 
 static void resolve_top(struct decoder *x, uint64_t func)
 {
-	if (x->resolve && x->n)
-		x->stack[x->n - 1].func = func;
-	x->resolve = false;
+	struct space *sp = x->cur;
+
+	if (sp->resolve && sp->n)
+		sp->stack[sp->n - 1].func = func;
+	sp->resolve = false;
 }
 
 static void update_time(struct decoder *x)
@@ -445,8 +572,12 @@ static int on_event(struct decoder *x, const struct pt_event *ev)
 	}
 	switch (ev->type) {
 	case ptev_enabled:
-		restart(x);
+		restart(x, false);
 		break;
+	case ptev_paging:
+		return enter_space(x, nsight_pt_space_key(ev->variant.paging.cr3));
+	case ptev_async_paging:
+		return enter_space(x, nsight_pt_space_key(ev->variant.async_paging.cr3));
 	case ptev_disabled:
 	case ptev_stop:
 		close_all(x);
@@ -457,7 +588,7 @@ static int on_event(struct decoder *x, const struct pt_event *ev)
 		break;
 	case ptev_overflow:
 		x->st->overflows++;
-		restart(x);
+		restart(x, true);
 		break;
 	case ptev_async_branch:
 		/* An interrupt: if it hit right after a call, its source is
@@ -484,7 +615,12 @@ static enum pt_insn_class far_class(struct decoder *x, const struct pt_block *b)
 		n = b->size;
 		memcpy(raw, b->raw, sizeof(raw));
 	} else {
-		n = image_read(raw, sizeof(raw), NULL, b->end_ip, x->ictx);
+		struct pt_asid asid;
+
+		pt_asid_init(&asid);
+		if (x->cur->key)
+			asid.cr3 = x->cur->key;
+		n = image_read(raw, sizeof(raw), &asid, b->end_ip, x->ictx);
 	}
 	/* Legacy prefixes and REX. */
 	while (i < n && (raw[i] == 0x66 || raw[i] == 0x67 || raw[i] == 0xf2 || raw[i] == 0xf3 ||
@@ -528,7 +664,7 @@ static int on_block(struct decoder *x, const struct pt_block *b)
 
 	x->st->blocks++;
 	x->st->insns += b->ninsn;
-	if (x->resolve)
+	if (x->cur->resolve)
 		resolve_top(x, b->ip);
 	if (!b->ninsn)
 		return 0;
@@ -538,11 +674,11 @@ static int on_block(struct decoder *x, const struct pt_block *b)
 	switch (iclass) {
 	case ptic_call:
 		update_time(x);
-		x->resolve = true;
+		x->cur->resolve = true;
 		return push(x, 0, 0);
 	case ptic_far_call:
 		update_time(x);
-		x->resolve = true;
+		x->cur->resolve = true;
 		return push(x, 0, NSIGHT_PT_CALL_FAR);
 	case ptic_return:
 		update_time(x);
@@ -579,8 +715,9 @@ static int decode_synced(struct decoder *x, int status)
 		if (status < 0) {
 			/* Where a call went is known even if what follows is
 			 * not. */
-			if (x->resolve)
+			if (x->cur->resolve)
 				resolve_top(x, b.ip);
+			x->err_ip = b.ip;
 			return status;
 		}
 		err = on_block(x, &b);
@@ -635,7 +772,7 @@ static int decode_run(struct decoder *x, const struct pt_config *base, const uin
 		mark = UINT64_MAX;
 		if (status >= 0) {
 			update_time(x);
-			restart(x);
+			restart(x, true);
 			status = decode_synced(x, status);
 		}
 		if (x->stop || status >= 0) {
@@ -654,12 +791,20 @@ static int decode_run(struct decoder *x, const struct pt_config *base, const uin
 		    pt_blk_get_sync_offset(x->blk, &pos) < 0)
 			pos = 0;
 		record_error(x, status, pos);
+		if (status == -pte_nomap) {
+			if (x->err_ip < NSIGHT_PT_KERNEL_HALF)
+				x->st->nomap_user++;
+			if (!x->st->nomap++) {
+				x->st->nomap_ip = x->err_ip;
+				x->st->nomap_space = x->cur->key;
+			}
+		}
 		close_all(x);
 		mark = pos;
 	}
 	if (mark != UINT64_MAX && len > mark)
 		x->st->lost_bytes += len - mark;
-	close_all(x);
+	end_trace(x);
 	pt_blk_free_decoder(x->blk);
 	x->blk = NULL;
 	return err;
@@ -824,13 +969,18 @@ int nsight_pt_decode(const uint8_t *buf, size_t len, const struct nsight_pt_conf
 	}
 	pt_image_set_callback(x.image, image_read, &ictx);
 
-	if (n_win)
+	/* sp[0]: the address space before the first PIP, not known. */
+	if (enter_space(&x, 0))
+		err = nsight_diag_set(d, NSIGHT_E_NOMEM, "pt: out of memory");
+	else if (n_win)
 		err = decode_windows(&x, &c, buf, len, win, n_win, d);
 	else
 		err = decode_run(&x, &c, buf, len, 0, d);
 
 	pt_image_free(x.image);
-	free(x.stack);
+	for (i = 0; i < x.n_sp; i++)
+		free(x.sp[i].stack);
+	free(x.sp);
 	if (!err && x.stop)
 		err = x.stop;
 	return err;

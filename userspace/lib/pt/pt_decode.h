@@ -21,10 +21,19 @@
  * (known only by their return) have negative depths.
  *
  * Interrupts (asynchronous branches) and far calls (syscall, int n) open a
- * frame like a call, closed by the next far return (iret, sysret). There is
- * one call stack per CPU: a context switch inside the traced code is not
- * seen (PIP/CR3 packets are ignored), so the returns after it pop the
- * previous task's frames.
+ * frame like a call, closed by the next far return (iret, sysret).
+ *
+ * Address spaces: each PIP packet (a MOV CR3: a context switch, or with
+ * page table isolation every kernel entry and exit) switches the decoder to
+ * the call stack of that CR3 (its space, nsight_pt_space_key(): the CR3
+ * without its PCID bits), so a return after a switch pops a frame of the
+ * task switched to, never one of the task switched from. Kernel and user
+ * halves of a PTI process are two spaces; as a syscall or an interrupt is
+ * entered in the user half and left from it, their frames stay consistent.
+ * A kernel thread has no CR3 of its own (it borrows the last one: lazy
+ * TLB), so its frames share the stack of the task before it. Before the
+ * first PIP after a synchronisation the space is unknown (key 0).
+ * Depths are per space.
  */
 #ifndef NSIGHT_PT_DECODE_H
 #define NSIGHT_PT_DECODE_H
@@ -37,6 +46,18 @@
 
 /* ---------------------------------------------------------------------- */
 /* Code image                                                               */
+
+/*
+ * The CR3 bits that do not name the address space: the PCID (bits 11:0),
+ * which Linux assigns per CPU and changes as it likes.
+ */
+#define NSIGHT_PT_CR3_LOW	0xfffULL
+
+/* Kernel addresses have bit 63 set; below is user code. */
+#define NSIGHT_PT_KERNEL_HALF	(1ULL << 63)
+
+/* The space of a CR3 (as PIP reports it): @cr3 without NSIGHT_PT_CR3_LOW. */
+uint64_t nsight_pt_space_key(uint64_t cr3);
 
 struct nsight_pt_image;
 
@@ -54,6 +75,18 @@ struct nsight_pt_image *nsight_pt_image_new(void);
  */
 int nsight_pt_image_add(struct nsight_pt_image *img, uint64_t addr, const void *bytes,
 			size_t len, const char *name, struct nsight_diag *d);
+
+/*
+ * The same for code mapped only in the address space of @cr3 (user code of
+ * a process; keyed by nsight_pt_space_key(@cr3)). Sections of one space
+ * must not overlap each other; the code of every space (the kernel, added
+ * with nsight_pt_image_add()) is looked up first. This code is read through
+ * libipt's read-memory callback, which is given the CR3, so it has no block
+ * cache (slower than the shared code). -NSIGHT_E_INVAL for a CR3 of 0.
+ */
+int nsight_pt_image_add_space(struct nsight_pt_image *img, uint64_t cr3, uint64_t addr,
+			      const void *bytes, size_t len, const char *name,
+			      struct nsight_diag *d);
 
 /* Number of sections and bytes in @img. */
 size_t nsight_pt_image_sections(const struct nsight_pt_image *img);
@@ -97,6 +130,10 @@ void nsight_pt_config_from_rec(struct nsight_pt_config *cfg, const struct nsight
 /* A time is relative to the synchronisation point, not a TSC: the trace
  * had no TSC packet yet. */
 #define NSIGHT_PT_CALL_NO_TSC		0x10
+/* Not an activation: the CPU ran in address space @space from start to
+ * end (func and depth 0). Reported when the CPU leaves a known space (a
+ * PIP, the trace's end or a resynchronisation), in time order. */
+#define NSIGHT_PT_CALL_SPACE		0x20
 
 /* One function activation on the CPU, reported when it ends. */
 struct nsight_pt_call {
@@ -106,6 +143,8 @@ struct nsight_pt_call {
 				 * unknown (trace stopped right after the call) */
 	int32_t depth;		/* see the top of this file */
 	uint32_t flags;		/* NSIGHT_PT_CALL_* */
+	uint64_t space;		/* its address space (nsight_pt_space_key()),
+				 * 0 if not known */
 };
 
 /* A TSC interval [start, end]; arrays of them are sorted and disjoint. */
@@ -128,6 +167,11 @@ struct nsight_pt_stats {
 	uint64_t errors;	/* decode errors (each followed by a resync) */
 	uint64_t resyncs;	/* resynchronisations after an error */
 	uint64_t overflows;	/* OVF packets: the hardware lost trace */
+	uint64_t switches;	/* address space switches (PIP packets) */
+	uint64_t nomap;		/* errors for code not in the image */
+	uint64_t nomap_user;	/* those of them at a user address */
+	uint64_t nomap_ip;	/* where the first of them stopped decoding */
+	uint64_t nomap_space;	/* and in which space (0: not known) */
 	uint64_t first_error_offset; /* of the first error in the buffer */
 	char first_error[NSIGHT_PT_ERR_LEN]; /* "" if none */
 };

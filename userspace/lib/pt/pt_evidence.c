@@ -91,6 +91,20 @@ void nsight_ptev_add_record(struct nsight_ptev *p, const struct nsight_rec *rec)
 		c->stop_flags |= r.flags;
 }
 
+/* Count the errors of @st for code not in the capture. */
+static void note_nomap(struct nsight_ptev *p, uint32_t cpu, const struct nsight_pt_stats *st)
+{
+	if (!st->nomap)
+		return;
+	p->nomap += st->nomap;
+	p->nomap_user += st->nomap_user;
+	if (!p->first_nomap[0])
+		snprintf(p->first_nomap, sizeof(p->first_nomap),
+			 "cpu %" PRIu32 ": %s code at %#" PRIx64 " (CR3 %#" PRIx64 ")", cpu,
+			 st->nomap_ip < NSIGHT_PT_KERNEL_HALF ? "user" : "kernel", st->nomap_ip,
+			 st->nomap_space);
+}
+
 /* The complete messages' TSC windows on @cpu, merged. */
 static int windows(const struct nsight_lifetimes *lt, uint32_t cpu, struct nsight_pt_window **w,
 		   size_t *n)
@@ -135,6 +149,9 @@ static int windows(const struct nsight_lifetimes *lt, uint32_t cpu, struct nsigh
 struct calls {
 	struct nsight_pt_call *v;
 	size_t n, cap;
+	/* The address spaces the CPU ran in (NSIGHT_PT_CALL_SPACE), in order. */
+	struct nsight_pt_call *sp;
+	size_t n_sp, cap_sp;
 };
 
 static int on_call(void *arg, const struct nsight_pt_call *c)
@@ -143,6 +160,13 @@ static int on_call(void *arg, const struct nsight_pt_call *c)
 
 	if (c->flags & NSIGHT_PT_CALL_NO_TSC || c->end <= c->start)
 		return 0;
+	if (c->flags & NSIGHT_PT_CALL_SPACE) {
+		if (nsight_vec_reserve((void **)&cs->sp, &cs->cap_sp, cs->n_sp + 1,
+				       sizeof(*cs->sp)))
+			return -NSIGHT_E_NOMEM;
+		cs->sp[cs->n_sp++] = *c;
+		return 0;
+	}
 	if (nsight_vec_reserve((void **)&cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v)))
 		return -NSIGHT_E_NOMEM;
 	cs->v[cs->n++] = *c;
@@ -182,15 +206,37 @@ static int put_stretch(struct nsight_ptev *p, const struct nsight_timeline *tl, 
 }
 
 /*
+ * The space the CPU ran in at @t (0: not known) and the next time it may
+ * change after @t; *@j is where the search starts and moves on.
+ */
+static uint64_t space_at(const struct calls *cs, size_t *j, uint64_t t, uint64_t *change)
+{
+	while (*j < cs->n_sp && cs->sp[*j].end <= t)
+		(*j)++;
+	*change = UINT64_MAX;
+	if (*j == cs->n_sp)
+		return 0;
+	if (cs->sp[*j].start > t) {
+		*change = cs->sp[*j].start;
+		return 0;
+	}
+	*change = cs->sp[*j].end;
+	return cs->sp[*j].space;
+}
+
+/*
  * Sweep @cs (sorted by start) into stretches of constant stacks. The calls
- * of one trace nest: a call that starts inside another ends inside it.
+ * of one space nest: a call that starts inside another ends inside it.
+ * A stretch has the frames of the space the CPU ran in then (those of the
+ * others stay open underneath, for when it switches back).
  */
 static int sweep(struct nsight_ptev *p, const struct nsight_timeline *tl, uint32_t cpu,
 		 const struct calls *cs, struct nsight_samples *s, struct nsight_diag *d)
 {
-	const struct nsight_pt_call *open[NSIGHT_FUNC_DEPTH * 4];
-	uint64_t ips[NSIGHT_FUNC_DEPTH], t;
-	size_t depth = 0, i = 0, k, base, n;
+	const struct nsight_pt_call *open[NSIGHT_FUNC_DEPTH * 16];
+	const struct nsight_pt_call *mine[NSIGHT_FUNC_DEPTH * 16];
+	uint64_t ips[NSIGHT_FUNC_DEPTH], t, change, space;
+	size_t depth = 0, i = 0, j = 0, k, base, n, m;
 
 	if (!cs->n)
 		return 0;
@@ -198,20 +244,26 @@ static int sweep(struct nsight_ptev *p, const struct nsight_timeline *tl, uint32
 	while (i < cs->n || depth) {
 		uint64_t next = UINT64_MAX;
 
+		space = space_at(cs, &j, t, &change);
 		if (i < cs->n)
 			next = cs->v[i].start;
 		for (k = 0; k < depth; k++)
 			if (open[k]->end < next)
 				next = open[k]->end;
-		if (depth && next > t) {
+		if (depth && change < next)
+			next = change;
+		for (m = 0, k = 0; k < depth; k++)
+			if (open[k]->space == space)
+				mine[m++] = open[k];
+		if (m && next > t) {
 			/* The frames above the innermost interrupt or far call. */
-			for (base = depth; base > 0 &&
-			     !(open[base - 1]->flags & (NSIGHT_PT_CALL_ASYNC | NSIGHT_PT_CALL_FAR));
+			for (base = m; base > 0 &&
+			     !(mine[base - 1]->flags & (NSIGHT_PT_CALL_ASYNC | NSIGHT_PT_CALL_FAR));
 			     base--)
 				;
-			for (n = 0, k = depth; k > base && n < NSIGHT_FUNC_DEPTH; k--)
-				if (open[k - 1]->func)
-					ips[n++] = open[k - 1]->func;
+			for (n = 0, k = m; k > base && n < NSIGHT_FUNC_DEPTH; k--)
+				if (mine[k - 1]->func)
+					ips[n++] = mine[k - 1]->func;
 			if (n && put_stretch(p, tl, cpu, t, next, ips, (uint16_t)n, s, d))
 				return -NSIGHT_E_NOMEM;
 		}
@@ -268,6 +320,7 @@ int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
 			goto out;
 		}
 		cs.n = 0;
+		cs.n_sp = 0;
 		/* No message on this CPU: nothing to decode. */
 		if (n_win) {
 			err = nsight_pt_decode(c->trace, c->len, c->have_cfg ? &c->cfg : NULL, img,
@@ -284,6 +337,8 @@ int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
 			p->calls += cs.n;
 			p->errors += st.errors;
 			p->overflows += st.overflows;
+			p->switches += st.switches;
+			note_nomap(p, cpu, &st);
 			if (st.first_error[0] && !p->first_error[0])
 				snprintf(p->first_error, sizeof(p->first_error),
 					 "cpu %" PRIu32 " at byte %" PRIu64 ": %s", cpu,
@@ -302,6 +357,7 @@ int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
 out:
 	free(win);
 	free(cs.v);
+	free(cs.sp);
 	nsight_pt_image_free(img);
 	return err;
 }

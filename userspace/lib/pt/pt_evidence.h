@@ -8,7 +8,8 @@
  * (capture/samples.h) but with exact bounds.
  *
  * A stack starts above the innermost interrupt or far call (syscall) it
- * contains: what ran before belongs to the interrupted context.
+ * contains: what ran before belongs to the interrupted context, and holds
+ * the frames of the address space (CR3) the CPU ran in only.
  */
 #ifndef NSIGHT_PT_EVIDENCE_H
 #define NSIGHT_PT_EVIDENCE_H
@@ -51,6 +52,12 @@ struct nsight_ptev {
 	uint64_t bytes, decoded_bytes, skipped_bytes, lost_bytes;
 	uint64_t calls, errors, overflows, stretches;
 	uint64_t wrapped;	/* CPUs whose output wrapped (oldest trace lost) */
+	uint64_t switches;	/* address space switches (PIP packets) */
+	/* Errors for code not in the capture (each loses the trace up to the
+	 * next PSB), and those of them in user code (below the kernel half):
+	 * user code is not decoded (only kernel code is in the capture). */
+	uint64_t nomap, nomap_user;
+	char first_nomap[96];	/* where the first was; "" if none */
 	char first_error[NSIGHT_PT_ERR_LEN + 32];
 };
 
