@@ -25,19 +25,24 @@
 # counts agree with the capture's counters (records written, dropped),
 # every default hook that the workload must hit was hit. Never timing.
 #
+# 3. Request marks: twostage bench's marks with no capture and with one,
+#    the mark handler's cycles from the hook profile, a getppid() beside.
+#
 # nsight_cost_n (requests per workload), nsight_cost_rate (requests/s),
-# nsight_cost_calls (target calls per mechanism).
+# nsight_cost_calls (target calls per mechanism), nsight_cost_marks
+# (begin/end pairs of request marks).
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
 N=${nsight_cost_n:-200}
 RATE=${nsight_cost_rate:-1000}
 CALLS=${nsight_cost_calls:-25600}
+MARKS=${nsight_cost_marks:-5000}
 S=/sys/kernel/nsight
 D=/sys/kernel/debug/nsight
 H=/sys/kernel/debug/nsight_hookbench
 
-ktap_plan 7
+ktap_plan 8
 nsight_load
 netns_pair nsa nsb 10.16.0.1 10.16.0.2
 hz=$(cat $S/tsc_hz)
@@ -148,6 +153,28 @@ check "memcached: the receive hooks were hit" sh -c "
 table udp >/tmp/cost.table
 table memcached >>/tmp/cost.table
 while IFS= read -r l; do ktap_diag "$l"; done </tmp/cost.table
+
+# 3. Request marks (/dev/nsight, nsight_request.h): a mark with no capture
+# (ENODATA), one written in a capture (the handler's cycles from the hook
+# profile), and the cheapest system call, getppid(), beside them.
+twostage bench -n "$MARKS" >/tmp/cost.marks.off 2>&1
+echo 1 >$S/enable
+twostage bench -n "$MARKS" >/tmp/cost.marks.on 2>&1
+echo 0 >$S/enable
+cat $D/hook_profile >/tmp/cost.marks.prof
+ktap_diag "no capture: $(cat /tmp/cost.marks.off); capture: $(cat /tmp/cost.marks.on)"
+ktap_diag "$(grep NSIGHT_IOC_REQUEST /tmp/cost.marks.prof)"
+# bench's first mark opens the device: it is profiled, not counted as ok.
+check "request marks: each one written and profiled" sh -c "
+	grep -q ' ok $((2 * MARKS)) ' /tmp/cost.marks.on &&
+	grep -q ' ok 0 ' /tmp/cost.marks.off &&
+	awk '\$1 == \"NSIGHT_IOC_REQUEST\" && \$4 == $((2 * MARKS + 1)) && \$5 == \$4 { f = 1 }
+	     END { exit !f }' /tmp/cost.marks.prof"
+ktap_diag "$(awk -v f=/tmp/cost.marks.on '
+	BEGIN { getline on < f; split(on, o, " ") }
+	$1 == "NSIGHT_IOC_REQUEST" { h = $9; b = $10 }
+	$1 == "marks" { printf "T request marks: %s ns per mark with no capture (ENODATA), %s ns with one (handler %d cycles, %d bytes), getppid() %s ns\n", $4, o[4], h, b, o[8] }' \
+	/tmp/cost.marks.prof /tmp/cost.marks.off)"
 echo 0 >$S/profile
 check "profile off again" test "$(cat $S/profile)" = 0
 ktap_finish

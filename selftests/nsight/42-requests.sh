@@ -33,7 +33,7 @@ nsightctl start
 rm -f /tmp/rq.server
 ip netns exec nsb twostage server -P $DIAG_PORT -n "$DIAG_N" -c 0 -C 1 >/tmp/rq.server 2>&1 &
 spid=$!
-at_exit "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
+at_exit "kill $spid \$(awk '/^listening/ {print \$4}' /tmp/rq.server) 2>/dev/null; sleep 1"
 wait_until 100 0.1 grep -qs listening /tmp/rq.server
 ip netns exec nsa taskset -c 0 msgload client -p udp -a 10.16.0.2 -P $DIAG_PORT \
 	-n "$DIAG_N" -r "$DIAG_RATE" -s 7 -T 10000 >/tmp/rq.client 2>&1
@@ -67,12 +67,14 @@ check "the slow requests' first cause is the hog on the worker's CPU ($top)" \
 # A server that marked once (no capture: ENODATA) keeps the device open.
 ip netns exec nsb twostage server -P $((DIAG_PORT + 1)) >/tmp/rq2.server 2>&1 &
 s2=$!
-at_exit "kill $s2 2>/dev/null; wait $s2 2>/dev/null"
+at_exit "kill $s2 \$(awk '/^listening/ {print \$4}' /tmp/rq2.server) 2>/dev/null; sleep 1"
 wait_until 100 0.1 grep -qs listening /tmp/rq2.server
 ip netns exec nsa msgload client -p udp -a 10.16.0.2 -P $((DIAG_PORT + 1)) -n 1 \
 	-T 10000 >/dev/null 2>&1
 check "rmmod is refused while a process holds /dev/nsight" sh -c "! rmmod nsight 2>/dev/null"
-kill $s2
-wait $s2 2>/dev/null
+# $! is ip's shell; the server's own pid is in its "listening" line.
+p2=$(awk '/^listening/ {print $4}' /tmp/rq2.server)
+kill $p2 $s2 2>/dev/null
+wait_until 50 0.1 exited $p2
 check "the module unloads once it exited" nsight_unload
 ktap_finish
