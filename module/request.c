@@ -4,10 +4,15 @@
  * ioctl on /dev/nsight writes an NSIGHT_REC_REQUEST record for the calling
  * thread. The gate works as the in-kernel marks' does (mark.c): opened once
  * the buffers are reset at start, closed at stop before the
- * synchronize_rcu() that waits for every writer which saw it open.
+ * synchronize_rcu() that waits for every writer which saw it open. The
+ * device also maps one read-only page whose struct nsight_request_state
+ * says whether the gate is open, so that an application spends a load, not
+ * a system call, on each mark while no capture runs.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/io.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -17,10 +22,15 @@
 #include "request.h"
 
 static bool nsight_request_open;
+/* The page applications map: what they read before a mark. */
+static struct nsight_request_state *nsight_request_state;
 
 void nsight_request_allow(bool on)
 {
 	WRITE_ONCE(nsight_request_open, on);
+	/* Not yet there when a failed init shuts the control down. */
+	if (nsight_request_state)
+		WRITE_ONCE(nsight_request_state->capturing, on);
 }
 
 static long nsight_request_ioctl(struct file *file, unsigned int cmd,
@@ -64,8 +74,25 @@ out:
 	return ret;
 }
 
+/*
+ * The state page, whole and at offset 0, shared and never writable: a
+ * mapping that is or could become writable (a descriptor open for
+ * writing, a private copy) is refused.
+ */
+static int nsight_request_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & (VM_WRITE | VM_MAYWRITE))
+		return -EPERM;
+	return remap_pfn_range(vma, vma->vm_start,
+			       virt_to_phys(nsight_request_state) >> PAGE_SHIFT,
+			       PAGE_SIZE, vma->vm_page_prot);
+}
+
 static const struct file_operations nsight_request_fops = {
 	.owner = THIS_MODULE,
+	.mmap = nsight_request_mmap,
 	.unlocked_ioctl = nsight_request_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
@@ -80,10 +107,20 @@ static struct miscdevice nsight_request_dev = {
 
 int nsight_request_init(void)
 {
-	return misc_register(&nsight_request_dev);
+	int ret;
+
+	nsight_request_state = (void *)get_zeroed_page(GFP_KERNEL);
+	if (!nsight_request_state)
+		return -ENOMEM;
+	ret = misc_register(&nsight_request_dev);
+	if (ret)
+		free_page((unsigned long)nsight_request_state);
+	return ret;
 }
 
+/* No file is open (each holds the module), so nothing maps the page. */
 void nsight_request_exit(void)
 {
 	misc_deregister(&nsight_request_dev);
+	free_page((unsigned long)nsight_request_state);
 }

@@ -11,7 +11,7 @@
 
 DIAG_N=${nsight_requests_count:-400}
 
-ktap_plan 12
+ktap_plan 15
 diag_setup
 
 twostage probe >/tmp/rq.probe 2>&1
@@ -19,17 +19,23 @@ check "no capture: an unknown op is EINVAL" grep -qx "unknown-op EINVAL" /tmp/rq
 check "no capture: non-zero flags are EINVAL" grep -qx "flags EINVAL" /tmp/rq.probe
 check "no capture: another command is ENOTTY" grep -qx "command ENOTTY" /tmp/rq.probe
 check "no capture: a mark is ENODATA" grep -qx "mark ENODATA" /tmp/rq.probe
+check "no capture: the state page says so" grep -qx "state 0" /tmp/rq.probe
+check "the state page cannot be mapped writable" grep -qx "writable-map EPERM" /tmp/rq.probe
 nsightctl config --sources "${NSIGHT_DEFAULT_SOURCES%,request}" >/dev/null
 nsightctl start
 twostage probe >/tmp/rq.probe 2>&1
 nsightctl stop
 nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES" >/dev/null
-check "a capture without the request source: ENODATA" grep -qx "mark ENODATA" /tmp/rq.probe
+check "a capture without the request source: ENODATA, state 0" \
+	sh -c "grep -qx 'mark ENODATA' /tmp/rq.probe && grep -qx 'state 0' /tmp/rq.probe"
 
 ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
 hpid=$!
 at_exit "kill $hpid 2>/dev/null"
 nsightctl start
+twostage probe >/tmp/rq.probe 2>&1
+check "a capture with it: a mark is written, state 1" \
+	sh -c "grep -qx 'mark ok' /tmp/rq.probe && grep -qx 'state 1' /tmp/rq.probe"
 rm -f /tmp/rq.server
 ip netns exec nsb twostage server -P $DIAG_PORT -n "$DIAG_N" -c 0 -C 1 >/tmp/rq.server 2>&1 &
 spid=$!

@@ -14,7 +14,8 @@
  *   twostage probe
  *       The ioctl's answers on /dev/nsight, one line each: "unknown-op
  *       ERRNO", "flags ERRNO", "command ERRNO", "mark ERRNO|ok" (a valid
- *       mark: ok while a capture with the request source runs).
+ *       mark: ok while a capture with the request source runs), "state N"
+ *       (the mapped page's capturing), "writable-map ERRNO|ok".
  *
  *   twostage bench -n COUNT
  *       COUNT begin/end pairs of marks; prints "marks N ns-per-mark X ok K
@@ -205,6 +206,8 @@ static int probe(void)
 {
 	struct nsight_request_arg arg = { .id = 1, .op = 0 };
 	int fd = open(NSIGHT_REQUEST_DEVICE, O_RDONLY | O_CLOEXEC);
+	const struct nsight_request_state *st;
+	void *w;
 	int rc;
 
 	if (fd < 0) {
@@ -222,7 +225,19 @@ static int probe(void)
 	printf("command %s\n", err_name(rc));
 	rc = ioctl(fd, NSIGHT_IOC_REQUEST, &arg);
 	printf("mark %s\n", err_name(rc));
+	st = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+	if (st == MAP_FAILED)
+		printf("state %s\n", strerrorname_np(errno));
+	else
+		printf("state %u\n", st->capturing);
 	close(fd);
+	/* Writable: from a descriptor open for writing, or the VFS says EACCES first. */
+	fd = open(NSIGHT_REQUEST_DEVICE, O_RDWR | O_CLOEXEC);
+	w = fd < 0 ? MAP_FAILED :
+		mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	printf("writable-map %s\n", w == MAP_FAILED ? strerrorname_np(errno) : "ok");
+	if (fd >= 0)
+		close(fd);
 	return 0;
 }
 

@@ -67,9 +67,13 @@
  * runs; -ENODATA when none does (nothing is written or counted), -EINVAL
  * for an unknown op or non-zero flags, -ENOSPC when the buffer was full
  * (the record is counted as dropped, like every hook's), -ENOTTY for
- * another command. A caller marks only its own thread. An open file holds
- * a reference on the module (rmmod: in use). nsight_request.h is the
- * applications' side.
+ * another command. A caller marks only its own thread. The device also
+ * maps one page, read-only (offset 0, PAGE_SIZE bytes, MAP_SHARED from a
+ * descriptor open for reading only; -EPERM for a mapping that could be
+ * written): a struct nsight_request_state whose @capturing is
+ * non-zero while such a capture runs, so that a mark costs no system call
+ * when none does. An open file or mapping holds a reference on the module
+ * (rmmod: in use). nsight_request.h is the applications' side.
  *
  * Hook profile: <debugfs>/nsight/hook_profile
  * -------------------------------------------
@@ -573,6 +577,12 @@ struct nsight_request_arg {
 	__u64 id;
 	__u32 op;
 	__u32 flags;
+};
+
+/* The page /dev/nsight maps (the rest of it is zero). */
+struct nsight_request_state {
+	__u32 capturing;	/* a capture with the request source runs */
+	__u32 pad;
 };
 
 #define NSIGHT_IOC_MAGIC	0xb7

@@ -17,10 +17,11 @@
  * after it. @id is any number
  * unique among the process's requests in flight (a sequence number, a
  * pointer). Each call is one ioctl on /dev/nsight while a capture with the
- * "request" source runs, and an ioctl that returns ENODATA when none
- * does. Without the module a call costs a time() (the device is tried again
- * at most once a second). Once open, the device stays open for the life
- * of the process (closing it under other threads' feet could hand them a
+ * "request" source runs; when none does, a load from the page the device
+ * maps says so and the call returns without a system call. Without the
+ * module a call costs a time() (the device is tried again at most once a
+ * second). Once open, the device stays open and mapped for the life of
+ * the process (closing it under other threads' feet could hand them a
  * reused descriptor), which holds the module: rmmod says it is in use
  * while such a process runs. Thread-safe; header-only (C99 and later, C++;
  * GCC or Clang, for the __atomic builtins).
@@ -37,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <linux/nsight.h>
 
 #define NSIGHT_REQUEST_DEVICE	"/dev/nsight"
@@ -44,6 +46,8 @@
 /* -1 until opened; no attempt to open it before the second in _retry_. */
 static int nsight_request_fd_ = -1;
 static time_t nsight_request_retry_;
+/* The device's state page, set before the descriptor (NULL: not mapped). */
+static const volatile struct nsight_request_state *nsight_request_state_;
 
 static inline int nsight_request_get_fd_(void)
 {
@@ -66,18 +70,33 @@ static inline int nsight_request_get_fd_(void)
 #endif
 	if (fd < 0)
 		return -1;
-	if (!__atomic_compare_exchange_n(&nsight_request_fd_, &none, fd, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		close(fd);	/* another thread opened it first */
-		return none;
+	if (__atomic_compare_exchange_n(&nsight_request_fd_, &none, fd, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		/* Once per process: the winner maps the page; no page, every mark asks. */
+		void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+
+		if (p != MAP_FAILED)
+			__atomic_store_n(&nsight_request_state_,
+					 (const volatile struct nsight_request_state *)p,
+					 __ATOMIC_RELEASE);
+		return fd;
 	}
-	return fd;
+	close(fd);	/* another thread opened it first */
+	return none;
 }
 
 static inline int nsight_request_mark(uint64_t id, uint32_t op)
 {
+	const volatile struct nsight_request_state *st =
+		__atomic_load_n(&nsight_request_state_, __ATOMIC_ACQUIRE);
 	struct nsight_request_arg a;
-	int fd = nsight_request_get_fd_();
+	int fd;
+
+	if (st && !st->capturing) {
+		errno = ENODATA;
+		return -1;
+	}
+	fd = nsight_request_get_fd_();
 
 	if (fd < 0) {
 		errno = ENODEV;
