@@ -7,7 +7,9 @@
  * (clean: none); or mixed: 200 requests taking 2.7 to 4.7 us, every 10th
  * slowed by one of five causes in turn, and a batch of three; or lock: 40
  * requests, every 8th a pair where the second waits on a mutex held by
- * "lockholder" (with sched_waking records).
+ * "lockholder" (with sched_waking records); or requests: a two-stage
+ * server marking 20 requests, every 10th behind a hog on its worker's CPU,
+ * and a few malformed ones (scen_twostage()).
  */
 #include "scenario.h"
 
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
 	struct scen sc;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: gen_scenario hog|idleirq|kworker|mixed|chunked|clean|lock FILE\n");
+		fprintf(stderr, "usage: gen_scenario hog|idleirq|kworker|mixed|chunked|clean|lock|requests FILE\n");
 		return 2;
 	}
 	scen_init(&sc, "server");
@@ -49,6 +51,10 @@ int main(int argc, char **argv)
 		chunked(&sc);
 	} else if (!strcmp(argv[1], "lock")) {
 		scen_lock_run(&sc, 40);
+	} else if (!strcmp(argv[1], "requests")) {
+		synth_free(&sc.s);
+		scen_init(&sc, "twostage");
+		scen_twostage(&sc, 20);
 	} else if (!strcmp(argv[1], "clean")) {
 		scen_run(&sc, 40, SC_NORMAL, 0, 0);
 	} else {

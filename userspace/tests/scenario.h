@@ -522,6 +522,89 @@ static inline void scen_preempted(struct scen *sc)
 	sc->t += SC_GAP;
 }
 
+/* ---------------------------------------------------------------------- */
+/* A two-stage server with request marks (nsight_request.h)                 */
+
+/*
+ * "twostage" (tid 101) receives each request on Y (a message 2.7 us from
+ * the NIC), marks it begun 100 ns after its receive and hands it off
+ * 500 ns after it; the worker "ts-work" (tid 103) on X, woken 100 ns
+ * before the hand-off, takes it up and answers it in sc_work_ns(i). With
+ * @hog, "stress" holds X from before the hand-off for SC_HOG_RUN ns more
+ * of the worker's time.
+ */
+static const struct syn_task sc_recvr = { 101, 100, "twostage" };
+static const struct syn_task sc_worker = { 103, 100, "ts-work" };
+
+#define SC_HOG_RUN	40100
+
+static inline uint64_t sc_work_ns(size_t i)
+{
+	return 5000 + (i * 7919) % 2000;
+}
+
+/* A message to the receiver; its receive returns at the result. */
+static inline uint64_t scen_message(struct scen *sc)
+{
+	uint64_t n = sc->t;
+
+	scen_msg(sc, SC_NORMAL);
+	return n + 2700;
+}
+
+/* Request @i: begun, handed off, taken up by the worker and ended. */
+static inline void scen_request(struct scen *sc, size_t i, bool hog)
+{
+	uint64_t a = scen_message(sc), r, e;
+
+	synth_request(&sc->s, SC_Y, a + 100, sc_recvr, NSIGHT_REQ_BEGIN, i);
+	synth_waking(&sc->s, SC_Y, a + 400, sc_worker, SC_X, sc_recvr.tid);
+	synth_request(&sc->s, SC_Y, a + 500, sc_recvr, NSIGHT_REQ_HANDOFF, i);
+	if (hog) {
+		synth_idle(&sc->s, SC_X, a + 150, false);
+		synth_switch(&sc->s, SC_X, a + 200, sc_swapper0, sc_stress);
+		synth_switch(&sc->s, SC_X, a + 500 + SC_HOG_RUN, sc_stress, sc_worker);
+		r = a + 500 + SC_HOG_RUN + 100;
+	} else {
+		synth_idle(&sc->s, SC_X, a + 500, false);
+		synth_switch(&sc->s, SC_X, a + 600, sc_swapper0, sc_worker);
+		r = a + 700;
+	}
+	synth_request(&sc->s, SC_X, r, sc_worker, NSIGHT_REQ_RESUME, i);
+	e = r + sc_work_ns(i);
+	synth_request(&sc->s, SC_X, e, sc_worker, NSIGHT_REQ_END, i);
+	synth_switch_st(&sc->s, SC_X, e + 100, sc_worker, sc_swapper0, 1, 0);
+	synth_idle(&sc->s, SC_X, e + 200, true);
+}
+
+/*
+ * @n requests, every 10th (from the 10th) behind stress; then one handed
+ * off and never taken up (id 1000), one taken up without a hand-off
+ * (4000), one begun by a thread that received nothing (3000), an end with
+ * no begin (2000) and a mark with op 9 (5000).
+ */
+static inline void scen_twostage(struct scen *sc, size_t n)
+{
+	const struct syn_task stranger = { 104, 100, "ts-other" };
+	uint64_t a;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		scen_request(sc, i, i % 10 == 9);
+	a = scen_message(sc);
+	synth_request(&sc->s, SC_Y, a + 100, sc_recvr, NSIGHT_REQ_BEGIN, 1000);
+	synth_request(&sc->s, SC_Y, a + 500, sc_recvr, NSIGHT_REQ_HANDOFF, 1000);
+	a = scen_message(sc);
+	synth_request(&sc->s, SC_Y, a + 100, sc_recvr, NSIGHT_REQ_BEGIN, 4000);
+	synth_request(&sc->s, SC_Y, a + 200, sc_recvr, NSIGHT_REQ_RESUME, 4000);
+	synth_request(&sc->s, SC_Y, a + 300, sc_recvr, NSIGHT_REQ_END, 4000);
+	a = sc->t;
+	synth_request(&sc->s, SC_X, a, stranger, NSIGHT_REQ_BEGIN, 3000);
+	synth_request(&sc->s, SC_X, a + 100, stranger, NSIGHT_REQ_END, 3000);
+	synth_request(&sc->s, SC_X, a + 200, stranger, NSIGHT_REQ_END, 2000);
+	synth_request(&sc->s, SC_X, a + 300, stranger, 9, 5000);
+}
+
 static inline int scen_save(struct scen *sc, const char *path)
 {
 	int ret;

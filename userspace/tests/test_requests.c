@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Requests across threads on a synthetic two-stage server with known
- * answers: "twostage" (tid 101) receives each request on CPU 1 (a
- * message 2.7 us from the NIC), marks it begun 100 ns later and hands it
- * off 500 ns after its receive; the worker "ts-work" (tid 103) on CPU 0,
- * woken 100 ns before the hand-off, takes it up and answers it. Every
- * 10th request "stress" holds CPU 0 from before the hand-off for 40.1 us
- * of the worker's time after the hand-off. A few malformed requests follow.
+ * answers (scen_twostage(), scenario.h): each request's phases to the
+ * nanosecond, the tail's first cause ("stress" on the worker's CPU) and
+ * its excess, the malformed requests by kind, text and JSON.
  */
 #include <json-c/json.h>
 
@@ -18,76 +15,15 @@ static struct cli c;
 
 static const char *const files[] = { "twostage", "empty", NULL };
 
-static const struct syn_task recvr = { 101, 100, "twostage" };
-static const struct syn_task worker = { 103, 100, "ts-work" };
-
 #define N_REQ	100
-#define HOG_RUN	40100	/* ns the worker is runnable behind stress */
-
-static uint64_t work_ns(size_t i)
-{
-	return 5000 + (i * 7919) % 2000;
-}
-
-/* A message to the receiver; its receive returns at the result. */
-static uint64_t message(struct scen *sc)
-{
-	uint64_t n = sc->t;
-
-	scen_msg(sc, SC_NORMAL);
-	return n + 2700;
-}
-
-/* Request @i: begun, handed off, taken up by the worker and ended. */
-static void request(struct scen *sc, size_t i, bool hog)
-{
-	uint64_t a = message(sc), r, e;
-
-	synth_request(&sc->s, SC_Y, a + 100, recvr, NSIGHT_REQ_BEGIN, i);
-	synth_waking(&sc->s, SC_Y, a + 400, worker, SC_X, recvr.tid);
-	synth_request(&sc->s, SC_Y, a + 500, recvr, NSIGHT_REQ_HANDOFF, i);
-	if (hog) {
-		synth_idle(&sc->s, SC_X, a + 150, false);
-		synth_switch(&sc->s, SC_X, a + 200, sc_swapper0, sc_stress);
-		synth_switch(&sc->s, SC_X, a + 500 + HOG_RUN, sc_stress, worker);
-		r = a + 500 + HOG_RUN + 100;
-	} else {
-		synth_idle(&sc->s, SC_X, a + 500, false);
-		synth_switch(&sc->s, SC_X, a + 600, sc_swapper0, worker);
-		r = a + 700;
-	}
-	synth_request(&sc->s, SC_X, r, worker, NSIGHT_REQ_RESUME, i);
-	e = r + work_ns(i);
-	synth_request(&sc->s, SC_X, e, worker, NSIGHT_REQ_END, i);
-	synth_switch_st(&sc->s, SC_X, e + 100, worker, sc_swapper0, 1, 0);
-	synth_idle(&sc->s, SC_X, e + 200, true);
-}
 
 static void save_twostage(void)
 {
-	const struct syn_task stranger = { 104, 100, "ts-other" };
 	struct scen sc;
-	uint64_t a;
 	size_t i;
 
 	scen_init(&sc, "twostage");
-	for (i = 0; i < N_REQ; i++)
-		request(&sc, i, i % 10 == 9);
-	/* Handed off, never taken up. */
-	a = message(&sc);
-	synth_request(&sc.s, SC_Y, a + 100, recvr, NSIGHT_REQ_BEGIN, 1000);
-	synth_request(&sc.s, SC_Y, a + 500, recvr, NSIGHT_REQ_HANDOFF, 1000);
-	/* Taken up without a hand-off. */
-	a = message(&sc);
-	synth_request(&sc.s, SC_Y, a + 100, recvr, NSIGHT_REQ_BEGIN, 4000);
-	synth_request(&sc.s, SC_Y, a + 200, recvr, NSIGHT_REQ_RESUME, 4000);
-	synth_request(&sc.s, SC_Y, a + 300, recvr, NSIGHT_REQ_END, 4000);
-	/* Begun by a thread that received nothing; an end alone; a bad op. */
-	a = sc.t;
-	synth_request(&sc.s, SC_X, a, stranger, NSIGHT_REQ_BEGIN, 3000);
-	synth_request(&sc.s, SC_X, a + 100, stranger, NSIGHT_REQ_END, 3000);
-	synth_request(&sc.s, SC_X, a + 200, stranger, NSIGHT_REQ_END, 2000);
-	synth_request(&sc.s, SC_X, a + 300, stranger, 9, 5000);
+	scen_twostage(&sc, N_REQ);
 	REQUIRE(scen_save(&sc, cli_file(&c, "twostage")) == 0);
 	/* The same server without marks. */
 	scen_init(&sc, "twostage");
@@ -144,10 +80,10 @@ static void test_build(void)
 		CHECK_U64(q->hops, 1);
 		CHECK_U64(q->phase_ns[NSIGHT_RQ_RECEIVE], 2700);
 		CHECK_U64(q->phase_ns[NSIGHT_RQ_RECEIVER], 500);
-		CHECK_U64(q->phase_ns[NSIGHT_RQ_QUEUED], hog ? HOG_RUN + 100 : 200);
-		CHECK_U64(q->phase_ns[NSIGHT_RQ_WORKER], (int64_t)work_ns(q->id));
+		CHECK_U64(q->phase_ns[NSIGHT_RQ_QUEUED], hog ? SC_HOG_RUN + 100 : 200);
+		CHECK_U64(q->phase_ns[NSIGHT_RQ_WORKER], (int64_t)sc_work_ns(q->id));
 		CHECK_U64(q->total_ns, 2700 + 500 + q->phase_ns[NSIGHT_RQ_QUEUED] +
-				       (int64_t)work_ns(q->id));
+				       (int64_t)sc_work_ns(q->id));
 	}
 	CHECK_U64(hogs, N_REQ / 10);
 	CHECK_U64(g->phase_p50[NSIGHT_RQ_QUEUED], 200);
@@ -155,7 +91,7 @@ static void test_build(void)
 	CHECK_U64(g->tail_count, N_REQ / 10 + 1);
 	REQUIRE(g->n_tail > 0);
 	CHECK_STR_HAS(r.causes[g->tail[0].cause], "queued: worker preempted by task:stress");
-	CHECK_U64(g->tail[0].excess_ns, (N_REQ / 10) * HOG_RUN);
+	CHECK_U64(g->tail[0].excess_ns, (N_REQ / 10) * SC_HOG_RUN);
 	CHECK(g->tail[0].share > 0.95);
 	CHECK(cause(&r, g, "worker: running"));
 	/* The wake-up on an idle CPU: in the normal ones alone, no tail. */
@@ -197,7 +133,7 @@ static void test_report(void)
 	x = json_object_array_get_idx(x, 0);
 	REQUIRE(x);
 	CHECK(json_object_object_get_ex(x, "excess_ns", &p) &&
-	      json_object_get_int64(p) == (N_REQ / 10) * HOG_RUN);
+	      json_object_get_int64(p) == (N_REQ / 10) * SC_HOG_RUN);
 	json_object_put(j);
 	cli_result_free(&res);
 
