@@ -26,6 +26,7 @@
 #include "buffer.h"
 #include "names.h"
 #include "profile.h"
+#include "pt.h"
 #include "compat.h"
 
 /* The short switch and waking records pack tids in 22 bits. */
@@ -49,6 +50,7 @@ static void nsight_sched_switch(void *data, bool preempt,
 		nsight_name(prev);
 	named = nsight_name(next) ? next : NULL;
 	__this_cpu_write(nsight_named_cur, named);
+	nsight_pt_switch(next);
 	if (likely(prev->prio == NSIGHT_CREC_DEFAULT_PRIO &&
 		   next->prio == NSIGHT_CREC_DEFAULT_PRIO &&
 		   prev_state < BIT(NSIGHT_CREC_ARG_BITS))) {

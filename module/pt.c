@@ -110,6 +110,9 @@ static u32 nsight_pt_run_size;
 
 static const char *const nsight_pt_state_names[] = NSIGHT_PT_STATE_NAMES;
 
+DEFINE_STATIC_KEY_FALSE(nsight_pt_cr3_on);
+DEFINE_PER_CPU(struct nsight_pt_cr3_memo, nsight_pt_cr3_memo);
+
 static void nsight_pt_set_state(enum nsight_pt_state state)
 {
 	WRITE_ONCE(nsight_pt_state, state);
@@ -339,6 +342,42 @@ static void nsight_pt_emit(struct nsight_pt_cpu *pc, u32 flags)
 	nsight_emit(&r.hdr);
 }
 
+/*
+ * The pt_cr3 record of @t: its PGD's physical address is the CR3 the
+ * kernel loads for it (build_cr3(): __sme_pa(pgd) | PCID; there is no
+ * memory encryption bit with Intel PT), and with PTI user code runs on
+ * the PGD's user half, a page above. Interrupts off. A dropped record
+ * leaves the memo as it was: the next switch to @t tries again.
+ */
+void nsight_pt_cr3_write(const struct task_struct *t)
+{
+	const struct mm_struct *mm = READ_ONCE(t->mm);
+	struct nsight_rec_pt_cr3 *r;
+	struct nsight_wr w;
+
+	if (!mm)
+		return;
+	r = nsight_reserve(&w, NSIGHT_REC_PT_CR3, sizeof(*r));
+	if (!r)
+		return;
+	r->cr3 = __pa(mm->pgd);
+	r->tid = t->pid;
+	r->pid = t->tgid;
+	r->flags = boot_cpu_has(X86_FEATURE_PTI) ? NSIGHT_PT_CR3_PTI : 0;
+	r->pad = 0;
+	nsight_commit(&w);
+	__this_cpu_write(nsight_pt_cr3_memo.mm, mm);
+	__this_cpu_write(nsight_pt_cr3_memo.tgid, t->tgid);
+}
+
+/* Forget what this CPU recorded, and record the task it runs (if any). */
+static void nsight_pt_cr3_restart(void)
+{
+	__this_cpu_write(nsight_pt_cr3_memo.mm, NULL);
+	__this_cpu_write(nsight_pt_cr3_memo.tgid, 0);
+	nsight_pt_cr3_write(current);
+}
+
 static int nsight_pt_wrmsr(struct nsight_pt_cpu *pc, u32 msr, u64 val)
 {
 	if (wrmsrl_safe(msr, val)) {
@@ -436,6 +475,7 @@ static void nsight_pt_cpu_start(struct nsight_pt_cpu *pc)
 	pc->ctl = ctl;
 	pc->active = true;
 	nsight_pt_emit(pc, NSIGHT_PT_START);
+	nsight_pt_cr3_restart();
 	return;
 
 fail:
@@ -609,6 +649,8 @@ int nsight_pt_start(u32 buffer_size)
 	nsight_pt_run_ctl = ctl;
 	nsight_pt_run_filter = cfg.filter;
 	nsight_pt_run_size = buffer_size;
+	/* pt_cr3 from sched_switch before the trace starts: none is missed. */
+	static_branch_enable_cpuslocked(&nsight_pt_cr3_on);
 	on_each_cpu(nsight_pt_start_ipi, NULL, 1);
 	for_each_online_cpu(cpu) {
 		struct nsight_pt_cpu *pc = per_cpu_ptr(&nsight_pt_pcpu, cpu);
@@ -625,6 +667,7 @@ int nsight_pt_start(u32 buffer_size)
 	if (busy || failed) {
 		/* Undo: the CPUs that started write a START and a STOP. */
 		nsight_pt_stop_cpus();
+		static_branch_disable_cpuslocked(&nsight_pt_cr3_on);
 		pr_warn("PT: %s\n", nsight_pt_why);
 		nsight_pt_set_state(failed ? NSIGHT_PT_FAILED : NSIGHT_PT_BUSY);
 		ret = failed ? -EIO : 0;
@@ -648,6 +691,7 @@ void nsight_pt_stop(void)
 	if (nsight_pt_tracing) {
 		cpus_read_lock();
 		nsight_pt_stop_cpus();
+		static_branch_disable_cpuslocked(&nsight_pt_cr3_on);
 		nsight_pt_tracing = false;
 		cpus_read_unlock();
 		nsight_pt_set_state(NSIGHT_PT_AVAILABLE);

@@ -14,6 +14,12 @@
  * the lowest period the CPU offers from 2^3 crystal ticks up (when it has
  * MTC), kernel and user, within the IP filter ranges (pt_filter) if any.
  *
+ * While tracing, pt_cr3 records (struct nsight_rec_pt_cr3) name the
+ * process of each CR3 the trace switches to: one per CPU for the task
+ * running when tracing starts there, then one from sched_switch (with the
+ * "sched_switch" source) whenever a CPU switches to a task of another
+ * process than the last one it recorded (nsight_pt_switch()).
+ *
  * Every capture writes a struct nsight_rec_pt with NSIGHT_PT_START into
  * each CPU's record buffer when tracing starts there, and one with
  * NSIGHT_PT_STOP (plus WRAPPED, ERROR, STOPPED as they apply) when it
@@ -50,10 +56,49 @@
 #ifndef _NSIGHT_PT_H
 #define _NSIGHT_PT_H
 
+#include <linux/jump_label.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/nsight.h>
 
 struct dentry;
+struct mm_struct;
+
+/*
+ * Which process a CR3 value of the trace loads (uapi struct
+ * nsight_rec_pt_cr3): on while PT traces (from before the CPUs start to
+ * after they stop), a static key so that sched_switch pays a NOP for it
+ * otherwise. Per CPU, the mm and process of the last pt_cr3 record
+ * written (none at start): a switch to a task of the same process, or to
+ * a kernel thread (no mm: it keeps the CR3 it found), writes nothing.
+ */
+struct nsight_pt_cr3_memo {
+	const struct mm_struct *mm;
+	pid_t tgid;		/* an mm freed and reused by another process */
+};
+
+DECLARE_STATIC_KEY_FALSE(nsight_pt_cr3_on);
+DECLARE_PER_CPU(struct nsight_pt_cr3_memo, nsight_pt_cr3_memo);
+
+/* Write the pt_cr3 record of @t (which has an mm) on this CPU. */
+void nsight_pt_cr3_write(const struct task_struct *t);
+
+/*
+ * nsight_pt_switch - sched_switch is switching to @next (interrupts off).
+ * PT off: a NOP. On: loads of next->mm, next->tgid and the per-CPU memo,
+ * and two compares, unless a record is due.
+ */
+static __always_inline void nsight_pt_switch(const struct task_struct *next)
+{
+	if (static_branch_unlikely(&nsight_pt_cr3_on)) {
+		const struct mm_struct *mm = READ_ONCE(next->mm);
+
+		if (mm && (mm != __this_cpu_read(nsight_pt_cr3_memo.mm) ||
+			   next->tgid != __this_cpu_read(nsight_pt_cr3_memo.tgid)))
+			nsight_pt_cr3_write(next);
+	}
+}
 
 /*
  * Detect PT (CPUID) and create <@debugfs_dir>/pt/cpuN. An absent PT is

@@ -188,6 +188,9 @@
  *     NSIGHT_CHUNK_KTEXT    struct nsight_ktext_hdr, then @len bytes of
  *                           kernel code at @addr, read from /proc/kcore:
  *                           the code image a PT decoder follows
+ *     NSIGHT_CHUNK_UTEXT    user code of a process the trace ran (see
+ *                           struct nsight_utext_hdr): one executable
+ *                           mapping, its bytes and its function symbols
  *     NSIGHT_CHUNK_TRIGGER  struct nsight_stream_trigger, then the clock
  *                           records in force at its window's start (a
  *                           clock_sync and a timekeeper record, whole):
@@ -396,6 +399,7 @@ enum nsight_rec_type {
 	NSIGHT_REC_SOCK,
 	NSIGHT_REC_NAPI_POLL,
 	NSIGHT_REC_REQUEST,
+	NSIGHT_REC_PT_CR3,
 	__NSIGHT_REC_MAX
 };
 
@@ -935,6 +939,39 @@ struct nsight_rec_pt {
 	__u32 nom_freq;
 };
 
+#define NSIGHT_PT_CR3_PTI	0x1	/* page table isolation: user code
+					 * runs with CR3 @cr3 | 0x1000
+					 */
+
+/*
+ * pt_cr3: while Intel PT traces, the process whose page tables a CR3
+ * value loads, so that a decoder can give each address space of the trace
+ * (its PIP packets) the user code of its process. Written by the
+ * sched_switch hook (the "sched_switch" source) when the task switched in
+ * has an mm other than the last one this CPU wrote a pt_cr3 record for,
+ * and once per CPU for the task running when tracing starts there (none
+ * for a kernel thread: it has no mm and runs on the last task's CR3).
+ * Kernel threads and switches between threads of one process write none.
+ * @cr3:   __pa(mm->pgd): the CR3 value without its PCID (bits 11:0) and
+ *         without the no-flush bit 63, which is what a PIP packet gives
+ *         (CR3[51:5]) with the PCID bits cleared; the kernel loads it for
+ *         kernel code, and for user code too unless NSIGHT_PT_CR3_PTI
+ * @flags: NSIGHT_PT_CR3_PTI: page table isolation is on, user code runs
+ *         on the user half of the PGD, CR3 @cr3 | 0x1000 (PTI's
+ *         PTI_USER_PGTABLE_MASK; also PCID bit 11, cleared as above)
+ * A CR3 value may name another process later in a capture (the page
+ * tables were freed when the first one exited): the latest record of a
+ * process is its own.
+ */
+struct nsight_rec_pt_cr3 {
+	struct nsight_rec_hdr hdr;
+	__u64 cr3;
+	__u32 tid;
+	__u32 pid;		/* thread-group id */
+	__u32 flags;		/* NSIGHT_PT_CR3_* */
+	__u32 pad;		/* 0 */
+};
+
 #define NSIGHT_MARK_MAX_DATA	256
 
 /*
@@ -1384,6 +1421,7 @@ enum nsight_chunk_type {
 	NSIGHT_CHUNK_TRIGGER,
 	NSIGHT_CHUNK_SKIP,
 	NSIGHT_CHUNK_CRECORDS,
+	NSIGHT_CHUNK_UTEXT,
 };
 
 /*
@@ -1446,6 +1484,47 @@ struct nsight_ktext_hdr {
 	__u64 addr;
 	__u64 len;
 	char name[48];		/* "kernel" or the module's name */
+};
+
+/*
+ * NSIGHT_CHUNK_UTEXT: an executable mapping of process @pid (a line of
+ * /proc/PID/maps with "x"), written by nsightctl for each process that
+ * pt_cr3 records of the capture name, while it still runs at dump time:
+ *   struct nsight_utext_hdr (@hdr_size bytes: a reader takes the fields it
+ *       knows, at least this version's, and skips the rest; a multiple
+ *       of 8)
+ *   @code_len bytes of the mapping at @addr as the process has them
+ *       (/proc/PID/mem), or its file's bytes at @pgoff when the memory
+ *       could not be read (NSIGHT_UTEXT_FROM_FILE); zero-padded to 8
+ *   @n_syms struct nsight_usym: the function symbols (STT_FUNC,
+ *       STT_GNU_IFUNC) of the mapped file that start inside the
+ *       mapping, at their address in the process, by address
+ *   @strs_len bytes: their names, each NUL-terminated
+ * The chunk's size is exactly the sum. @path is the file as maps names it
+ * ("[vdso]" and the like for others), NUL-terminated, cut to fit.
+ */
+#define NSIGHT_UTEXT_FROM_FILE	0x1	/* code read from the file */
+#define NSIGHT_UTEXT_SYMTAB	0x2	/* symbols from .symtab */
+#define NSIGHT_UTEXT_DYNSYM	0x4	/* symbols from .dynsym (no .symtab) */
+#define NSIGHT_UTEXT_CUT	0x8	/* the mapping is longer than @code_len */
+
+struct nsight_utext_hdr {
+	__u32 hdr_size;
+	__u32 pid;
+	__u64 addr;
+	__u64 code_len;
+	__u64 pgoff;		/* the mapping's offset in its file */
+	__u32 n_syms;
+	__u32 strs_len;
+	__u32 flags;		/* NSIGHT_UTEXT_* */
+	__u32 pad;
+	char path[96];
+};
+
+struct nsight_usym {
+	__u64 addr;
+	__u32 size;		/* bytes, 0 if the file does not say */
+	__u32 name;		/* offset of its name in the names */
 };
 
 /*

@@ -446,12 +446,18 @@ static void evidence_text(FILE *f, const struct nsight_analysis *a, const struct
 		fprintf(f, "%ssamples: %" PRIu64 ", %" PRIu64 " placed, %" PRIu64 " in user code, %" PRIu64 " outside known contexts",
 			sep, sampled, s->applied, s->user, s->outside);
 	}
+	if (p->user_procs || p->usyms.mappings)
+		fprintf(f, "%suser code of %" PRIu64 " processes from Intel PT (%" PRIu64 " bytes, %zu function symbols; %" PRIu64 " stretches named)",
+			sep, p->user_procs, p->user_bytes, p->usyms.n, s->user_named);
+	if (p->user_no_cr3)
+		fprintf(f, "%s%" PRIu64 " processes' code without a pt_cr3 record (not decoded)", sep,
+			p->user_no_cr3);
 	fprintf(f, "%s%zu kernel symbols%s\n", sep, a->ksyms.n,
 		a->ksyms.no_addrs ? " (addresses hidden)" : "");
 	if (p->first_error[0])
 		fprintf(f, "evidence: first PT decode error: %s\n", p->first_error);
 	if (p->nomap)
-		fprintf(f, "evidence: PT code not in the capture: %" PRIu64 " times, %" PRIu64 " of them user code (not decoded: the capture has kernel code only), the trace lost up to the next PSB each time; first: %s\n",
+		fprintf(f, "evidence: PT code not in the capture: %" PRIu64 " times, %" PRIu64 " of them user code (not decoded: not in the capture's user code), the trace lost up to the next PSB each time; first: %s\n",
 			p->nomap, p->nomap_user, p->first_nomap);
 }
 
@@ -799,6 +805,9 @@ static struct json_object *evidence_json(const struct nsight_analysis *a, int *e
 	jo_add_u64(j, "pt_switches", a->ptev.switches, err);
 	jo_add_u64(j, "pt_not_decoded", a->ptev.nomap, err);
 	jo_add_u64(j, "pt_not_decoded_user", a->ptev.nomap_user, err);
+	jo_add_u64(j, "pt_user_processes", a->ptev.user_procs, err);
+	jo_add_u64(j, "pt_user_bytes", a->ptev.user_bytes, err);
+	jo_add_u64(j, "pt_user_stretches_named", a->samples.user_named, err);
 	jo_add_u64(j, "pt_stretches", s->exact, err);
 	jo_add_u64(j, "samples_placed", s->applied, err);
 	jo_add_u64(j, "samples_user", s->user, err);

@@ -36,6 +36,7 @@ int nsight_drain_init(struct nsight_drain *dr, int fd, uint32_t cpu, const char 
 	dr->cpu = cpu;
 	dr->path = path;
 	dr->res = res;
+	dr->pids = o->pt ? o->pt->pids : NULL;
 	dr->chunk_max = o->chunk_max ? o->chunk_max : NSIGHT_DUMP_CHUNK_MAX;
 	dr->read_size = o->read_size ? o->read_size : dr->chunk_max;
 	/* Room for a full chunk plus one record that does not fit in it. */
@@ -77,6 +78,9 @@ static int drain_emit(struct nsight_stream_writer *w, struct nsight_drain *dr, b
 				break;
 			n = NSIGHT_CREC_SIZE(h);	/* larger than chunk_max: alone */
 		}
+		/* The processes whose user code the PT trace needs. */
+		if (dr->pids && nsight_pt_user_scan(dr->pids, dr->buf, n))
+			return nsight_diag_set(d, ENOMEM, "out of memory");
 		if (dr->sink) {
 			int err = dr->sink(dr->sink_ctx, dr->cpu, dr->buf, n, d);
 
@@ -403,14 +407,20 @@ void nsight_dump_report(const struct nsight_status *after, const struct nsight_d
 	if (res->pt.cpus)
 		fprintf(stderr, "nsightctl: %" PRIu64 " bytes of Intel PT trace from %" PRIu32 " CPUs, %" PRIu64 " bytes of code in %" PRIu32 " sections\n",
 			res->pt.bytes, res->pt.cpus, res->pt.text_bytes, res->pt.text_sections);
+	if (res->pt.user.procs || res->pt.user.gone)
+		fprintf(stderr, "nsightctl: user code of %" PRIu32 " traced processes: %" PRIu64 " bytes in %" PRIu32 " mappings, %" PRIu64 " function symbols; %" PRIu32 " processes gone before the dump (their code is not decoded)\n",
+			res->pt.user.procs, res->pt.user.bytes, res->pt.user.mappings,
+			res->pt.user.syms, res->pt.user.gone);
 }
 
 void nsight_dump_cli_init(struct nsight_dump_cli *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->phc = (struct nsight_phc_opts){ .warn = phc_warn };
+	nsight_pt_user_pids_init(&c->pids);
 	c->pt = (struct nsight_pt_dump_opts){ .kallsyms = "/proc/kallsyms", .modules = "/proc/modules",
-					     .kcore = "/proc/kcore", .warn = phc_warn };
+					     .kcore = "/proc/kcore", .warn = phc_warn, .pids = &c->pids,
+					     .user = { .proc = "/proc", .warn = phc_warn } };
 	c->o = (struct nsight_dump_opts){ .debugfs = "/sys/kernel/debug", .phc = &c->phc,
 					  .kallsyms = "/proc/kallsyms", .warn = phc_warn, .pt = &c->pt };
 	c->out = stdout;
@@ -484,6 +494,7 @@ int nsight_dump_cli_close(struct nsight_dump_cli *c, int err, struct nsight_diag
 		err = nsight_diag_set(d, errno, "writing %s: %s", name, strerror(errno));
 	}
 	c->out = NULL;
+	nsight_pt_user_pids_fini(&c->pids);
 	return err;
 }
 

@@ -87,6 +87,8 @@ struct nsight_drain {
 	 */
 	int (*sink)(void *ctx, uint32_t cpu, const void *buf, size_t len, struct nsight_diag *d);
 	void *sink_ctx;
+	/* Where the pids of pt_cr3 records go (NULL: not looked for). */
+	struct nsight_pt_user_pids *pids;
 };
 
 int nsight_drain_init(struct nsight_drain *dr, int fd, uint32_t cpu, const char *path,
@@ -168,6 +170,7 @@ struct nsight_dump_cli {
 	FILE *out;			/* what the writer writes to */
 	FILE *file;			/* with compress: the output under out */
 	struct nsight_stream_writer w;
+	struct nsight_pt_user_pids pids;	/* of the pt_cr3 records */
 };
 
 void nsight_dump_cli_init(struct nsight_dump_cli *c);

@@ -194,5 +194,10 @@ int nsight_dump_pt(struct nsight_stream_writer *w, const struct nsight_pt_dump_o
 			res->bytes += bytes;
 		}
 	}
-	return res->bytes ? dump_text(w, o, res, d) : 0;
+	if (!res->bytes)
+		return 0;
+	err = dump_text(w, o, res, d);
+	if (!err && o->pids && o->pids->n)
+		err = nsight_pt_user_dump(w, &o->user, o->pids, &res->user, d);
+	return err;
 }

@@ -4,7 +4,8 @@
  * DIR/{stream,analysis,window,ksyms,categories}/ (make fuzz-seeds). Small
  * captures made with the unit tests' helpers (tests/synth.h,
  * tests/scenario.h): every diagnosis scenario with 12 messages, a batch,
- * sampled stacks with kernel symbols, an Intel PT trace with its code,
+ * sampled stacks with kernel symbols, an Intel PT trace with its code
+ * (kernel, and a process's user code with its pt_cr3 record),
  * UDP and TCP sends and receives with STATUS and PHC chunks, drops, an
  * unknown chunk and record type, a flight recorder's windows (TRIGGER and
  * SKIP chunks); kallsyms text and category files.
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#include "format/utext.h"
 #include "flight_synth.h"
 #include "pt_synth.h"
 #include "scenario.h"
@@ -158,6 +160,64 @@ static void pt(void)
 	sc.s.ktext_len = sizeof(stub_code);
 	sc.s.ktext_addr = STUB;
 	put_scen("pt", &sc, true);
+}
+
+/*
+ * User code for PT: a process's pt_cr3 record and a UTEXT chunk of its
+ * code (u_loop calling f, which switches CR3), the trace entering it
+ * under that CR3 on each mark.
+ */
+static void pt_user(void)
+{
+	struct nsight_utext_hdr h = { .pid = 100, .addr = 0x600000, .path = "/usr/sbin/server" };
+	struct nsight_usym syms[] = { { 0x600000, 7, 0 }, { 0x600010, 6, 7 }, { 0x600030, 4, 9 } };
+	struct nsight_rec_pt_cr3 c;
+	uint8_t code[0x40];
+	struct nsight_rec_pt r = { 0 };
+	struct scen sc;
+	struct enc x;
+	size_t i, size;
+	void *u;
+
+	user_loop(code, sizeof(code), 0x600000, 0x600010, 0x600030);
+	memcpy(code + 0x30, (const uint8_t[]){ 0x0f, 0x22, 0xd8, 0xc3 }, 4);
+	u = nsight_utext_build(&h, code, sizeof(code), syms, 3, "u_loop\0f\0sw", 12, &size);
+	if (!u)
+		abort();
+	memset(&sc, 0, sizeof(sc));
+	scen_init(&sc, "server");
+	rec_hdr(&r, NSIGHT_REC_PT, sizeof(r), SC_Y, SC_BASE - 1000);
+	r.flags = NSIGHT_PT_START;
+	synth_put(&sc.s, SC_Y, &r, sizeof(r));
+	rec_hdr(&c, NSIGHT_REC_PT_CR3, sizeof(c), SC_Y, SC_BASE - 900);
+	c.cr3 = 0x1234000;
+	c.tid = 101;
+	c.pid = 100;
+	c.flags = 0;
+	c.pad = 0;
+	synth_put(&sc.s, SC_Y, &c, sizeof(c));
+	scen_run(&sc, 12, SC_NETRX_PT, 4, 3);
+	enc_init(&x, 0);
+	for (i = 0; i < sc.n_marks; i++) {
+		psb(&x);
+		tsc(&x, sc.marks[i] + 100);
+		pip(&x, 0x1234000);
+		psbend(&x);
+		mode64(&x);
+		pge(&x, 0x600000);
+		tsc(&x, sc.marks[i] + 30000);
+		pip(&x, 0x1234000);
+		tsc(&x, sc.marks[i] + 39800);
+		stop_at(&x, 0x600033);
+	}
+	sc.s.pt[SC_Y] = x.buf;
+	sc.s.pt_len[SC_Y] = enc_fini(&x);
+	sc.s.more[0] = u;
+	sc.s.more_len[0] = size;
+	sc.s.more_type[0] = NSIGHT_CHUNK_UTEXT;
+	sc.s.n_more = 1;
+	put_scen("pt-user", &sc, true);
+	free(u);
 }
 
 #define UDP	IPPROTO_UDP
@@ -356,6 +416,7 @@ int main(int argc, char **argv)
 	top = argv[1];
 	scenarios();
 	pt();
+	pt_user();
 	full();
 	flight();
 	ksyms();

@@ -165,4 +165,22 @@ static inline void start_at(struct enc *x, uint64_t t, uint64_t ip)
 	pge(x, ip);
 }
 
+/*
+ * @size bytes of user code at @loop: "loop: call f; jmp loop" and, at @f,
+ * "f: call sw; ret"; nops elsewhere.
+ */
+static inline void user_loop(uint8_t *code, size_t size, uint64_t loop, uint64_t f, uint64_t sw)
+{
+	int32_t to_f = (int32_t)(f - (loop + 5)), to_sw = (int32_t)(sw - (f + 5));
+
+	memset(code, 0x90, size);
+	code[0] = 0xe8;
+	memcpy(code + 1, &to_f, 4);
+	code[5] = 0xeb;
+	code[6] = 0xf9;
+	code[f - loop] = 0xe8;
+	memcpy(code + (f - loop) + 1, &to_sw, 4);
+	code[f - loop + 5] = 0xc3;
+}
+
 #endif /* NSIGHT_TEST_PT_SYNTH_H */

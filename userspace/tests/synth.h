@@ -51,6 +51,10 @@ struct synth {
 	const uint8_t *ktext;			/* code for a KTEXT chunk */
 	size_t ktext_len;
 	uint64_t ktext_addr;
+	/* More chunks written as they are, after the KTEXT chunk (UTEXT...). */
+	uint32_t more_type[4];
+	const void *more[4];
+	size_t more_len[4], n_more;
 	size_t chunk_max;			/* RECORDS chunks up to this size (0: one per CPU) */
 	bool compact;				/* CRECORDS chunks, as nsightctl writes */
 	bool queued;				/* synth_put() queues records */
@@ -469,6 +473,9 @@ static inline void synth_stream(const struct synth *s, struct membuf *m)
 					  sizeof(th) + s->ktext_len);
 		free(p);
 	}
+	for (i = 0; i < s->n_more; i++)
+		nsight_stream_write_chunk(&w, s->more_type[i], NSIGHT_CHUNK_NO_CPU, s->more[i],
+					  s->more_len[i]);
 	nsight_stream_write_end(&w);
 	membuf_close(m);
 }

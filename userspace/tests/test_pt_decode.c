@@ -1080,16 +1080,7 @@ static void test_spaces_switch(void)
 
 static void user_code(uint8_t *code, size_t size, uint64_t f)
 {
-	int32_t to_f = (int32_t)(f - (U_LOOP + 5)), to_sw = (int32_t)(SW - (f + 5));
-
-	memset(code, 0x90, size);
-	code[0] = 0xe8;
-	memcpy(code + 1, &to_f, 4);
-	code[5] = 0xeb;
-	code[6] = 0xf9;
-	code[f - U_LOOP] = 0xe8;
-	memcpy(code + (f - U_LOOP) + 1, &to_sw, 4);
-	code[f - U_LOOP + 5] = 0xc3;
+	user_loop(code, size, U_LOOP, f, SW);
 }
 
 /*

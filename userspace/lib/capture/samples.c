@@ -58,7 +58,8 @@ int nsight_samples_add(struct nsight_samples *s, const struct nsight_rec *rec,
 }
 
 int nsight_samples_add_exact(struct nsight_samples *s, uint32_t cpu, uint64_t lo, uint64_t hi,
-			     const uint64_t *ips, uint16_t nr, struct nsight_diag *d)
+			     const uint64_t *ips, uint16_t nr, uint32_t pid,
+			     struct nsight_diag *d)
 {
 	if (nsight_vec_reserve((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) ||
 	    nsight_vec_reserve((void **)&s->ips, &s->cap_ips, s->n_ips + nr, sizeof(*s->ips)))
@@ -66,7 +67,7 @@ int nsight_samples_add_exact(struct nsight_samples *s, uint32_t cpu, uint64_t lo
 	s->sorted = false;
 	s->v[s->n++] = (struct nsight_sample){ .tsc = hi, .lo = lo, .cpu = cpu, .tid = UINT32_MAX,
 					       .ips = (uint32_t)s->n_ips, .nr = nr,
-					       .flags = NSIGHT_SAMPLE_EXACT };
+					       .flags = NSIGHT_SAMPLE_EXACT, .pid = pid };
 	if (nr)
 		memcpy(s->ips + s->n_ips, ips, (size_t)nr * sizeof(uint64_t));
 	s->n_ips += nr;
@@ -113,14 +114,14 @@ struct piece {
 
 /* The function keys of @e's frames, outermost first; returns how many. */
 static size_t frame_keys(struct nsight_samples *s, const struct nsight_sample *e,
-			 const struct nsight_ksyms *ks, struct nsight_timeline *tl, uint32_t base,
-			 uint32_t *keys, int *err)
+			 const struct nsight_ksyms *ks, const struct nsight_usyms *us,
+			 struct nsight_timeline *tl, uint32_t base, uint32_t *keys, int *err)
 {
 	char outer[NSIGHT_KEY_NAME_MAX + 1], name[NSIGHT_KEY_NAME_MAX + 1];
 	const char *names[NSIGHT_FUNC_DEPTH], *prev = NULL;
 	uint32_t inner[NSIGHT_FUNC_DEPTH];
 	size_t n = 0, i, tracer = 0;
-	bool in_task = tl->ctx[base].kind == NSIGHT_CTX_K_TASK;
+	bool in_task = tl->ctx[base].kind == NSIGHT_CTX_K_TASK, user = false;
 
 	nsight_key_format(tl->keys, tl->ctx[base].key, outer, sizeof(outer));
 	for (i = 0; i < e->nr && n < NSIGHT_FUNC_DEPTH; i++) {
@@ -128,6 +129,19 @@ static size_t frame_keys(struct nsight_samples *s, const struct nsight_sample *e
 		const char *sname;
 		uint64_t ip = s->ips[e->ips + i], off;
 
+		/* User code of an exact stretch: its process's symbols. */
+		if (e->flags & NSIGHT_SAMPLE_EXACT && ip < NSIGHT_USER_END) {
+			sname = us && e->pid ? nsight_usyms_find(us, e->pid, ip) : NULL;
+			if (!sname) {
+				s->unsymbolized++;
+				break;
+			}
+			user = true;
+			if (prev && !strcmp(prev, sname))
+				continue;
+			names[n++] = prev = sname;
+			continue;
+		}
 		/* A return address may be one past its call's function. */
 		sym = nsight_ksyms_find(ks, i && !(e->flags & NSIGHT_SAMPLE_EXACT) ? ip - 1 : ip,
 					&off);
@@ -151,6 +165,7 @@ static size_t frame_keys(struct nsight_samples *s, const struct nsight_sample *e
 		memmove(names, names + tracer - 1, (n - tracer + 1) * sizeof(names[0]));
 		n -= tracer - 1;
 	}
+	s->user_named += user;
 	for (i = 0; i < n; i++) {
 		int k = snprintf(name, sizeof(name), "%s > %s", outer, names[i]);
 
@@ -214,7 +229,8 @@ nomem:
 }
 
 int nsight_samples_apply(struct nsight_samples *s, const struct nsight_ksyms *ks,
-			 uint64_t tsc_hz, struct nsight_timeline *tl, struct nsight_diag *d)
+			 const struct nsight_usyms *us, uint64_t tsc_hz,
+			 struct nsight_timeline *tl, struct nsight_diag *d)
 {
 	struct piece *pc = NULL;
 	size_t npc = 0, cap_pc = 0, i = 0;
@@ -258,7 +274,7 @@ int nsight_samples_apply(struct nsight_samples *s, const struct nsight_ksyms *ks
 				lo = c->segs[si].start;
 			if (npc && pc[npc - 1].hi > lo)
 				lo = pc[npc - 1].hi;
-			nk = frame_keys(s, e, ks, tl, base, keys, &err);
+			nk = frame_keys(s, e, ks, us, tl, base, keys, &err);
 			if (err)
 				break;
 			if (!nk || lo >= hi) {

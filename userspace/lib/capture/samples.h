@@ -29,6 +29,7 @@
 
 #include "base/diag.h"
 #include "capture/ksyms.h"
+#include "capture/usyms.h"
 #include "format/records.h"
 #include "capture/timeline.h"
 
@@ -56,6 +57,8 @@ struct nsight_sample {
 	uint32_t ips;		/* first of its frames in the ips pool */
 	uint16_t nr;
 	uint16_t flags;		/* NSIGHT_SAMPLE_* */
+	uint32_t pid;		/* NSIGHT_SAMPLE_EXACT: the process of its
+				 * user frames (0: none or not known) */
 };
 
 struct nsight_samples {
@@ -70,6 +73,7 @@ struct nsight_samples {
 	uint64_t outside;	/* idle, lost or unknown time, or no segment */
 	uint64_t no_stack;	/* only the interrupted IP was known */
 	uint64_t unsymbolized;	/* frames no symbol covers */
+	uint64_t user_named;	/* exact stretches with a user symbol */
 	uint64_t exact;		/* NSIGHT_SAMPLE_EXACT stretches among them */
 	bool sorted;		/* v by CPU, then TSC (nsight_samples_apply()) */
 	uint32_t period_min, period_max;	/* ns */
@@ -87,17 +91,22 @@ int nsight_samples_add(struct nsight_samples *s, const struct nsight_rec *rec,
 
 /*
  * Add an exact stretch [@lo, @hi] of @cpu during which the functions @ips
- * (entry addresses, innermost first) were active. Stretches of a CPU must
- * not overlap. Returns 0 or -NSIGHT_E_NOMEM.
+ * (entry addresses, innermost first) were active; user addresses among
+ * them are of process @pid (0: not known). Stretches of a CPU must not
+ * overlap. Returns 0 or -NSIGHT_E_NOMEM.
  */
 int nsight_samples_add_exact(struct nsight_samples *s, uint32_t cpu, uint64_t lo, uint64_t hi,
-			     const uint64_t *ips, uint16_t nr, struct nsight_diag *d);
+			     const uint64_t *ips, uint16_t nr, uint32_t pid,
+			     struct nsight_diag *d);
 
 /*
- * Nest the samples' functions into @tl (finished) using the symbols @ks.
- * @tsc_hz converts the period to TSC ticks. Returns 0, -NSIGHT_E_NOMEM.
+ * Nest the samples' functions into @tl (finished) using the kernel symbols
+ * @ks and, for the user addresses of exact stretches, the user symbols @us
+ * (sorted; NULL: none): "symbol [file]". @tsc_hz converts the period to
+ * TSC ticks. Returns 0, -NSIGHT_E_NOMEM.
  */
 int nsight_samples_apply(struct nsight_samples *s, const struct nsight_ksyms *ks,
-			 uint64_t tsc_hz, struct nsight_timeline *tl, struct nsight_diag *d);
+			 const struct nsight_usyms *us, uint64_t tsc_hz,
+			 struct nsight_timeline *tl, struct nsight_diag *d);
 
 #endif /* NSIGHT_SAMPLES_H */

@@ -37,6 +37,7 @@ static const struct {
 	[NSIGHT_REC_THREAD]	  = { "thread", sizeof(struct nsight_rec_thread) },
 	[NSIGHT_REC_SOCK]	  = { "sock", sizeof(struct nsight_rec_sock) },
 	[NSIGHT_REC_NAPI_POLL]	  = { "napi_poll", sizeof(struct nsight_rec_napi_poll) },
+	[NSIGHT_REC_PT_CR3]	  = { "pt_cr3", sizeof(struct nsight_rec_pt_cr3) },
 };
 
 bool nsight_rec_type_known(unsigned int type)

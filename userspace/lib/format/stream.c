@@ -24,6 +24,7 @@ const char *nsight_chunk_type_name(uint32_t type)
 	case NSIGHT_CHUNK_KSYMS:	return "KSYMS";
 	case NSIGHT_CHUNK_PT:		return "PT";
 	case NSIGHT_CHUNK_KTEXT:	return "KTEXT";
+	case NSIGHT_CHUNK_UTEXT:	return "UTEXT";
 	case NSIGHT_CHUNK_TRIGGER:	return "TRIGGER";
 	case NSIGHT_CHUNK_SKIP:		return "SKIP";
 	case NSIGHT_CHUNK_CRECORDS:	return "CRECORDS";
@@ -401,12 +402,14 @@ static int check_chunk_hdr(struct nsight_stream_reader *r, const struct nsight_c
 		break;
 	case NSIGHT_CHUNK_KSYMS:
 	case NSIGHT_CHUNK_KTEXT:
+	case NSIGHT_CHUNK_UTEXT:
 		if (c->cpu != NSIGHT_CHUNK_NO_CPU)
 			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
 					       "%s chunk at byte %" PRIu64 ": cpu field is %" PRIu32 ", expected 0x%x",
 					       name, c->offset, c->cpu, NSIGHT_CHUNK_NO_CPU);
-		if (c->size < (c->type == NSIGHT_CHUNK_KSYMS ? sizeof(struct nsight_ksyms_hdr)
-							     : sizeof(struct nsight_ktext_hdr)))
+		if (c->size < (c->type == NSIGHT_CHUNK_KSYMS ? sizeof(struct nsight_ksyms_hdr) :
+			       c->type == NSIGHT_CHUNK_KTEXT ? sizeof(struct nsight_ktext_hdr) :
+			       sizeof(struct nsight_utext_hdr)))
 			return nsight_diag_set(&r->diag, NSIGHT_E_CHUNK,
 					       "%s chunk at byte %" PRIu64 ": size %" PRIu64 " is below its header's",
 					       name, c->offset, c->size);

@@ -23,7 +23,7 @@ int nsight_analysis_context_record(struct nsight_analysis *a, const struct nsigh
 	if (!err && rec->hdr.type == NSIGHT_REC_SAMPLE)
 		err = nsight_samples_add(&a->samples, rec, d);
 	if (!err)
-		nsight_ptev_add_record(&a->ptev, rec);
+		err = nsight_ptev_add_record(&a->ptev, rec, d);
 	if (!err)
 		err = nsight_threads_add(&a->chains, rec, d);
 	return err;
@@ -44,7 +44,8 @@ int nsight_analysis_chunk(struct nsight_analysis *a, const struct nsight_chunk *
 {
 	if (ch->type == NSIGHT_CHUNK_KSYMS)
 		return nsight_ksyms_load_chunk(&a->ksyms, ch->payload, ch->size, ch->offset, d);
-	if (ch->type == NSIGHT_CHUNK_PT || ch->type == NSIGHT_CHUNK_KTEXT)
+	if (ch->type == NSIGHT_CHUNK_PT || ch->type == NSIGHT_CHUNK_KTEXT ||
+	    ch->type == NSIGHT_CHUNK_UTEXT)
 		return a->tl.b ? nsight_ptev_add_chunk(&a->ptev, ch, d) : 0;
 	return nsight_capture_add_chunk(&a->cap, ch, d);
 }
@@ -205,7 +206,8 @@ static int evidence_end(struct nsight_analysis *a, struct nsight_diag *d)
 	if (!err) {
 		if (!a->ksyms_shared)
 			nsight_ksyms_sort(&a->ksyms);
-		err = nsight_samples_apply(&a->samples, &a->ksyms, a->sum.hdr.tsc_hz, &a->tl, d);
+		err = nsight_samples_apply(&a->samples, &a->ksyms, &a->ptev.usyms,
+					   a->sum.hdr.tsc_hz, &a->tl, d);
 	}
 	return err;
 }

@@ -86,7 +86,7 @@ static void *run(void *arg)
 bool nsight_ctxthr_takes(uint32_t type)
 {
 	return nsight_chunk_has_records(type) || type == NSIGHT_CHUNK_PT ||
-	       type == NSIGHT_CHUNK_KTEXT;
+	       type == NSIGHT_CHUNK_KTEXT || type == NSIGHT_CHUNK_UTEXT;
 }
 
 static void push(struct nsight_ctxthr *t, const struct item *it)

@@ -81,6 +81,27 @@ static int idx_records(void *ctx, const struct nsight_chunk *ch, struct nsight_d
 	return 0;
 }
 
+/* Keep the latest pt_cr3 record of each process: every window needs them. */
+static int keep_cr3(struct nsight_windows *w, const struct nsight_rec *rec, struct nsight_diag *d)
+{
+	struct nsight_rec_pt_cr3 r;
+	uint32_t *i;
+	bool added;
+
+	memcpy(&r, rec->data, sizeof(r));
+	i = nsight_u64map_put(&w->cr3_by_pid, r.pid, (uint32_t)w->n_cr3, &added);
+	if (!i)
+		return nomem(d);
+	if (added) {
+		if (NSIGHT_VEC_GROW(w->cr3, w->n_cr3, w->cap_cr3)) {
+			*i = UINT32_MAX;
+			return nomem(d);
+		}
+		memset(&w->cr3[w->n_cr3++], 0, sizeof(*w->cr3));
+	}
+	return *i < w->n_cr3 ? keep_later(&w->cr3[*i], rec, d) : nomem(d);
+}
+
 static int idx_record(void *ctx, const struct nsight_rec *rec, struct nsight_diag *d)
 {
 	struct nsight_windows *w = ctx;
@@ -92,6 +113,8 @@ static int idx_record(void *ctx, const struct nsight_rec *rec, struct nsight_dia
 		c->tsc_min = rec->hdr.tsc;
 	if (rec->hdr.tsc > c->tsc_max)
 		c->tsc_max = rec->hdr.tsc;
+	if (rec->hdr.type == NSIGHT_REC_PT_CR3)
+		return keep_cr3(w, rec, d);
 	if (rec->hdr.type != NSIGHT_REC_PT)
 		return 0;
 	/* The walker checked the size and that hdr.cpu is the chunk's. */
@@ -255,6 +278,10 @@ void nsight_windows_fini(struct nsight_windows *w)
 	for (i = 0; i < w->n_pt; i++)
 		free(w->pt[i].data);
 	free(w->pt);
+	for (i = 0; i < w->n_cr3; i++)
+		free(w->cr3[i].data);
+	free(w->cr3);
+	nsight_u64map_fini(&w->cr3_by_pid);
 	for (i = 0; i < w->n_trig; i++) {
 		free(w->trig[i].sync.data);
 		free(w->trig[i].tk.data);
@@ -576,7 +603,13 @@ int nsight_window_analyze(struct nsight_windows *w, struct nsight_analysis *a,
 		if (!w->pt[i].have || (w->pt[i].tsc >= r.llo && w->pt[i].tsc < r.lhi))
 			continue;
 		rec = kept(&w->pt[i]);
-		nsight_ptev_add_record(&a->ptev, &rec);
+		err = nsight_ptev_add_record(&a->ptev, &rec, d);
+	}
+	/* Which process each CR3 is, wherever its record is (later ones win). */
+	for (i = 0; i < w->n_cr3 && !err; i++) {
+		struct nsight_rec rec = kept(&w->cr3[i]);
+
+		err = nsight_ptev_add_record(&a->ptev, &rec, d);
 	}
 	if (!err)
 		err = nsight_analysis_end(a, w->tail, &wo, d);

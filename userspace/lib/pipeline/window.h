@@ -80,6 +80,9 @@ struct nsight_windows {
 	size_t n_other, cap_other;
 	struct nsight_win_rec *pt;	/* per CPU: [2 * cpu] start, [2 * cpu + 1] stop */
 	size_t n_pt;
+	struct nsight_win_rec *cr3;	/* per process, its latest pt_cr3 record */
+	size_t n_cr3, cap_cr3;
+	struct nsight_u64map cr3_by_pid;	/* pid -> index in cr3 */
 
 	struct nsight_win_trigger *trig;	/* TRIGGER chunks, stream order */
 	size_t n_trig, cap_trig;

@@ -6,6 +6,10 @@
 
 #include "pt/pt_evidence.h"
 #include "base/vec.h"
+#include "format/utext.h"
+
+/* With page table isolation, user code runs on the PGD's user half. */
+#define PTI_USER	0x1000ULL
 
 static int nomem(struct nsight_diag *d)
 {
@@ -16,6 +20,7 @@ int nsight_ptev_init(struct nsight_ptev *p, uint32_t nr_cpus, struct nsight_diag
 {
 	memset(p, 0, sizeof(*p));
 	p->nr_cpus = nr_cpus;
+	nsight_usyms_init(&p->usyms);
 	p->cpus = calloc(nr_cpus ? nr_cpus : 1, sizeof(*p->cpus));
 	return p->cpus ? 0 : nomem(d);
 }
@@ -30,7 +35,31 @@ void nsight_ptev_fini(struct nsight_ptev *p)
 		free(p->text[i].bytes);
 	free(p->cpus);
 	free(p->text);
+	nsight_usyms_fini(&p->usyms);
 	memset(p, 0, sizeof(*p));
+}
+
+/* Keep a copy of @len bytes of code at @addr (of process @pid; 0: kernel). */
+static int add_text(struct nsight_ptev *p, uint64_t addr, const uint8_t *bytes, uint64_t len,
+		    const char *name, size_t name_len, uint32_t pid, struct nsight_diag *d)
+{
+	struct nsight_ptev_text *t;
+
+	if (!len)
+		return 0;
+	if (nsight_vec_reserve((void **)&p->text, &p->cap_text, p->n_text + 1, sizeof(*p->text)))
+		return nomem(d);
+	t = &p->text[p->n_text];
+	t->bytes = malloc(len);
+	if (!t->bytes)
+		return nomem(d);
+	memcpy(t->bytes, bytes, len);
+	t->addr = addr;
+	t->len = len;
+	t->pid = pid;
+	snprintf(t->name, sizeof(t->name), "%.*s", (int)strnlen(name, name_len), name);
+	p->n_text++;
+	return 0;
 }
 
 int nsight_ptev_add_chunk(struct nsight_ptev *p, const struct nsight_chunk *ch,
@@ -49,38 +78,39 @@ int nsight_ptev_add_chunk(struct nsight_ptev *p, const struct nsight_chunk *ch,
 		c->len += ch->size;
 	} else if (ch->type == NSIGHT_CHUNK_KTEXT) {
 		struct nsight_ktext_hdr h;
-		struct nsight_ptev_text *t;
 
 		memcpy(&h, ch->payload, sizeof(h));
 		if (h.len != ch->size - sizeof(h))
 			return nsight_diag_set(d, NSIGHT_E_CHUNK,
 					       "KTEXT chunk at byte %" PRIu64 ": says %" PRIu64 " bytes of code, has %" PRIu64,
 					       ch->offset, (uint64_t)h.len, ch->size - sizeof(h));
-		if (!h.len)
-			return 0;
-		if (nsight_vec_reserve((void **)&p->text, &p->cap_text, p->n_text + 1, sizeof(*p->text)))
-			return nomem(d);
-		t = &p->text[p->n_text];
-		t->bytes = malloc(h.len);
-		if (!t->bytes)
-			return nomem(d);
-		memcpy(t->bytes, (const uint8_t *)ch->payload + sizeof(h), h.len);
-		t->addr = h.addr;
-		t->len = h.len;
-		snprintf(t->name, sizeof(t->name), "%.*s", (int)strnlen(h.name, sizeof(h.name)),
-			 h.name);
-		p->n_text++;
+		return add_text(p, h.addr, (const uint8_t *)ch->payload + sizeof(h), h.len, h.name,
+				sizeof(h.name), 0, d);
+	} else if (ch->type == NSIGHT_CHUNK_UTEXT) {
+		struct nsight_utext u;
+		int err = nsight_utext_parse(ch, &u, d);
+
+		if (!err)
+			err = nsight_usyms_add(&p->usyms, &u, d);
+		/* pid 0 is no process: its code would be the kernel's. */
+		if (!err && u.hdr.pid)
+			err = add_text(p, u.hdr.addr, u.code, u.hdr.code_len, u.hdr.path,
+				       sizeof(u.hdr.path), u.hdr.pid, d);
+		return err;
 	}
 	return 0;
 }
 
-void nsight_ptev_add_record(struct nsight_ptev *p, const struct nsight_rec *rec)
+int nsight_ptev_add_record(struct nsight_ptev *p, const struct nsight_rec *rec,
+			   struct nsight_diag *d)
 {
 	struct nsight_rec_pt r;
 	struct nsight_ptev_cpu *c;
 
+	if (rec->hdr.type == NSIGHT_REC_PT_CR3)
+		return nsight_usyms_add_record(&p->usyms, rec, d);
 	if (rec->hdr.type != NSIGHT_REC_PT || rec->hdr.cpu >= p->nr_cpus)
-		return;
+		return 0;
 	memcpy(&r, rec->data, sizeof(r));
 	c = &p->cpus[rec->hdr.cpu];
 	if (r.flags & NSIGHT_PT_START) {
@@ -89,6 +119,7 @@ void nsight_ptev_add_record(struct nsight_ptev *p, const struct nsight_rec *rec)
 	}
 	if (r.flags & NSIGHT_PT_STOP)
 		c->stop_flags |= r.flags;
+	return 0;
 }
 
 /* Count the errors of @st for code not in the capture. */
@@ -184,7 +215,7 @@ static int call_cmp(const void *a, const void *b)
 
 /* Add [lo, hi) with the active frames, cut at @tl's segments of @cpu. */
 static int put_stretch(struct nsight_ptev *p, const struct nsight_timeline *tl, uint32_t cpu,
-		       uint64_t lo, uint64_t hi, const uint64_t *ips, uint16_t nr,
+		       uint64_t lo, uint64_t hi, const uint64_t *ips, uint16_t nr, uint32_t pid,
 		       struct nsight_samples *s, struct nsight_diag *d)
 {
 	while (lo < hi) {
@@ -197,7 +228,7 @@ static int put_stretch(struct nsight_ptev *p, const struct nsight_timeline *tl, 
 		if (si < 0 && tl->cpus[cpu].n && tl->cpus[cpu].segs[0].start < end)
 			end = tl->cpus[cpu].segs[0].start;
 		/* A stretch is placed at its end: keep that inside the segment. */
-		if (end - 1 > lo && nsight_samples_add_exact(s, cpu, lo, end - 1, ips, nr, d))
+		if (end - 1 > lo && nsight_samples_add_exact(s, cpu, lo, end - 1, ips, nr, pid, d))
 			return -NSIGHT_E_NOMEM;
 		p->stretches++;
 		lo = end;
@@ -231,7 +262,8 @@ static uint64_t space_at(const struct calls *cs, size_t *j, uint64_t t, uint64_t
  * others stay open underneath, for when it switches back).
  */
 static int sweep(struct nsight_ptev *p, const struct nsight_timeline *tl, uint32_t cpu,
-		 const struct calls *cs, struct nsight_samples *s, struct nsight_diag *d)
+		 const struct calls *cs, const struct nsight_u64map *pids,
+		 struct nsight_samples *s, struct nsight_diag *d)
 {
 	const struct nsight_pt_call *open[NSIGHT_FUNC_DEPTH * 16];
 	const struct nsight_pt_call *mine[NSIGHT_FUNC_DEPTH * 16];
@@ -264,7 +296,10 @@ static int sweep(struct nsight_ptev *p, const struct nsight_timeline *tl, uint32
 			for (n = 0, k = m; k > base && n < NSIGHT_FUNC_DEPTH; k--)
 				if (mine[k - 1]->func)
 					ips[n++] = mine[k - 1]->func;
-			if (n && put_stretch(p, tl, cpu, t, next, ips, (uint16_t)n, s, d))
+			const uint32_t *pid = nsight_u64map_get(pids, space);
+
+			if (n && put_stretch(p, tl, cpu, t, next, ips, (uint16_t)n, pid ? *pid : 0,
+					     s, d))
 				return -NSIGHT_E_NOMEM;
 		}
 		t = next;
@@ -281,6 +316,79 @@ static int sweep(struct nsight_ptev *p, const struct nsight_timeline *tl, uint32
 	return 0;
 }
 
+/* Map the space of @cr3 to @u's process, unless a later CR3 record has it. */
+static int map_space(struct nsight_u64map *pids, const struct nsight_usyms *us,
+		     const struct nsight_uproc *u, uint64_t cr3)
+{
+	bool added;
+	uint32_t *pid = nsight_u64map_put(pids, nsight_pt_space_key(cr3), u->pid, &added);
+	const struct nsight_uproc *o;
+
+	if (!pid)
+		return -1;
+	o = added ? NULL : nsight_usyms_proc(us, *pid);
+	/* The page tables of a process that exited, reused by a later one. */
+	if (o && u->cr3_tsc > o->cr3_tsc)
+		*pid = u->pid;
+	return 0;
+}
+
+/*
+ * The code of every process with a CR3, in its spaces (both halves with
+ * PTI), and @pids: space -> process. A mapping the image refuses (it
+ * overlaps another of its process) is counted and left out.
+ */
+static int add_user(struct nsight_ptev *p, struct nsight_pt_image *img,
+		    struct nsight_u64map *pids, struct nsight_diag *d)
+{
+	struct nsight_u64map added;
+	size_t i;
+	int err = 0;
+
+	nsight_u64map_init(&added);
+	for (i = 0; i < p->usyms.n_procs; i++) {
+		const struct nsight_uproc *u = &p->usyms.procs[i];
+
+		if (u->have_cr3 && (map_space(pids, &p->usyms, u, u->cr3) ||
+				    (u->cr3_flags & NSIGHT_PT_CR3_PTI &&
+				     map_space(pids, &p->usyms, u, u->cr3 | PTI_USER))))
+			goto nomem;
+	}
+	for (i = 0; i < p->n_text; i++) {
+		const struct nsight_ptev_text *t = &p->text[i];
+		const struct nsight_uproc *u = t->pid ? nsight_usyms_proc(&p->usyms, t->pid) : NULL;
+		struct nsight_diag ad = { 0 };
+		bool fresh;
+
+		if (!u)
+			continue;
+		if (!nsight_u64map_put(&added, u->pid, 0, &fresh))
+			goto nomem;
+		if (!u->have_cr3) {
+			p->user_no_cr3 += fresh;
+			continue;
+		}
+		err = nsight_pt_image_add_space(img, u->cr3, t->addr, t->bytes, t->len, t->name, &ad);
+		if (!err && u->cr3_flags & NSIGHT_PT_CR3_PTI)
+			err = nsight_pt_image_add_space(img, u->cr3 | PTI_USER, t->addr, t->bytes,
+							t->len, t->name, &ad);
+		if (err == -NSIGHT_E_NOMEM)
+			goto nomem;
+		if (err) {
+			p->user_rejected++;
+			err = 0;
+			continue;
+		}
+		p->user_procs += fresh;
+		p->user_bytes += t->len;
+	}
+	nsight_u64map_fini(&added);
+	return 0;
+nomem:
+	nsight_u64map_fini(&added);
+	return nomem(d);
+}
+
 int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
 		       const struct nsight_timeline *tl, struct nsight_samples *s,
 		       struct nsight_diag *d)
@@ -288,24 +396,34 @@ int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
 	struct nsight_pt_image *img = NULL;
 	struct nsight_pt_window *win = NULL;
 	struct calls cs = { 0 };
+	struct nsight_u64map pids;
 	size_t n_win, i;
 	uint32_t cpu;
 	int err = 0;
 
+	nsight_usyms_sort(&p->usyms);
 	for (cpu = 0; cpu < p->nr_cpus; cpu++)
 		if (p->cpus[cpu].len)
 			p->cpus_traced++;
 	if (!p->cpus_traced)
 		return 0;
+	nsight_u64map_init(&pids);
 	img = nsight_pt_image_new();
-	if (!img)
-		return nomem(d);
+	if (!img) {
+		err = nomem(d);
+		goto out;
+	}
 	for (i = 0; i < p->n_text; i++) {
+		if (p->text[i].pid)
+			continue;
 		err = nsight_pt_image_add(img, p->text[i].addr, p->text[i].bytes, p->text[i].len,
 					  p->text[i].name, d);
 		if (err)
 			goto out;
 	}
+	err = add_user(p, img, &pids, d);
+	if (err)
+		goto out;
 	for (cpu = 0; cpu < p->nr_cpus && cpu < tl->nr_cpus; cpu++) {
 		struct nsight_ptev_cpu *c = &p->cpus[cpu];
 		struct nsight_pt_stats st;
@@ -348,7 +466,7 @@ int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
 		}
 		if (cs.n)
 			qsort(cs.v, cs.n, sizeof(*cs.v), call_cmp);
-		err = sweep(p, tl, cpu, &cs, s, d);
+		err = sweep(p, tl, cpu, &cs, &pids, s, d);
 		free(win);
 		win = NULL;
 		if (err)
@@ -359,5 +477,6 @@ out:
 	free(cs.v);
 	free(cs.sp);
 	nsight_pt_image_free(img);
+	nsight_u64map_fini(&pids);
 	return err;
 }

@@ -24,6 +24,7 @@
 #include "pt/pt_decode.h"
 #include "format/records.h"
 #include "capture/samples.h"
+#include "capture/usyms.h"
 #include "format/stream.h"
 #include "capture/timeline.h"
 
@@ -40,6 +41,7 @@ struct nsight_ptev_text {
 	uint8_t *bytes;
 	size_t len;
 	char name[48];
+	uint32_t pid;		/* user code (UTEXT) of this process; 0: kernel */
 };
 
 struct nsight_ptev {
@@ -58,6 +60,13 @@ struct nsight_ptev {
 	 * user code is not decoded (only kernel code is in the capture). */
 	uint64_t nomap, nomap_user;
 	char first_nomap[96];	/* where the first was; "" if none */
+	/* User code (NSIGHT_CHUNK_UTEXT) and the processes' CR3s
+	 * (NSIGHT_REC_PT_CR3), their symbols in @usyms. */
+	struct nsight_usyms usyms;
+	uint64_t user_procs;	/* processes whose code was added */
+	uint64_t user_bytes;	/* bytes of it */
+	uint64_t user_no_cr3;	/* processes with code and no pt_cr3 record */
+	uint64_t user_rejected;	/* mappings the image refused (overlaps) */
 	char first_error[NSIGHT_PT_ERR_LEN + 32];
 };
 
@@ -65,17 +74,24 @@ struct nsight_ptev {
 int nsight_ptev_init(struct nsight_ptev *p, uint32_t nr_cpus, struct nsight_diag *d);
 void nsight_ptev_fini(struct nsight_ptev *p);
 
-/* Take a PT or KTEXT chunk (others are ignored). */
+/* Take a PT, KTEXT or UTEXT chunk (others are ignored). */
 int nsight_ptev_add_chunk(struct nsight_ptev *p, const struct nsight_chunk *ch,
 			  struct nsight_diag *d);
 
-/* Take a record (NSIGHT_REC_PT; others are ignored). */
-void nsight_ptev_add_record(struct nsight_ptev *p, const struct nsight_rec *rec);
+/*
+ * Take a record (NSIGHT_REC_PT and NSIGHT_REC_PT_CR3; others are
+ * ignored). Returns 0 or -NSIGHT_E_NOMEM.
+ */
+int nsight_ptev_add_record(struct nsight_ptev *p, const struct nsight_rec *rec,
+			   struct nsight_diag *d);
 
 /*
  * Decode each CPU's trace within the windows of the complete messages of
  * @lt on that CPU, and add the stretches, cut at the segments of @tl, to
- * @s. Decoding errors are counted, not returned. Returns 0,
+ * @s. The user code of a process is added in the address spaces of its
+ * CR3 (and, with PTI, of its user half, CR3 | 0x1000); a stretch of user
+ * frames carries the process of its space, whose symbols (@usyms, sorted
+ * here) name them. Decoding errors are counted, not returned. Returns 0,
  * -NSIGHT_E_NOMEM.
  */
 int nsight_ptev_decode(struct nsight_ptev *p, const struct nsight_lifetimes *lt,
