@@ -4,7 +4,7 @@
 # own headers and those of the layers below it, each named with its folder
 # ("format/records.h"), in this order:
 #
-#   base < format < capture < lifetime < pt < diagnose, merge < pipeline
+#   base < format < capture < lifetime < pt < diagnose, merge < pipeline < export
 #
 # diagnose and merge side by side (neither includes the other). lib/
 # includes nothing of analyze/ or ctl/, and the two commands none of each
@@ -15,7 +15,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top/userspace" || exit 1
 
-order="base:0 format:1 capture:2 lifetime:3 pt:4 diagnose:5 merge:5 pipeline:6"
+order="base:0 format:1 capture:2 lifetime:3 pt:4 diagnose:5 merge:5 pipeline:6 export:7"
 headers=$(find lib analyze ctl -name '*.h' | sort)
 # shellcheck disable=SC2046
 grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' \

@@ -9,6 +9,8 @@
 #   html        the HTML report in headless Chromium (scripts/check-html.sh)
 #   packaging   make install, man --warnings, rst2html, bash completion,
 #               DKMS against the installed kernels (scripts/check-packaging.sh)
+#   fleet       the ClickHouse export and fleet queries against two real
+#               clickhouse-server 18.16 shards on loopback (scripts/check-fleet.sh)
 #   lint        checkpatch, sparse against Debian 6.12 and 6.1, the layers
 #               of userspace/lib (scripts/check-layers.sh)
 #   patches     each kernel patch in patches/ applies cleanly (dry run) to
@@ -154,6 +156,12 @@ echo "== packaging: install, man pages, docutils, completion, DKMS"
 t=$(date +%s)
 "$top/scripts/check-packaging.sh" >"$out/packaging.ktap" 2>"$out/packaging.err"
 suite packaging "$out/packaging.ktap"
+echo "   ($(elapsed $t))"
+
+echo "== fleet view: two ClickHouse shards on loopback"
+t=$(date +%s)
+"$top/scripts/check-fleet.sh" "$out" >"$out/fleet.ktap" 2>"$out/fleet.err"
+suite fleet "$out/fleet.ktap"
 echo "   ($(elapsed $t))"
 
 echo "== lint"

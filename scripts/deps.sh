@@ -21,6 +21,7 @@ sparse perl
 clang libclang-rt-14-dev valgrind time
 chromium
 dkms python3-docutils
+clickhouse-server clickhouse-client libcurl4-openssl-dev jq curl
 "
 [ "${NSIGHT_BENCH:-0}" = 1 ] && PKGS="$PKGS bpftrace"
 

@@ -10,6 +10,7 @@
 
 #include "base/zstdio.h"
 #include "diagnose/categories_builtin.h"
+#include "export/chexport.h"
 #include "format/stream.h"
 #include "cli.h"
 #include "print.h"
@@ -34,6 +35,12 @@ enum {
 	OPT_TRIGGERS,
 	OPT_WHOLE,
 	OPT_THREADS,
+	OPT_EXPORT,
+	OPT_EXPORT_SCHEMA,
+	OPT_CLUSTER,
+	OPT_HOST,
+	OPT_BATCH,
+	OPT_TIMEOUT,
 };
 
 /* Every option of every command; a command takes those of its list (main.c). */
@@ -63,6 +70,12 @@ static const struct option lopts[] = {
 	{ "triggers", no_argument, NULL, OPT_TRIGGERS },
 	{ "whole", no_argument, NULL, OPT_WHOLE },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "export-schema", no_argument, NULL, OPT_EXPORT_SCHEMA },
+	{ "cluster", required_argument, NULL, OPT_CLUSTER },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -80,6 +93,8 @@ void cli_opts_init(struct opts *o, const struct cli_cmd *cmd)
 	nsight_dx_opts_default(&o->dx);
 	/* The analysis has two sides to run at once (analysis_thread.h). */
 	o->threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+	o->batch = NSIGHT_CHEXPORT_BATCH;
+	o->timeout_s = NSIGHT_CHEXPORT_TIMEOUT;
 }
 
 int cli_usage_error(const struct opts *o, const char *fmt, ...)
@@ -361,6 +376,40 @@ static int parse_one(struct opts *o, int c)
 		o->threads = (unsigned int)v;
 		break;
 	}
+	case OPT_EXPORT:
+		o->export_url = optarg;
+		break;
+	case OPT_EXPORT_SCHEMA:
+		o->export_schema = true;
+		break;
+	case OPT_CLUSTER:
+		o->cluster = optarg;
+		o->export_opts = true;
+		break;
+	case OPT_HOST:
+		if (!optarg[0])
+			return cli_usage_error(o, "%s", "--host needs a name");
+		o->host = optarg;
+		o->export_opts = true;
+		break;
+	case OPT_BATCH:
+	case OPT_TIMEOUT: {
+		char *e;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(optarg, &e, 10);
+		if (errno || e == optarg || *e || !v || optarg[0] == '-' ||
+		    v > (c == OPT_BATCH ? 100000000UL : 86400UL))
+			return cli_usage_error(o, c == OPT_BATCH ? "bad --batch '%s' (rows, 1 to 100000000)" :
+					   "bad --timeout '%s' (seconds, 1 to 86400)", optarg);
+		o->export_opts = true;
+		if (c == OPT_BATCH)
+			o->batch = v;
+		else
+			o->timeout_s = (long)v;
+		break;
+	}
 	case 'h':
 		o->cmd->usage(stdout);
 		return NSIGHT_EXIT_OK;
@@ -436,6 +485,8 @@ int cli_check_capture(struct opts *o, int n, char **args, const char **name)
 	}
 	if (o->synced_ns >= 0)
 		return cli_usage_error(o, "%s", "--synced goes with --merge");
+	if (o->export_opts)
+		return cli_usage_error(o, "%s", "--cluster, --host, --batch and --timeout go with --export or --export-schema");
 	if (n > 1)
 		return cli_usage_error(o, "more than one input ('%s')", args[1]);
 	if (!o->color_set)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nsight-analyze's commands (report, window, time-check, merge; main.c's
+ * nsight-analyze's commands (report, window, time-check, merge, export; main.c's
  * table) and what they share: the options, parsed by one loop over every
  * option a command takes, the checks of a capture's options, its input,
  * the files the reports go to, the categories.
@@ -71,6 +71,13 @@ struct opts {
 	bool whole;			/* --whole */
 	unsigned int threads;		/* --threads, or 2 with two CPUs online */
 	FILE *progress;			/* stderr if a terminal, else NULL */
+	const char *export_url;		/* --export URL */
+	bool export_schema;		/* --export-schema */
+	const char *cluster;		/* --cluster NAME */
+	const char *host;		/* --host NAME */
+	size_t batch;			/* --batch ROWS */
+	long timeout_s;			/* --timeout SECONDS */
+	bool export_opts;		/* any of the four given */
 };
 
 /* cli_parse(): the options are parsed, the command goes on. */
@@ -131,10 +138,12 @@ int cmd_report(struct opts *o, int argc, char **argv);
 int cmd_window(struct opts *o, int argc, char **argv);
 int cmd_time_check(struct opts *o, int argc, char **argv);
 int cmd_merge(struct opts *o, int argc, char **argv);
+int cmd_export(struct opts *o, int argc, char **argv);
 void cmd_report_usage(FILE *f);
 void cmd_window_usage(FILE *f);
 void cmd_time_check_usage(FILE *f);
 void cmd_merge_usage(FILE *f);
+void cmd_export_usage(FILE *f);
 
 /* window's run on an open capture, also report's for a flight recorder's. */
 int cmd_window_run(FILE *in, const char *name, const struct opts *o);

@@ -29,6 +29,11 @@ static const char *const merge_options[] = {
 	"json", "verbose", "tail", "synced", "time-params", "help", NULL,
 };
 
+static const char *const export_options[] = {
+	"export", "export-schema", "cluster", "host", "batch", "timeout", "tail", "slice",
+	"min-dev", "nested-threshold", "categories", "time-params", "threads", "help", NULL,
+};
+
 struct command {
 	struct cli_cmd cli;		/* name, options, help */
 	int (*run)(struct opts *o, int argc, char **argv);
@@ -44,6 +49,8 @@ static const struct command commands[] = {
 	  "the time conversion against (TSC, realtime) PAIRS" },
 	{ { "merge", merge_options, cmd_merge_usage }, cmd_merge,
 	  "two hosts' captures, CLIENT SERVER, joined into requests" },
+	{ { "export", export_options, cmd_export_usage }, cmd_export,
+	  "a capture's messages and causes into ClickHouse (the fleet view)" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -64,8 +71,9 @@ static void usage(FILE *f)
 	fprintf(f, "  %-11s %s\n", "help", "this help, or 'help COMMAND' for a command's");
 	fputs("\n"
 	      "Without a COMMAND: report, or the command an option names: --window DURATION\n"
-	      "or --triggers (window), --time-check PAIRS, --merge. A capture named like a\n"
-	      "command: ./report, or -- before it.\n"
+	      "or --triggers (window), --time-check PAIRS, --merge, --export URL or\n"
+	      "--export-schema (export). A capture named like a command: ./report, or --\n"
+	      "before it.\n"
 	      "\n"
 	      "Run 'nsight-analyze COMMAND --help' for a command's options; what the report\n"
 	      "means and examples: see nsight-analyze(1).\n"
@@ -149,6 +157,8 @@ int main(int argc, char **argv)
 		return ret;
 	if (o.merge)
 		cmd = find("merge");
+	else if (o.export_url || o.export_schema)
+		cmd = find("export");
 	else if (o.pairs)
 		cmd = find("time-check");
 	else if (o.window_ns || o.triggers)

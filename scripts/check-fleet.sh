@@ -1,0 +1,313 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The fleet view against real ClickHouse servers (Debian's clickhouse-server
+# 18.16): two servers on loopback ports, each a shard of a cluster, the
+# tables of nsight-analyze --export-schema --cluster on both (MergeTree
+# NAME_local and a Distributed NAME). Synthetic captures of several
+# scenarios (tests/gen_scenario.c), each as its own host, are exported
+# (alternately through either server), then:
+#   - a second export of each writes nothing, a third at once neither;
+#   - both shards hold rows;
+#   - Documentation/fleet.sql's latency query gives each host exactly the
+#     count, p50, p90, p99, p99.9 and max nsight-analyze --json prints for
+#     its capture; its causes queries give each cause's explained ns
+#     (total_dev_ns) and the top cause; slowest gives the slowest message
+#     with its first cause; compare splits the messages by time;
+#   - errors: a database that does not exist (HTTP status and the server's
+#     message), no server, and an export that fails half-way (no causes
+#     table): exit 1, and the fleet queries count none of its rows.
+# Both servers are stopped at the end, also on failure or interruption.
+# Prints KTAP.
+#
+#   scripts/check-fleet.sh [OUTDIR]     (default build/check/fleet; logs there)
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+out=${1:-$top/build/check}/fleet
+rm -rf "$out"
+mkdir -p "$out"
+n=0
+failed=0
+
+echo "KTAP version 1"
+server=/usr/sbin/clickhouse-server
+if [ ! -x "$server" ] || ! command -v clickhouse-client >/dev/null || ! command -v jq >/dev/null ||
+   ! command -v curl >/dev/null; then
+	echo "ok 1 - fleet # SKIP needs clickhouse-server, clickhouse-client, jq and curl"
+	echo "1..1"
+	exit 0
+fi
+if ! make -s -C "$top/userspace" nsight-analyze check-tools >"$out/build.log" 2>&1; then
+	echo "not ok 1 - userspace builds"
+	sed 's/^/# /' "$out/build.log" | tail -n 30
+	echo "1..1"
+	exit 1
+fi
+ana=$top/userspace/nsight-analyze
+gen=$top/userspace/build-asan/gen_scenario
+work=$(mktemp -d /tmp/nsight-fleet-XXXXXX)
+pids=
+stop_servers() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $pids; do
+		# clickhouse-server ends within seconds of SIGTERM; then SIGKILL.
+		i=0
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.2
+			i=$((i + 1))
+		done
+		kill -9 "$p" 2>/dev/null
+	done
+	pids=
+	rm -rf "$work"
+}
+trap stop_servers EXIT
+trap 'exit 1' INT TERM HUP
+
+# Ports: a block of 6 from the pid, so that two runs at once do not meet.
+base=$((20000 + ($$ % 4000) * 6))
+http1=$base tcp1=$((base + 1)) inter1=$((base + 2))
+http2=$((base + 3)) tcp2=$((base + 4)) inter2=$((base + 5))
+
+# config N HTTP TCP INTERSERVER: a server's config.xml, users.xml and data under $work/sN.
+config() {
+	d=$work/s$1
+	mkdir -p "$d/data"
+	cat >"$d/config.xml" <<EOC
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$d/server.log</log><errorlog>$d/error.log</errorlog></logger>
+  <http_port>$2</http_port>
+  <tcp_port>$3</tcp_port>
+  <interserver_http_port>$4</interserver_http_port>
+  <listen_host>127.0.0.1</listen_host>
+  <path>$d/data/</path>
+  <tmp_path>$d/data/tmp/</tmp_path>
+  <user_files_path>$d/data/user_files/</user_files_path>
+  <format_schema_path>$d/data/format_schemas/</format_schema_path>
+  <users_config>$d/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <mark_cache_size>268435456</mark_cache_size>
+  <remote_servers>
+    <nsight_fleet>
+      <shard><replica><host>127.0.0.1</host><port>$tcp1</port></replica></shard>
+      <shard><replica><host>127.0.0.1</host><port>$tcp2</port></replica></shard>
+    </nsight_fleet>
+  </remote_servers>
+</yandex>
+EOC
+	cat >"$d/users.xml" <<'EOC'
+<?xml version="1.0"?>
+<yandex>
+  <profiles><default></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></default></users>
+  <quotas><default></default></quotas>
+</yandex>
+EOC
+}
+
+# q PORT SQL: a query over HTTP, its TabSeparated answer on stdout.
+q() {
+	curl -sS --max-time 60 "http://127.0.0.1:$1/" --data-binary "$2"
+}
+
+# fleet NAME [HOST]: Documentation/fleet.sql's query NAME on server 1, in
+# database $db (fleet), over all time unless $from/$to, $from2/$to2 say.
+fleet() {
+	awk -v n="$1" '/^-- name: /{on = ($3 == n); next} on' "$top/Documentation/fleet.sql" |
+		grep -v '^--' |
+		sed -e "s/{db}/${db:-fleet}/g; s/{from}/${from:-0}/g; s/{to}/${to:-4000000000}/g" \
+		    -e "s/{from2}/${from2:-0}/g; s/{to2}/${to2:-0}/g; s/{host}/'${2:-}'/g" |
+		curl -sS --max-time 60 "http://127.0.0.1:$http1/" --data-binary @-
+}
+
+t0=$(date +%s)
+config 1 "$http1" "$tcp1" "$inter1"
+config 2 "$http2" "$tcp2" "$inter2"
+# 18.16 runs as root as well as as any other user: started as whoever runs this.
+for s in 1 2; do
+	"$server" --config-file="$work/s$s/config.xml" >"$out/server$s.out" 2>&1 &
+	pids="$pids $!"
+done
+up=0
+for i in $(seq 1 150); do
+	if [ "$(curl -s "http://127.0.0.1:$http1/ping")" = "Ok." ] &&
+	   [ "$(curl -s "http://127.0.0.1:$http2/ping")" = "Ok." ]; then
+		up=1
+		break
+	fi
+	sleep 0.2
+done
+if [ $up = 1 ]; then
+	ktap_result OK "two servers up ($(q "$http1" 'SELECT version()'), ports $http1 and $http2)"
+else
+	ktap_result FAIL "two servers up" "$(cat "$out"/server*.out "$work"/s*/error.log 2>/dev/null | tail -n 30)"
+	echo "1..$n"
+	exit 1
+fi
+
+schema_ok=1
+for s in 1 2; do
+	"$ana" --export-schema --cluster nsight_fleet clickhouse://127.0.0.1/fleet >"$out/schema.sql" &&
+		clickhouse-client --port "$([ $s = 1 ] && echo "$tcp1" || echo "$tcp2")" --multiquery \
+			<"$out/schema.sql" >>"$out/schema.log" 2>&1 || schema_ok=0
+done
+[ $schema_ok = 1 ] && ktap_result OK "--export-schema --cluster creates the tables on both shards" ||
+	ktap_result FAIL "--export-schema --cluster creates the tables on both shards" "$(cat "$out/schema.log")"
+
+kinds="hog idleirq kworker mixed chunked lock clean"
+i=0
+export_ok=1
+for k in $kinds; do
+	"$gen" "$k" "$out/$k.nsight" || export_ok=0
+	i=$((i + 1))
+	port=$([ $((i % 2)) = 1 ] && echo "$http1" || echo "$http2")
+	"$ana" --export "clickhouse://127.0.0.1:$port/fleet" --host "host-$k" --batch 50 \
+		"$out/$k.nsight" >>"$out/export.log" 2>&1 || export_ok=0
+	"$ana" --json "$out/$k.nsight" >"$out/$k.json" 2>>"$out/export.log" || export_ok=0
+done
+[ $export_ok = 1 ] && ktap_result OK "7 captures exported, through either server" ||
+	ktap_result FAIL "7 captures exported, through either server" "$(cat "$out/export.log")"
+
+before=$(q "$http1" "SELECT count() FROM fleet.messages")
+again_ok=1
+for k in $kinds; do
+	"$ana" --export "clickhouse://127.0.0.1:$http2/fleet" --host "host-$k" "$out/$k.nsight" \
+		>"$out/again.out" 2>&1 || again_ok=0
+	grep -q 'already in' "$out/again.out" || again_ok=0
+done
+after=$(q "$http1" "SELECT count() FROM fleet.messages")
+[ $again_ok = 1 ] && [ "$before" = "$after" ] && ktap_result OK "a re-run writes nothing ($after messages)" ||
+	ktap_result FAIL "a re-run writes nothing" "# $before rows before, $after after; $(cat "$out/again.out")"
+
+n1=$(q "$http1" "SELECT count() FROM fleet.messages_local")
+n2=$(q "$http2" "SELECT count() FROM fleet.messages_local")
+[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] && ktap_result OK "both shards hold messages ($n1 and $n2)" ||
+	ktap_result FAIL "both shards hold messages ($n1 and $n2)"
+
+# The latency per host against nsight-analyze --json.
+fleet latency >"$out/latency.tsv"
+lat_ok=1
+lat_diag=
+for k in $kinds; do
+	jq -r --arg h "host-$k" '.latency.groups[] | select(.count > 0) |
+		[$h, .comm, .dir, .count, .p50, .p90, .p99, ."p99.9", .max] | @tsv' "$out/$k.json" |
+		sort >"$out/want.tsv"
+	awk -F '\t' -v h="host-$k" '$1 == h' "$out/latency.tsv" | sort >"$out/got.tsv"
+	if [ ! -s "$out/want.tsv" ] || ! cmp -s "$out/want.tsv" "$out/got.tsv"; then
+		lat_ok=0
+		lat_diag="$lat_diag$(diff "$out/want.tsv" "$out/got.tsv")
+"
+	fi
+done
+[ $lat_ok = 1 ] && ktap_result OK "latency: count, p50, p90, p99, p99.9, max per host as --json's" ||
+	ktap_result FAIL "latency: count, p50, p90, p99, p99.9, max per host as --json's" "$lat_diag"
+
+# Every cause's explained ns, and the top one per host and application.
+q "$http1" "SELECT host, comm, dir, category, role, sum(deviation_ns) FROM fleet.causes
+	WHERE (capture_id, export_id) GLOBAL IN (SELECT capture_id, min(export_id) FROM fleet.captures GROUP BY capture_id)
+	GROUP BY host, comm, dir, category, role" | sort >"$out/explained.tsv"
+fleet top-causes >"$out/top.tsv"
+fleet causes >"$out/causes.tsv"
+cause_ok=1 top_ok=1
+cause_diag= top_diag=
+: >"$out/want-all.tsv"
+for k in $kinds; do
+	jq -r --arg h "host-$k" '.diagnosis.groups[] | . as $g | .causes[] |
+		[$h, $g.comm, $g.dir, .category, .role, .total_dev_ns] | @tsv' "$out/$k.json" |
+		sort >"$out/want.tsv"
+	cat "$out/want.tsv" >>"$out/want-all.tsv"
+	awk -F '\t' -v h="host-$k" '$1 == h' "$out/explained.tsv" | sort >"$out/got.tsv"
+	if ! cmp -s "$out/want.tsv" "$out/got.tsv"; then
+		cause_ok=0
+		cause_diag="$cause_diag$(diff "$out/want.tsv" "$out/got.tsv")
+"
+	fi
+	# The top: the same category and role, or one explaining as much (a tie).
+	jq -r --arg h "host-$k" '.diagnosis.groups[] | select(.causes | length > 0) |
+		[$h, .comm, .dir, .causes[0].category, .causes[0].role, .causes[0].total_dev_ns] | @tsv' \
+		"$out/$k.json" | sort >"$out/want-top.tsv"
+	awk -F '\t' -v h="host-$k" '$1 == h {print $1 "\t" $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6}' \
+		"$out/top.tsv" | sort >"$out/got-top.tsv"
+	if ! cmp -s "$out/want-top.tsv" "$out/got-top.tsv"; then
+		# A tie: the same explained ns.
+		if [ "$(cut -f1-3,6 "$out/want-top.tsv")" != "$(cut -f1-3,6 "$out/got-top.tsv")" ]; then
+			top_ok=0
+			top_diag="$top_diag$(diff "$out/want-top.tsv" "$out/got-top.tsv")
+"
+		fi
+	fi
+	# rank 1 in causes is the --json's first cause.
+	r1=$(q "$http1" "SELECT DISTINCT comm, dir, category, role FROM fleet.causes WHERE host = 'host-$k' AND rank = 1 ORDER BY comm, dir")
+	w1=$(jq -r '.diagnosis.groups[] | select(.causes | length > 0) | [.comm, .dir, .causes[0].category, .causes[0].role] | @tsv' "$out/$k.json" | sort)
+	if [ "$r1" != "$w1" ]; then
+		top_ok=0
+		top_diag="$top_diag# host-$k rank 1: $r1, --json: $w1
+"
+	fi
+done
+[ $cause_ok = 1 ] && [ -s "$out/want-all.tsv" ] &&
+	ktap_result OK "causes: each cause's explained ns per host as --json's total_dev_ns ($(wc -l <"$out/want-all.tsv") causes)" ||
+	ktap_result FAIL "causes: each cause's explained ns per host as --json's total_dev_ns" "$cause_diag"
+[ $top_ok = 1 ] && ktap_result OK "top-causes and rank 1: --json's first cause per host and application" ||
+	ktap_result FAIL "top-causes and rank 1: --json's first cause per host and application" "$top_diag"
+# Across hosts: the causes query's sums are the per-host sums added up.
+sum_want=$(awk -F '\t' '{s[$4 "\t" $5] += $6} END {for (k in s) print k "\t" s[k]}' "$out/want-all.tsv" | sort)
+sum_got=$(cut -f1-3 "$out/causes.tsv" | sort)
+[ "$sum_want" = "$sum_got" ] && ktap_result OK "causes across hosts: the per-host sums added up" ||
+	ktap_result FAIL "causes across hosts: the per-host sums added up" "$(printf '%s\n--\n%s' "$sum_want" "$sum_got")"
+
+# The slowest message of one host and its first cause.
+fleet slowest host-mixed >"$out/slowest.tsv"
+want=$(jq -r '.diagnosis.groups[0].slowest[0] | [.latency_ns, .causes[0].category] | @tsv' "$out/mixed.json")
+got=$(head -n 1 "$out/slowest.tsv" | awk -F '\t' '{split($15, c, " \\("); print $6 "\t" c[1]}')
+[ -n "$want" ] && [ "$want" = "$got" ] && [ "$(wc -l <"$out/slowest.tsv")" = 20 ] &&
+	ktap_result OK "slowest: 20 messages of host-mixed, the first $want" ||
+	ktap_result FAIL "slowest: 20 messages of host-mixed" "# --json: $want, query: $got"
+
+# compare: host-mixed's second (a synthetic capture spans 40 ms) against the next.
+first=$(q "$http1" "SELECT min(start_ns) FROM fleet.messages WHERE host = 'host-mixed'")
+sec=$((first / 1000000000))
+total=$(jq '.latency.groups[0].count' "$out/mixed.json")
+p99=$(jq '.latency.groups[0].p99' "$out/mixed.json")
+got=$(from=$sec to=$((sec + 1)) from2=$((sec + 1)) to2=$((sec + 2)) fleet compare |
+	awk -F '\t' '$1 == "host-mixed" {print $4, $5, $8}')
+[ "$got" = "$total 0 $p99" ] && ktap_result OK "compare: host-mixed's $total messages in the first range, p99 $p99" ||
+	ktap_result FAIL "compare: host-mixed's messages in the first range" "# $got, expected $total 0 $p99"
+
+# Errors: no such database (the server's status and message), no server.
+"$ana" --export "clickhouse://127.0.0.1:$http1/nope" --host h "$out/hog.nsight" >"$out/err.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "clickhouse://127.0.0.1:$http1/nope: SELECT count().*: HTTP 404: .*Database nope doesn.t exist" "$out/err.out" &&
+	ktap_result OK "a database that does not exist: exit 1, URL, status and message" ||
+	ktap_result FAIL "a database that does not exist: exit 1, URL, status and message" "# rc $rc: $(cat "$out/err.out")"
+"$ana" --export "clickhouse://127.0.0.1:1/fleet" --host h "$out/hog.nsight" >"$out/err.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "clickhouse://127.0.0.1:1/fleet: .*: .*onnect" "$out/err.out" &&
+	ktap_result OK "no server: exit 1, URL and libcurl's reason" ||
+	ktap_result FAIL "no server: exit 1, URL and libcurl's reason" "# rc $rc: $(cat "$out/err.out")"
+
+# Half-way: a database without the causes table; messages are written, then the export fails.
+for s in "$tcp1" "$tcp2"; do
+	"$ana" --export-schema --cluster nsight_fleet clickhouse://127.0.0.1/half |
+		clickhouse-client --port "$s" --multiquery >>"$out/schema.log" 2>&1
+	clickhouse-client --port "$s" -q "DROP TABLE half.causes" >>"$out/schema.log" 2>&1
+done
+"$ana" --export "clickhouse://127.0.0.1:$http1/half" --host host-half --batch 50 "$out/mixed.nsight" \
+	>"$out/half.out" 2>&1
+rc=$?
+rows=$(q "$http1" "SELECT count() FROM half.messages")
+db=half fleet latency >"$out/half.tsv"
+[ $rc = 1 ] && [ "$rows" -gt 0 ] && [ ! -s "$out/half.tsv" ] &&
+	grep -q "capture's row was not written" "$out/half.out" &&
+	ktap_result OK "half-way failure: exit 1, $rows message rows written and counted by no query" ||
+	ktap_result FAIL "half-way failure: exit 1, rows written and counted by no query" "# rc $rc, $rows rows, $(cat "$out/half.out" "$out/half.tsv")"
+
+echo "# fleet: $(( $(date +%s) - t0 )) s"
+echo "1..$n"
+exit $failed
