@@ -521,45 +521,90 @@ static int cmp_tail(const void *a, const void *b)
 }
 
 /* The tail of group @g, whose complete requests are @idx[0..@n). */
+/* One cause's time in one complete request of a group (by position). */
+struct cause_val {
+	uint32_t cause;
+	uint32_t pos;
+	int64_t ns;
+};
+
+static int cmp_cause_val(const void *a, const void *b)
+{
+	const struct cause_val *x = a, *y = b;
+
+	if (x->cause != y->cause)
+		return x->cause < y->cause ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * The tail of group @g, whose complete requests are @idx[0..@n): per
+ * cause, its median over the @n requests (0 where a request has none of
+ * it) and the time beyond it summed over the tail. One sort of the
+ * group's cause entries; each cause then costs what it holds, not @n.
+ */
 static int tail_of(struct nsight_requests *r, struct nsight_rq_group *g, const size_t *idx,
 		   size_t n)
 {
-	int64_t *val = malloc(n * sizeof(*val)), *sorted = malloc(n * sizeof(*sorted));
-	int64_t total = 0;
-	size_t c, j, e;
+	size_t m = 0, j, e, s, k;
+	struct cause_val *cv;
+	int64_t *v = NULL, total = 0;
 	int err = -1;
 
-	if (!val || !sorted)
-		goto out;
+	for (j = 0; j < n; j++)
+		m += r->rc_first[idx[j] + 1] - r->rc_first[idx[j]];
+	cv = malloc((m ? m : 1) * sizeof(*cv));
+	v = malloc((m ? 2 * m : 1) * sizeof(*v));	/* values, then their sorted copy */
 	g->tail = calloc(r->n_causes ? r->n_causes : 1, sizeof(*g->tail));
-	if (!g->tail)
+	if (!cv || !v || !g->tail)
 		goto out;
-	for (c = 0; c < r->n_causes; c++) {
-		int64_t med, excess = 0;
+	m = 0;
+	for (j = 0; j < n; j++)
+		for (e = r->rc_first[idx[j]]; e < r->rc_first[idx[j] + 1]; e++)
+			cv[m++] = (struct cause_val){ r->rc[e].cause, (uint32_t)j,
+						      (int64_t)r->rc[e].ns };
+	nsight_sort(cv, m, sizeof(*cv), cmp_cause_val);
+	for (s = 0; s < m; s = e) {
+		uint32_t c = cv[s].cause;
+		size_t rank = ((size_t)n + 1) / 2;	/* nearest rank of p50 */
+		int64_t med = 0, excess = 0;
 
-		memset(val, 0, n * sizeof(*val));
-		for (j = 0; j < n; j++)
-			for (e = r->rc_first[idx[j]]; e < r->rc_first[idx[j] + 1]; e++)
-				if (r->rc[e].cause == c)
-					val[j] += (int64_t)r->rc[e].ticks;
-		memcpy(sorted, val, n * sizeof(*val));
-		nsight_sort_i64(sorted, n);
-		med = nsight_percentile(sorted, n, 50000);
-		for (j = 0; j < n; j++)
-			if (r->v[idx[j]].total_ns >= g->tail_from && val[j] > med)
-				excess += val[j] - med;
+		/* The cause's values, one per request that has it. */
+		for (e = s, k = 0; e < m && cv[e].cause == c; e++) {
+			if (k && cv[e].pos == cv[e - 1].pos)
+				v[k - 1] += cv[e].ns;
+			else
+				v[k++] = cv[e].ns;
+		}
+		/* n - k zeros come first in order: the median is one of them or of v. */
+		if (rank > n - k) {
+			int64_t *sorted = v + k;	/* k <= m: room for k more */
+
+			memcpy(sorted, v, k * sizeof(*v));
+			nsight_sort_i64(sorted, k);
+			med = sorted[rank - (n - k) - 1];
+		}
+		for (j = s, k = 0; j < e; j++) {
+			int64_t x;
+
+			if (j > s && cv[j].pos == cv[j - 1].pos)
+				continue;
+			x = v[k++];
+			if (r->v[idx[cv[j].pos]].total_ns >= g->tail_from && x > med)
+				excess += x - med;
+		}
 		if (excess > 0) {
-			g->tail[g->n_tail++] = (struct nsight_rq_tail_cause){ (uint32_t)c, excess, 0 };
+			g->tail[g->n_tail++] = (struct nsight_rq_tail_cause){ c, excess, 0 };
 			total += excess;
 		}
 	}
-	for (c = 0; c < g->n_tail; c++)
-		g->tail[c].share = (double)g->tail[c].excess_ns / (double)total;
+	for (j = 0; j < g->n_tail; j++)
+		g->tail[j].share = (double)g->tail[j].excess_ns / (double)total;
 	nsight_sort(g->tail, g->n_tail, sizeof(*g->tail), cmp_tail);
 	err = 0;
 out:
-	free(val);
-	free(sorted);
+	free(cv);
+	free(v);
 	return err;
 }
 

@@ -80,7 +80,7 @@ struct nsight_rq {
 /* One cause of a request's time (see above), "queued: worker preempted by task:x". */
 struct nsight_rq_cause {
 	uint32_t cause;			/* index in nsight_requests.causes */
-	uint64_t ticks;
+	uint64_t ns;
 };
 
 /* What held up the slow requests of one process. */
