@@ -24,6 +24,29 @@ bool nsight_tracedat_magic(const void *buf, size_t len)
 	       !memcmp(buf, NSIGHT_TRACEDAT_MAGIC, NSIGHT_TRACEDAT_MAGIC_LEN);
 }
 
+#define TD_SOCK	"sk=%di:x64 daddr=+0(%di):u32 saddr=+4(%di):u32 dport=+12(%di):u16 " \
+		"sport=+14(%di):u16 family=+16(%di):u16"
+
+const char *const nsight_tracedat_kprobes[] = {
+	"p:" NSIGHT_TRACEDAT_KPROBE_GROUP "/handoff sock_def_readable " TD_SOCK,
+	"p:" NSIGHT_TRACEDAT_KPROBE_GROUP "/udp_recv udp_recvmsg " TD_SOCK,
+	"r:" NSIGHT_TRACEDAT_KPROBE_GROUP "/udp_recv_ret udp_recvmsg ret=$retval:s32",
+	"p:" NSIGHT_TRACEDAT_KPROBE_GROUP "/udp_send udp_sendmsg " TD_SOCK
+	" len=%dx:u64 to_addr=+4(+0(%si)):u32 to_port=+2(+0(%si)):u16",
+	"p:" NSIGHT_TRACEDAT_KPROBE_GROUP "/fault handle_mm_fault address=%si:x64 flags=%dx:u32",
+	"r:" NSIGHT_TRACEDAT_KPROBE_GROUP "/fault_ret handle_mm_fault ret=$retval:u32",
+	NULL,
+};
+
+const char *const nsight_tracedat_events[] = {
+	"sched:sched_switch", "sched:sched_waking",
+	"irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit",
+	"power:cpu_idle", "workqueue:workqueue_execute_start", "workqueue:workqueue_execute_end",
+	"napi:napi_poll", "net:netif_rx", "net:netif_receive_skb", "net:net_dev_queue",
+	"net:net_dev_start_xmit", "skb:skb_copy_datagram_iovec", NSIGHT_TRACEDAT_KPROBE_GROUP,
+	NULL,
+};
+
 static const char *const kind_names[__NSIGHT_TD_KINDS] = {
 	[NSIGHT_TD_SWITCH] = "sched_switch",
 	[NSIGHT_TD_WAKING] = "sched_waking",

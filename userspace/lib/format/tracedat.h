@@ -45,6 +45,16 @@ bool nsight_tracedat_magic(const void *buf, size_t len);
 /* The group of the kprobe events of 'nsightctl trace-cmd-args'. */
 #define NSIGHT_TRACEDAT_KPROBE_GROUP	"nsight"
 
+/*
+ * What 'nsightctl trace-cmd-args' prints: the kprobe events the reader
+ * maps (kprobe_events lines, x86-64 registers; struct sock_common's first
+ * fields at their fixed offsets), and the kernel events to record, both
+ * NULL-terminated; the buffer per CPU, KiB.
+ */
+extern const char *const nsight_tracedat_kprobes[];
+extern const char *const nsight_tracedat_events[];
+#define NSIGHT_TRACEDAT_BUFFER_KB	16384
+
 /* What a capture gave: the kinds of event the analysis needs. */
 enum nsight_td_kind {
 	NSIGHT_TD_SWITCH,	/* sched_switch */
