@@ -14,7 +14,7 @@ linux-image-6.12-amd64 linux-headers-6.12-amd64
 linux-image-amd64 linux-headers-amd64
 linux-source-6.12 flex bison bc libssl-dev libelf-dev xz-utils python3 rsync
 libnl-3-dev libnl-genl-3-dev libjson-c-dev zlib1g-dev libzstd-dev libdeflate-dev
-libtraceevent-dev libipt-dev
+libtraceevent-dev libtracecmd-dev libtracefs-dev trace-cmd libipt-dev
 qemu-system-x86 busybox-static kmod cpio gzip iproute2 memcached
 sockperf redis-server nginx-light wrk stress-ng linuxptp
 sparse perl

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "base/zstdio.h"
 #include "diagnose/categories_builtin.h"
@@ -515,9 +516,48 @@ int cli_check_capture(struct opts *o, int n, char **args, const char **name)
 	return CLI_GO;
 }
 
+struct cli_origin cli_origin;
+
+/*
+ * A trace-cmd capture (trace.dat, a file: libtracecmd seeks in it) as the
+ * stream it stands for, in a temporary file: *@in. Returns 1 when @f is
+ * not a trace.dat (@f untouched), 0 with *@in, or NSIGHT_EXIT_FAIL.
+ */
+static int open_tracedat(const char *name, FILE *f, FILE **in)
+{
+	char magic[NSIGHT_TRACEDAT_MAGIC_LEN];
+	struct nsight_diag d = { 0 };
+	struct stat st;
+	FILE *out;
+
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
+	    pread(fileno(f), magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    !nsight_tracedat_magic(magic, sizeof(magic)))
+		return 1;
+	out = tmpfile();
+	if (!out) {
+		fprintf(stderr, "nsight-analyze: %s: a temporary file: %s\n", name, strerror(errno));
+		return NSIGHT_EXIT_FAIL;
+	}
+	if (nsight_tracedat_convert(name, fileno(f), out, &cli_origin.info, &d)) {
+		fprintf(stderr, "nsight-analyze: %s\n", d.msg);
+		fclose(out);
+		return NSIGHT_EXIT_FAIL;
+	}
+	if (fflush(out) || fseek(out, 0, SEEK_SET)) {
+		fprintf(stderr, "nsight-analyze: %s: a temporary file: %s\n", name, strerror(errno));
+		fclose(out);
+		return NSIGHT_EXIT_FAIL;
+	}
+	cli_origin.tracedat = true;
+	*in = out;
+	return 0;
+}
+
 int cli_open_input(const char *name, FILE **in)
 {
 	FILE *f = stdin;
+	int ret;
 
 	if (strcmp(name, "-")) {
 		f = fopen(name, "rb");
@@ -525,6 +565,12 @@ int cli_open_input(const char *name, FILE **in)
 			fprintf(stderr, "nsight-analyze: %s: %s\n", name, strerror(errno));
 			return NSIGHT_EXIT_FAIL;
 		}
+	}
+	ret = open_tracedat(name, f, in);
+	if (ret != 1) {
+		if (f != stdin)
+			fclose(f);
+		return ret;
 	}
 	*in = nsight_zstd_open_read(f);
 	if (!*in) {

@@ -16,6 +16,7 @@
 #include "diagnose/categories.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/whatif.h"
+#include "format/tracedat.h"
 #include "pipeline/analysis.h"
 #include "capture/timeconv.h"
 #include "base/version.h"
@@ -116,8 +117,19 @@ int cli_check_capture(struct opts *o, int n, char **args, const char **name);
  * reading would wait for keys. Says what to do; true then (a usage error).
  */
 bool cli_stdin_is_terminal(const char *name);
-/* A stream from a file or stdin ("-"), read decompressed if it is zstd. */
+/*
+ * A stream from a file or stdin ("-"), read decompressed if it is zstd; a
+ * trace-cmd capture (trace.dat, a file) is converted into one first
+ * (format/tracedat.h) and cli_origin says so.
+ */
 int cli_open_input(const char *name, FILE **in);
+
+/* Where the last input cli_open_input() opened came from. */
+struct cli_origin {
+	bool tracedat;				/* a trace-cmd capture */
+	struct nsight_tracedat_info info;
+};
+extern struct cli_origin cli_origin;
 /* The user's categories (--categories) first, then the built-in ones. */
 int cli_load_categories(struct nsight_cats *cats, const struct opts *o);
 /*

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "config", cmd_config, cmd_config_usage, "show or change sources, buffer size and filter" },
 	{ "dump",   cmd_dump,   cmd_dump_usage,   "write the buffers as a stream for nsight-analyze" },
 	{ "record", cmd_record, cmd_record_usage, "capture and write the stream while the capture runs" },
+	{ "trace-cmd-args", cmd_tracecmd_args, cmd_tracecmd_args_usage,
+	  "print the trace-cmd commands that capture without the module" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

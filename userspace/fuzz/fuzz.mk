@@ -15,7 +15,7 @@ FUZZ_CC      ?= clang
 FUZZ_BUILD   := build-fuzz
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
-FUZZ_TARGETS := stream analysis window ksyms categories
+FUZZ_TARGETS := stream analysis window ksyms categories tracedat
 FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_LIB     := $(FUZZ_BUILD)/lib/libnsight.a
 FUZZ_ANA     := $(call objs,$(FUZZ_BUILD),$(ANA_SRCS))

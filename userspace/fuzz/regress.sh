@@ -8,6 +8,7 @@ build=$1 corpus=$2
 shift 2
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(dirname "$0")/../tests/lsan.supp:print_suppressions=0}"
 echo "KTAP version 1"
 echo "1..$#"
 i=0 failed=0
