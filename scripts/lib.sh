@@ -47,6 +47,7 @@ guest_initramfs() {
 		--bin "$_sp/msgload" --bin "$_sp/tsc_pairs" --bin "$_sp/clock_churn" \
 		--bin "$_sp/hog" --bin "$_sp/trace_check" --bin "$_sp/recloop" \
 		--bin "$_sp/handoff_ts" --bin "$_sp/relay_drain" --bin "$_sp/twostage" \
+		--bin /usr/bin/trace-cmd \
 		--bin /usr/bin/memcached --bin /usr/bin/sockperf --bin /usr/bin/redis-server \
 		--bin /usr/bin/redis-benchmark --bin /usr/bin/redis-cli --bin /usr/sbin/nginx \
 		--bin /usr/bin/wrk --bin /usr/bin/stress-ng --bin /usr/sbin/tc \
