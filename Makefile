@@ -7,7 +7,10 @@
 #   make check        every test suite; ends with "N passed, N failed, N skipped"
 #   make demo         boot a guest, capture a workload, print the diagnosis
 #   make bench        tracing overhead (ratios to no tracing) and cost per
-#                     record, in a guest under -icount (build/bench/)
+#                     record, in a guest under -icount, nsight-analyze's
+#                     throughput, the fleet view's scale (build/bench/)
+#   make bench-fleet  the fleet view's part alone: the export rate, the
+#                     fleet queries over 100 M synthetic messages
 #   make modules-all  build the module against every supported Debian kernel
 #   make lint         checkpatch + sparse on the module, userspace/lib's layers
 #   make install      the tools, man pages, bash completion and uapi header
@@ -38,7 +41,7 @@ HDRDIR  := $(DESTDIR)$(PREFIX)/include
 DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/nsight
 DKMSDIR := $(DESTDIR)/usr/src/nsight-$(VERSION)
 
-.PHONY: all module userspace deps check bench demo modules-all lint clean help install install-dkms
+.PHONY: all module userspace deps check bench bench-fleet demo modules-all lint clean help install install-dkms
 
 all: module userspace
 
@@ -63,6 +66,10 @@ demo:
 bench:
 	NSIGHT_BENCH=1 scripts/deps.sh --if-missing
 	scripts/bench.sh
+
+bench-fleet:
+	scripts/deps.sh --if-missing
+	scripts/bench-fleet.sh
 
 modules-all:
 	scripts/build-modules.sh

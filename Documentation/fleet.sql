@@ -1,8 +1,10 @@
 -- SPDX-License-Identifier: GPL-2.0
 -- nsight's fleet queries over the tables nsight-analyze --export writes
 -- (nsight.rst "Fleet view"; nsight-analyze --export-schema creates them).
--- ClickHouse 18.16 and later. Placeholders, replaced before a query runs
--- (nsight-analyze fleet does it; by hand, sed):
+-- ClickHouse 18.16 and later. nsight-analyze fleet URL NAME runs the
+-- query NAME of this file, built into it (userspace/lib/export/chfleet.c):
+-- change it here. Placeholders, replaced before a query runs (the command
+-- does it; by hand, sed):
 --
 --   {db}              the database
 --   {from}, {to}      a time range, [from, to), unix seconds

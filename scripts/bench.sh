@@ -31,7 +31,9 @@
 # plugin, scripts/hook-insns.sh), ANALYZE_SIZES (records of the synthetic
 # captures nsight-analyze is timed on, on the host, default "10000000
 # 100000000"; empty: skip), BENCH_CG_RECORDS (records of its callgrind
-# run, default 300000).
+# run, default 300000), FLEET_BENCH (0: skip the fleet view's part,
+# scripts/bench-fleet.sh, with its FLEET_EXPORT_RECORDS, FLEET_MESSAGES
+# and FLEET_HOSTS).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -114,6 +116,12 @@ for n in ${ANALYZE_SIZES-10000000 100000000}; do
 		>>"$out/overhead.txt" 2>&1 || rc=1
 	cg=0
 done
+# The fleet view's scale (scripts/bench-fleet.sh, two ClickHouse shards on
+# this host): the export rate and the fleet queries over 100 M synthetic
+# messages of 100 hosts; kept in build/bench/fleet.txt too.
+if [ "${FLEET_BENCH:-1}" != 0 ]; then
+	"$top/scripts/bench-fleet.sh" "$out" >>"$out/overhead.txt" 2>&1 || rc=1
+fi
 cat "$out/overhead.txt"
 if [ $rc -ne 0 ] || [ ! -s "$out/overhead.txt" ]; then
 	echo "bench: the guest run failed:" >&2

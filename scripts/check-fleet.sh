@@ -31,8 +31,7 @@ n=0
 failed=0
 
 echo "KTAP version 1"
-server=/usr/sbin/clickhouse-server
-if [ ! -x "$server" ] || ! command -v clickhouse-client >/dev/null || ! command -v jq >/dev/null ||
+if [ ! -x /usr/sbin/clickhouse-server ] || ! command -v clickhouse-client >/dev/null || ! command -v jq >/dev/null ||
    ! command -v curl >/dev/null; then
 	echo "ok 1 - fleet # SKIP needs clickhouse-server, clickhouse-client, jq and curl"
 	echo "1..1"
@@ -46,75 +45,9 @@ if ! make -s -C "$top/userspace" nsight-analyze check-tools >"$out/build.log" 2>
 fi
 ana=$top/userspace/nsight-analyze
 gen=$top/userspace/build-asan/gen_scenario
-work=$(mktemp -d /tmp/nsight-fleet-XXXXXX)
-pids=
-stop_servers() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $pids; do
-		# clickhouse-server ends within seconds of SIGTERM; then SIGKILL.
-		i=0
-		while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do
-			sleep 0.2
-			i=$((i + 1))
-		done
-		kill -9 "$p" 2>/dev/null
-	done
-	pids=
-	rm -rf "$work"
-}
-trap stop_servers EXIT
+. "$top/scripts/clickhouse.sh"
+trap ch_stop EXIT
 trap 'exit 1' INT TERM HUP
-
-# Ports: a block of 6 from the pid, so that two runs at once do not meet.
-base=$((20000 + ($$ % 4000) * 6))
-http1=$base tcp1=$((base + 1)) inter1=$((base + 2))
-http2=$((base + 3)) tcp2=$((base + 4)) inter2=$((base + 5))
-
-# config N HTTP TCP INTERSERVER: a server's config.xml, users.xml and data under $work/sN.
-config() {
-	d=$work/s$1
-	mkdir -p "$d/data"
-	cat >"$d/config.xml" <<EOC
-<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><log>$d/server.log</log><errorlog>$d/error.log</errorlog></logger>
-  <http_port>$2</http_port>
-  <tcp_port>$3</tcp_port>
-  <interserver_http_port>$4</interserver_http_port>
-  <listen_host>127.0.0.1</listen_host>
-  <path>$d/data/</path>
-  <tmp_path>$d/data/tmp/</tmp_path>
-  <user_files_path>$d/data/user_files/</user_files_path>
-  <format_schema_path>$d/data/format_schemas/</format_schema_path>
-  <users_config>$d/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <mark_cache_size>268435456</mark_cache_size>
-  <remote_servers>
-    <nsight_fleet>
-      <shard><replica><host>127.0.0.1</host><port>$tcp1</port></replica></shard>
-      <shard><replica><host>127.0.0.1</host><port>$tcp2</port></replica></shard>
-    </nsight_fleet>
-  </remote_servers>
-</yandex>
-EOC
-	cat >"$d/users.xml" <<'EOC'
-<?xml version="1.0"?>
-<yandex>
-  <profiles><default></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
-  <quotas><default></default></quotas>
-</yandex>
-EOC
-}
-
-# q PORT SQL: a query over HTTP, its TabSeparated answer on stdout.
-q() {
-	curl -sS --max-time 60 "http://127.0.0.1:$1/" --data-binary "$2"
-}
 
 # fleet NAME [HOST]: Documentation/fleet.sql's query NAME on server 1, in
 # database $db (fleet), over all time unless $from/$to, $from2/$to2 say.
@@ -127,26 +60,12 @@ fleet() {
 }
 
 t0=$(date +%s)
-config 1 "$http1" "$tcp1" "$inter1"
-config 2 "$http2" "$tcp2" "$inter2"
-# 18.16 runs as root as well as as any other user: started as whoever runs this.
-for s in 1 2; do
-	"$server" --config-file="$work/s$s/config.xml" >"$out/server$s.out" 2>&1 &
-	pids="$pids $!"
-done
 up=0
-for i in $(seq 1 150); do
-	if [ "$(curl -s "http://127.0.0.1:$http1/ping")" = "Ok." ] &&
-	   [ "$(curl -s "http://127.0.0.1:$http2/ping")" = "Ok." ]; then
-		up=1
-		break
-	fi
-	sleep 0.2
-done
+ch_start "$(mktemp -d /tmp/nsight-fleet-XXXXXX)" "$out" && up=1
 if [ $up = 1 ]; then
 	ktap_result OK "two servers up ($(q "$http1" 'SELECT version()'), ports $http1 and $http2)"
 else
-	ktap_result FAIL "two servers up" "$(cat "$out"/server*.out "$work"/s*/error.log 2>/dev/null | tail -n 30)"
+	ktap_result FAIL "two servers up" "$(cat "$out"/server*.out "$ch_dir"/s*/error.log 2>/dev/null | tail -n 30)"
 	echo "1..$n"
 	exit 1
 fi
@@ -190,21 +109,28 @@ n2=$(q "$http2" "SELECT count() FROM fleet.messages_local")
 [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] && ktap_result OK "both shards hold messages ($n1 and $n2)" ||
 	ktap_result FAIL "both shards hold messages ($n1 and $n2)"
 
+# per_host TSV: each host's host, comm, dir, count, p50, p90, p99, p99.9,
+# max in TSV (the latency query's columns) against nsight-analyze --json
+# of its capture; lat_ok 1 if they are the same, else lat_diag says how not.
+per_host() {
+	lat_ok=1
+	lat_diag=
+	for k in $kinds; do
+		jq -r --arg h "host-$k" '.latency.groups[] | select(.count > 0) |
+			[$h, .comm, .dir, .count, .p50, .p90, .p99, ."p99.9", .max] | @tsv' "$out/$k.json" |
+			sort >"$out/want.tsv"
+		awk -F '\t' -v h="host-$k" '$1 == h' "$1" | sort >"$out/got.tsv"
+		if [ ! -s "$out/want.tsv" ] || ! cmp -s "$out/want.tsv" "$out/got.tsv"; then
+			lat_ok=0
+			lat_diag="$lat_diag$(diff "$out/want.tsv" "$out/got.tsv")
+"
+		fi
+	done
+}
+
 # The latency per host against nsight-analyze --json.
 fleet latency >"$out/latency.tsv"
-lat_ok=1
-lat_diag=
-for k in $kinds; do
-	jq -r --arg h "host-$k" '.latency.groups[] | select(.count > 0) |
-		[$h, .comm, .dir, .count, .p50, .p90, .p99, ."p99.9", .max] | @tsv' "$out/$k.json" |
-		sort >"$out/want.tsv"
-	awk -F '\t' -v h="host-$k" '$1 == h' "$out/latency.tsv" | sort >"$out/got.tsv"
-	if [ ! -s "$out/want.tsv" ] || ! cmp -s "$out/want.tsv" "$out/got.tsv"; then
-		lat_ok=0
-		lat_diag="$lat_diag$(diff "$out/want.tsv" "$out/got.tsv")
-"
-	fi
-done
+per_host "$out/latency.tsv"
 [ $lat_ok = 1 ] && ktap_result OK "latency: count, p50, p90, p99, p99.9, max per host as --json's" ||
 	ktap_result FAIL "latency: count, p50, p90, p99, p99.9, max per host as --json's" "$lat_diag"
 
@@ -279,6 +205,62 @@ got=$(from=$sec to=$((sec + 1)) from2=$((sec + 1)) to2=$((sec + 2)) fleet compar
 	awk -F '\t' '$1 == "host-mixed" {print $4, $5, $8}')
 [ "$got" = "$total 0 $p99" ] && ktap_result OK "compare: host-mixed's $total messages in the first range, p99 $p99" ||
 	ktap_result FAIL "compare: host-mixed's messages in the first range" "# $got, expected $total 0 $p99"
+
+# nsight-analyze fleet: the rows of each query as the SQL's above.
+url=clickhouse://127.0.0.1:$http1/fleet
+# The rows of fleet --json as TabSeparated (NULL as \N).
+rows_tsv() {
+	jq -r '.rows[] | [.[] | if . == null then "\\N" else tostring end] | join("\t")' "$1"
+}
+cmd_ok=1
+cmd_diag=
+for c in "latency latency" "causes causes" "top-causes top" "slowest slowest --host host-mixed" \
+	"compare compare2 --from $sec --to $((sec + 1)) --from2 $((sec + 1)) --to2 $((sec + 2))"; do
+	set -- $c
+	qn=$1 file=$2
+	shift 2
+	[ "$qn" = compare ] && from=$sec to=$((sec + 1)) from2=$((sec + 1)) to2=$((sec + 2)) fleet compare >"$out/compare2.tsv"
+	case $qn in latency | causes | top-causes | slowest) set -- --from 0 --to 4000000000 "$@" ;; esac
+	"$ana" fleet "$url" "$qn" --json "$@" >"$out/cmd-$qn.json" 2>"$out/cmd-$qn.err"
+	rc=$?
+	rows_tsv "$out/cmd-$qn.json" >"$out/cmd-$qn.tsv" 2>>"$out/cmd-$qn.err"
+	if [ $rc != 0 ] || [ ! -s "$out/$file.tsv" ] || ! cmp -s "$out/$file.tsv" "$out/cmd-$qn.tsv"; then
+		cmd_ok=0
+		cmd_diag="$cmd_diag# $qn: rc $rc $(cat "$out/cmd-$qn.err")
+$(diff "$out/$file.tsv" "$out/cmd-$qn.tsv" | head -n 10)
+"
+	fi
+done
+[ $cmd_ok = 1 ] && ktap_result OK "nsight-analyze fleet: latency, causes, top-causes, slowest, compare give the SQL's rows" ||
+	ktap_result FAIL "nsight-analyze fleet: the SQL's rows" "$cmd_diag"
+
+# Its per-host percentiles against nsight-analyze --json of each capture, through --fleet.
+"$ana" --fleet "$url" latency --from 1970-01-01T00:00:00Z --to 2096-10-02T07:06:40Z --json \
+	>"$out/cmd-alias.json" 2>&1
+jq -r '.rows[] | [.host, .comm, .dir, .count, .p50, .p90, .p99, ."p99.9", .max] | @tsv' \
+	"$out/cmd-alias.json" >"$out/cmd-alias.tsv"
+per_host "$out/cmd-alias.tsv"
+[ $lat_ok = 1 ] && ktap_result OK "--fleet URL latency: each host's percentiles as nsight-analyze --json of its capture" ||
+	ktap_result FAIL "--fleet URL latency: each host's percentiles as nsight-analyze --json of its capture" "$lat_diag"
+
+# Its errors: a database that does not exist (exit 1, URL, status), a bad time (exit 2).
+"$ana" fleet "clickhouse://127.0.0.1:$http1/nope" causes >"$out/cmd-err.out" 2>&1
+rc=$?
+"$ana" fleet "$url" causes --from yesterday >>"$out/cmd-err.out" 2>&1
+rc2=$?
+[ $rc = 1 ] && [ $rc2 = 2 ] &&
+	grep -q "fleet query causes: clickhouse://127.0.0.1:$http1/nope: SELECT .*HTTP 404: .*Database nope doesn.t exist" "$out/cmd-err.out" &&
+	ktap_result OK "fleet errors: no such database (exit 1, URL, HTTP 404), a bad --from (exit 2)" ||
+	ktap_result FAIL "fleet errors: no such database, a bad --from" "# rc $rc, $rc2: $(cat "$out/cmd-err.out")"
+
+# A fleet report, as a terminal shows it: the captures' seconds.
+range=$(q "$http1" "SELECT min(time), max(time) + 1 FROM fleet.messages WHERE time > 0 FORMAT CSV" | tr -d '"' |
+	awk -F, '{gsub(" ", "T", $1); gsub(" ", "T", $2); print "--from " $1 "Z --to " $2 "Z"}')
+for qn in latency causes top-causes "slowest --host host-mixed"; do
+	# shellcheck disable=SC2086
+	"$ana" fleet "$url" $qn $range 2>&1 | sed 's/^/# /'
+	echo "#"
+done
 
 # Errors: no such database (the server's status and message), no server.
 "$ana" --export "clickhouse://127.0.0.1:$http1/nope" --host h "$out/hog.nsight" >"$out/err.out" 2>&1

@@ -86,7 +86,7 @@ else
 fi
 
 # nsight-analyze's: options, an option's values, files for a file option,
-# the commands and a command's options.
+# the commands and a command's options, fleet's queries.
 mkdir -p "$work/files" && touch "$work/files/quiet.nsight" "$work/files/busy.nsight"
 cat >"$work/comp-analyze.sh" <<EOF
 . "$top/userspace/completion/nsight-analyze"
@@ -101,6 +101,10 @@ t() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\$# - 1)); _nsight_analyze; echo "\${CO
 [ "\$(t nsight-analyze ti)" = "time-check" ] || { echo "command: \$(t nsight-analyze ti)"; exit 1; }
 [ "\$(t nsight-analyze merge --s)" = "--synced" ] || { echo "merge: \$(t nsight-analyze merge --s)"; exit 1; }
 [ "\$(t nsight-analyze help w)" = "window" ] || { echo "help: \$(t nsight-analyze help w)"; exit 1; }
+[ "\$(t nsight-analyze fleet clickhouse://ch1/nsight s)" = "slowest" ] ||
+	{ echo "fleet: \$(t nsight-analyze fleet clickhouse://ch1/nsight s)"; exit 1; }
+[ "\$(t nsight-analyze --fleet clickhouse://ch1/nsight latency --fr)" = "--from --from2" ] ||
+	{ echo "--fleet: \$(t nsight-analyze --fleet clickhouse://ch1/nsight latency --fr)"; exit 1; }
 complete -p nsight-analyze | grep -q _nsight_analyze
 EOF
 if bash "$work/comp-analyze.sh" >"$work/comp.log" 2>&1; then

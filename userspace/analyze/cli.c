@@ -42,6 +42,11 @@ enum {
 	OPT_HOST,
 	OPT_BATCH,
 	OPT_TIMEOUT,
+	OPT_FLEET,
+	OPT_FROM,
+	OPT_TO,
+	OPT_FROM2,
+	OPT_TO2,
 };
 
 /* Every option of every command; a command takes those of its list (main.c). */
@@ -77,6 +82,11 @@ static const struct option lopts[] = {
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "fleet", required_argument, NULL, OPT_FLEET },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "from2", required_argument, NULL, OPT_FROM2 },
+	{ "to2", required_argument, NULL, OPT_TO2 },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -405,12 +415,26 @@ static int parse_one(struct opts *o, int c)
 			return cli_usage_error(o, c == OPT_BATCH ? "bad --batch '%s' (rows, 1 to 100000000)" :
 					   "bad --timeout '%s' (seconds, 1 to 86400)", optarg);
 		o->export_opts = true;
-		if (c == OPT_BATCH)
+		if (c == OPT_BATCH) {
 			o->batch = v;
-		else
+		} else {
 			o->timeout_s = (long)v;
+			o->timeout_set = true;
+		}
 		break;
 	}
+	case OPT_FLEET:
+		o->fleet_url = optarg;
+		break;
+	case OPT_FROM:
+	case OPT_TO:
+	case OPT_FROM2:
+	case OPT_TO2:
+		/* Read by fleet, against one "now". */
+		*(c == OPT_FROM ? &o->from : c == OPT_TO ? &o->to : c == OPT_FROM2 ? &o->from2 : &o->to2) =
+			optarg;
+		o->fleet_opts = true;
+		break;
 	case 'h':
 		o->cmd->usage(stdout);
 		return NSIGHT_EXIT_OK;
@@ -487,7 +511,9 @@ int cli_check_capture(struct opts *o, int n, char **args, const char **name)
 	if (o->synced_ns >= 0)
 		return cli_usage_error(o, "%s", "--synced goes with --merge");
 	if (o->export_opts)
-		return cli_usage_error(o, "%s", "--cluster, --host, --batch and --timeout go with --export or --export-schema");
+		return cli_usage_error(o, "%s", "--cluster, --host, --batch and --timeout go with --export, --export-schema or --fleet");
+	if (o->fleet_opts)
+		return cli_usage_error(o, "%s", "--from, --to, --from2 and --to2 go with --fleet");
 	if (n > 1)
 		return cli_usage_error(o, "more than one input ('%s')", args[1]);
 	if (!o->color_set)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nsight-analyze's commands (report, window, time-check, merge, export; main.c's
+ * nsight-analyze's commands (report, window, time-check, merge, export, fleet; main.c's
  * table) and what they share: the options, parsed by one loop over every
  * option a command takes, the checks of a capture's options, its input,
  * the files the reports go to, the categories.
@@ -79,6 +79,11 @@ struct opts {
 	size_t batch;			/* --batch ROWS */
 	long timeout_s;			/* --timeout SECONDS */
 	bool export_opts;		/* any of the four given */
+	bool timeout_set;		/* --timeout given */
+	const char *fleet_url;		/* --fleet URL */
+	const char *from, *to;		/* fleet's --from, --to, as given */
+	const char *from2, *to2;	/* --from2, --to2 */
+	bool fleet_opts;		/* any of those four given */
 };
 
 /* cli_parse(): the options are parsed, the command goes on. */
@@ -151,11 +156,13 @@ int cmd_window(struct opts *o, int argc, char **argv);
 int cmd_time_check(struct opts *o, int argc, char **argv);
 int cmd_merge(struct opts *o, int argc, char **argv);
 int cmd_export(struct opts *o, int argc, char **argv);
+int cmd_fleet(struct opts *o, int argc, char **argv);
 void cmd_report_usage(FILE *f);
 void cmd_window_usage(FILE *f);
 void cmd_time_check_usage(FILE *f);
 void cmd_merge_usage(FILE *f);
 void cmd_export_usage(FILE *f);
+void cmd_fleet_usage(FILE *f);
 
 /* window's run on an open capture, also report's for a flight recorder's. */
 int cmd_window_run(FILE *in, const char *name, const struct opts *o);

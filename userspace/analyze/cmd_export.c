@@ -166,7 +166,7 @@ int cmd_export(struct opts *o, int argc, char **argv)
 		return cli_usage_error(o, "%s", "--cluster goes with --export-schema");
 	if (o->json || o->messages || o->verbose || o->strict || o->html || o->perfetto ||
 	    o->dx.baseline || o->intervals || o->n_whatif || o->range || o->window_ns ||
-	    o->triggers || o->pairs || o->merge || o->synced_ns >= 0)
+	    o->triggers || o->pairs || o->merge || o->synced_ns >= 0 || o->fleet_url || o->fleet_opts)
 		return cli_usage_error(o, "%s", "--export goes only with --host, --batch, --timeout, the diagnosis options, --time-params and --threads");
 	if (!url) {
 		if (!argc)

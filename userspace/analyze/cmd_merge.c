@@ -40,7 +40,8 @@ int cmd_merge(struct opts *o, int argc, char **argv)
 		return cli_usage_error(o, "%s takes two captures: CLIENT SERVER", merge);
 	/* Only --json, --verbose, --tail, --synced and --time-params go with it. */
 	if (o->pairs || o->html || o->perfetto || o->intervals || o->n_whatif || o->messages ||
-	    o->strict || o->dx.baseline || o->categories || o->window_ns || o->export_opts)
+	    o->strict || o->dx.baseline || o->categories || o->window_ns || o->export_opts ||
+	    o->fleet_opts)
 		return cli_usage_error(o, "%s", "--merge goes only with --json, --verbose, --tail, --synced and --time-params");
 	if (!strcmp(argv[0], "-") && !strcmp(argv[1], "-"))
 		return cli_usage_error(o, "%s", "the two captures cannot both be stdin");

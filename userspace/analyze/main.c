@@ -34,6 +34,10 @@ static const char *const export_options[] = {
 	"min-dev", "nested-threshold", "categories", "time-params", "threads", "help", NULL,
 };
 
+static const char *const fleet_options[] = {
+	"fleet", "from", "to", "from2", "to2", "host", "json", "timeout", "help", NULL,
+};
+
 struct command {
 	struct cli_cmd cli;		/* name, options, help */
 	int (*run)(struct opts *o, int argc, char **argv);
@@ -51,6 +55,8 @@ static const struct command commands[] = {
 	  "two hosts' captures, CLIENT SERVER, joined into requests" },
 	{ { "export", export_options, cmd_export_usage }, cmd_export,
 	  "a capture's messages and causes into ClickHouse (the fleet view)" },
+	{ { "fleet", fleet_options, cmd_fleet_usage }, cmd_fleet,
+	  "the fleet view's queries: latency, causes, slowest, compare" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -72,8 +78,8 @@ static void usage(FILE *f)
 	fputs("\n"
 	      "Without a COMMAND: report, or the command an option names: --window DURATION\n"
 	      "or --triggers (window), --time-check PAIRS, --merge, --export URL or\n"
-	      "--export-schema (export). A capture named like a command: ./report, or --\n"
-	      "before it.\n"
+	      "--export-schema (export), --fleet URL (fleet). A capture named like a\n"
+	      "command: ./report, or -- before it.\n"
 	      "\n"
 	      "Run 'nsight-analyze COMMAND --help' for a command's options; what the report\n"
 	      "means and examples: see nsight-analyze(1).\n"
@@ -159,6 +165,8 @@ int main(int argc, char **argv)
 		cmd = find("merge");
 	else if (o.export_url || o.export_schema)
 		cmd = find("export");
+	else if (o.fleet_url)
+		cmd = find("fleet");
 	else if (o.pairs)
 		cmd = find("time-check");
 	else if (o.window_ns || o.triggers)

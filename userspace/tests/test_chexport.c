@@ -7,16 +7,13 @@
  * bad URL, no server, a server that answers an HTTP error, one that does
  * not answer (a fake one on loopback).
  */
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-
 #include "diagnose/categories_builtin.h"
 #include "export/chexport.h"
 #include "export/chrow.h"
 #include "export/churl.h"
 #include "export/chschema.h"
 #include "clirun.h"
+#include "fakehttp.h"
 #include "scenario.h"
 
 /* What @fn wrote to a memory stream, NUL-terminated (free it). */
@@ -319,54 +316,6 @@ static void test_rows_fail(void)
 	nsight_analysis_fini(&a);
 }
 
-/*
- * A fake server on a loopback port: it answers each connection with
- * @answer (NULL: reads and never answers). Returns its pid, the port in *@port.
- */
-static pid_t fake_server(const char *answer, unsigned int *port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	pid_t pid;
-
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8) ||
-	    getsockname(fd, (struct sockaddr *)&sa, &len))
-		return -1;
-	*port = ntohs(sa.sin_port);
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		for (;;) {
-			char buf[65536];
-			int c = accept(fd, NULL, NULL);
-
-			if (c < 0)
-				_exit(0);
-			/* The request's head and as much body as came at once. */
-			if (read(c, buf, sizeof(buf)) < 0)
-				_exit(0);
-			if (!answer) {
-				sleep(30);
-				_exit(0);
-			}
-			if (write(c, answer, strlen(answer)) < 0)
-				_exit(0);
-			close(c);
-		}
-	}
-	close(fd);
-	return pid;
-}
-
-static void stop(pid_t pid)
-{
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-}
-
 static void test_cli(void)
 {
 	static const char http_404[] =
@@ -409,7 +358,7 @@ static void test_cli(void)
 	CHECK(r.out && !r.out[0]);
 	cli_result_free(&r);
 
-	pid = fake_server(http_404, &port);
+	pid = fake_http(http_404, NULL, &port);
 	REQUIRE(pid > 0);
 	snprintf(url, sizeof(url), "clickhouse://127.0.0.1:%u/nope", port);
 	cli_run(&c, &r, NULL, (const char *[]){ "--export", url, cli_file(&c, "hog.nsight"), NULL });
@@ -417,9 +366,9 @@ static void test_cli(void)
 	CHECK_STR_HAS(r.err, url);
 	CHECK_STR_HAS(r.err, "HTTP 404: Code: 81, e.displayText() = DB::Exception: Database nope doesn't exist");
 	cli_result_free(&r);
-	stop(pid);
+	fake_http_stop(pid);
 
-	pid = fake_server(NULL, &port);
+	pid = fake_http(NULL, NULL, &port);
 	REQUIRE(pid > 0);
 	snprintf(url, sizeof(url), "clickhouse://127.0.0.1:%u/db", port);
 	cli_run(&c, &r, NULL, (const char *[]){ "--export", url, "--timeout", "1",
@@ -428,7 +377,7 @@ static void test_cli(void)
 	CHECK_STR_HAS(r.err, url);
 	CHECK_STR_HAS(r.err, "timed out");
 	cli_result_free(&r);
-	stop(pid);
+	fake_http_stop(pid);
 	cli_fini(&c, (const char *[]){ "hog.nsight", NULL });
 }
 
