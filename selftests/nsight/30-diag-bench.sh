@@ -12,7 +12,10 @@
 #    the tracepoints nsight uses and a kprobe event on sock_def_readable;
 #    (d) function_graph on the network stack's entry points; (e) where
 #    make bench put bpftrace (Debian's) in the initramfs, bpftrace printing
-#    the events of (c) into its perf buffers. The client's
+#    the events of (c) into its perf buffers; (f) trace-cmd recording, with
+#    the script of 'nsightctl trace-cmd-args', what nsight-analyze reads
+#    from a capture without the module (nsight.rst "Captures without the
+#    module"). The client's
 #    p50, p99 and p99.9 are printed as ratios to "none", on lines starting
 #    with "T ", which scripts/bench.sh collects, and what nsight adds to
 #    p50 and p99 as a share of what ftrace adds (the target: a third).
@@ -61,6 +64,8 @@ DRAIN_MS=${nsight_bench_drain_ms:-200}
 CONFIGS="none nsight sampled ftrace fgraph"
 # (e) bpftrace where make bench put it in the initramfs (it is big).
 command -v bpftrace >/dev/null 2>&1 && CONFIGS="$CONFIGS bpftrace"
+# (f) trace-cmd, which the initramfs has.
+command -v trace-cmd >/dev/null 2>&1 && CONFIGS="$CONFIGS tracecmd"
 CONFIGS_REV=$(echo $CONFIGS | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "") }')
 NCONF=$(echo $CONFIGS | wc -w)
 S=/sys/kernel/nsight
@@ -132,6 +137,15 @@ cfg_start() {
 		# "Attaching N probes..." comes before they are all attached.
 		sleep 2
 		;;
+	tracecmd)
+		# The script records until trace-cmd gets SIGINT, then removes
+		# its kprobes.
+		rm -f /tmp/bench.tc.dat /tmp/bench.tc.out
+		nsightctl trace-cmd-args -o /tmp/bench.tc.dat >/tmp/bench.tc.sh
+		sh /tmp/bench.tc.sh >/tmp/bench.tc.out 2>&1 &
+		tcpid=$!
+		wait_until 3000 0.1 grep -qs 'Ctrl^C' /tmp/bench.tc.out
+		;;
 	fgraph)
 		echo 8192 >$T/buffer_size_kb
 		for f in $GRAPH_FUNCS; do
@@ -169,6 +183,13 @@ cfg_stop() {
 		kill -INT $bpid
 		wait $bpid
 		echo "$2 $3 $1 $(grep -c '^E' /tmp/bench.bpf.out)" >>/tmp/bench.records
+		;;
+	tracecmd)
+		killall -INT trace-cmd 2>/dev/null
+		wait $tcpid
+		# Its records: the trace.dat's bytes.
+		echo "$2 $3 $1 $(wc -c </tmp/bench.tc.dat 2>/dev/null || echo 0)" >>/tmp/bench.records
+		rm -f /tmp/bench.tc.dat
 		;;
 	fgraph)
 		echo 0 >$T/tracing_on
@@ -245,6 +266,7 @@ awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS
 		name["none"] = "none"; name["nsight"] = "(a) nsight"
 		name["sampled"] = "(b) +sampling"; name["ftrace"] = "(c) ftrace"
 		name["fgraph"] = "(d) fn_graph"; name["bpftrace"] = "(e) bpftrace"
+		name["tracecmd"] = "(f) trace-cmd"
 		split("udp low|udp high|memcached low|memcached high", col, "|")
 		for (i = 1; i <= nc; i++) {
 			line = sprintf("T %-16s", name[cf[i]])
@@ -263,7 +285,7 @@ awk -v rl="$R_LOW" -v rh="$R_HIGH" -v nl="$N_LOW" -v nh="$N_HIGH" -v reps="$REPS
 		}
 		# The target: nsight adds at most a third of what ftrace adds.
 		for (o = 1; o <= nc; o++) {
-			if (cf[o] != "ftrace" && cf[o] != "bpftrace")
+			if (cf[o] != "ftrace" && cf[o] != "bpftrace" && cf[o] != "tracecmd")
 				continue
 			line = "T nsight added / " cf[o] " added (p50 / p99):"
 			for (j = 1; j <= 4; j++) {
