@@ -10,7 +10,8 @@
 #   packaging   make install, man --warnings, rst2html, bash completion,
 #               DKMS against the installed kernels (scripts/check-packaging.sh)
 #   fleet       the ClickHouse export and fleet queries against two real
-#               clickhouse-server 18.16 shards on loopback (scripts/check-fleet.sh)
+#               clickhouse-server 18.16 shards on loopback (scripts/check-fleet.sh);
+#               after guest-twohost, again with its six captures (fleet-twohost)
 #   lint        checkpatch, sparse against Debian 6.12 and 6.1, the layers
 #               of userspace/lib (scripts/check-layers.sh)
 #   patches     each kernel patch in patches/ applies cleanly (dry run) to
@@ -283,6 +284,23 @@ if [ -n "$twohost" ]; then
 		>"$out/guest-twohost.ktap" 2>"$out/guest-twohost.err"
 	suite guest-twohost "$out/guest-twohost.ktap"
 	echo "   ($(elapsed $t))"
+
+	# The fleet view again, with the guests' captures of the two-host
+	# test (three scenarios, client and server) among the synthetic ones.
+	caps=
+	for c in "$out"/twohost/*/client.nsight "$out"/twohost/*/server.nsight; do
+		[ -s "$c" ] || continue
+		s=${c%/*}
+		caps="$caps ${s##*/}-$(basename "$c" .nsight)=$c"
+	done
+	if [ -n "$caps" ]; then
+		echo "== fleet view with the two-host test's captures"
+		t=$(date +%s)
+		NSIGHT_FLEET_CAPTURES="$caps" "$top/scripts/check-fleet.sh" "$out/twohost" \
+			>"$out/fleet-twohost.ktap" 2>"$out/fleet-twohost.err"
+		suite fleet-twohost "$out/fleet-twohost.ktap"
+		echo "   ($(elapsed $t))"
+	fi
 fi
 
 echo "== total wall time $(elapsed $t0)"
