@@ -160,12 +160,7 @@ static int group_agg(struct agg *ag, const struct nsight_dx_group *g,
 static const char *dur(const struct nsight_analysis *a, const struct nsight_tty *t, uint64_t ticks,
 		       char *buf, size_t len)
 {
-	int64_t ns = nsight_threads_ns(&a->chains, ticks);
-
-	if (t->width)
-		return nsight_tty_duration(ns, buf, len);
-	snprintf(buf, len, "%" PRId64 " ns", ns);
-	return buf;
+	return nsight_tty_dur(t, nsight_threads_ns(&a->chains, ticks), buf, len);
 }
 
 static double share(uint64_t part, uint64_t whole)

@@ -98,15 +98,6 @@ static int count_width(const struct nsight_dx_group *g, bool main, int min)
 	return w + 1 > min ? w + 1 : min;
 }
 
-/* In the compact text (a width is set) durations in readable units, else in ns. */
-static const char *dur(const struct nsight_tty *t, int64_t ns, char *buf, size_t len)
-{
-	if (t->width)
-		return nsight_tty_duration(ns, buf, len);
-	snprintf(buf, len, "%" PRId64 " ns", ns);
-	return buf;
-}
-
 /* A cause's deviation: "+12345" (ns) or "+12.3us". */
 static const char *plus(const struct nsight_tty *t, int64_t ns, char *buf, size_t len)
 {
@@ -251,12 +242,12 @@ static const char *tail_desc(const struct nsight_dx_opts *o, const struct nsight
 		snprintf(buf, len, "band %zu%s in p%s-p%s (%s to %s)", g->n_msgs, msgs,
 			 nsight_pct_format(o->tail, tp, sizeof(tp)),
 			 nsight_pct_format(o->tail_hi, tp2, sizeof(tp2)),
-			 dur(t, g->tail_threshold, b1, sizeof(b1)),
-			 dur(t, g->tail_threshold_hi, b2, sizeof(b2)));
+			 nsight_tty_dur(t, g->tail_threshold, b1, sizeof(b1)),
+			 nsight_tty_dur(t, g->tail_threshold_hi, b2, sizeof(b2)));
 	else
 		snprintf(buf, len, "tail %zu%s >= p%s (%s)", g->n_msgs, msgs,
 			 nsight_pct_format(o->tail, tp, sizeof(tp)),
-			 dur(t, g->tail_threshold, b1, sizeof(b1)));
+			 nsight_tty_dur(t, g->tail_threshold, b1, sizeof(b1)));
 	return buf;
 }
 
@@ -281,7 +272,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 	}
 	fprintf(f, t->width ? "reference %zu (%s, median %s), %s\n" :
 			      "reference %zu messages (%s, median %s), %s\n",
-		g->n_ref, reference_desc(o, ref, sizeof(ref)), dur(t, g->ref_median, b1, sizeof(b1)),
+		g->n_ref, reference_desc(o, ref, sizeof(ref)), nsight_tty_dur(t, g->ref_median, b1, sizeof(b1)),
 		tail_desc(o, g, t, buf, sizeof(buf)));
 	if (g->n_causes && t->width) {
 		/*
@@ -329,7 +320,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 		}
 	} else if (g->n_msgs) {
 		fprintf(f, "  no cause: no anomaly of at least %s in the tail\n",
-			dur(t, o->min_dev, b1, sizeof(b1)));
+			nsight_tty_dur(t, o->min_dev, b1, sizeof(b1)));
 	} else {
 		fprintf(f, "  no cause: records were lost in the windows of all %zu tail messages\n",
 			g->tail_candidates);
@@ -351,8 +342,8 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 		const struct nsight_dx_msg *m = &g->msgs[i];
 
 		int n = fprintf(f, "    %s %" PRIu64 " latency %s, deviation %s, coverage %s:",
-				nsight_msg_dir_name(g->dir), m->id, dur(t, m->latency, b2, sizeof(b2)),
-				dur(t, m->deviation, b3, sizeof(b3)),
+				nsight_msg_dir_name(g->dir), m->id, nsight_tty_dur(t, m->latency, b2, sizeof(b2)),
+				nsight_tty_dur(t, m->deviation, b3, sizeof(b3)),
 				m->has_coverage ? pct(m->coverage, b1, sizeof(b1)) : "-");
 
 		msg_causes(f, g, m, n > 0 ? (size_t)n : 0, t);
@@ -369,9 +360,9 @@ static void loop_waits_text(FILE *f, const struct nsight_loop *lp, const struct 
 {
 	char b1[32], b2[32], b3[32];
 
-	fprintf(f, " %s in all, median %s, max %s", dur(t, (int64_t)lp->wait_total_ns, b1, sizeof(b1)),
-		dur(t, (int64_t)lp->wait_median_ns, b2, sizeof(b2)),
-		dur(t, (int64_t)lp->wait_max_ns, b3, sizeof(b3)));
+	fprintf(f, " %s in all, median %s, max %s", nsight_tty_dur(t, (int64_t)lp->wait_total_ns, b1, sizeof(b1)),
+		nsight_tty_dur(t, (int64_t)lp->wait_median_ns, b2, sizeof(b2)),
+		nsight_tty_dur(t, (int64_t)lp->wait_max_ns, b3, sizeof(b3)));
 }
 
 static void loops_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
@@ -392,7 +383,7 @@ static void loops_text(FILE *f, const struct nsight_analysis *a, const struct ns
 		if (lp->kind == NSIGHT_LOOP_TX_QUEUE) {
 			fprintf(f, "  %s: device %" PRIu32 ": %" PRIu64 " packets waited %s or more:",
 				nsight_loop_resource(lp->kind), lp->ifindex, lp->events,
-				dur(t, (int64_t)NSIGHT_LOOP_QDISC_NS, b1, sizeof(b1)));
+				nsight_tty_dur(t, (int64_t)NSIGHT_LOOP_QDISC_NS, b1, sizeof(b1)));
 			loop_waits_text(f, lp, t);
 		} else {
 			if (lp->dir == NSIGHT_MSG_RX)
@@ -609,7 +600,7 @@ void nsight_dx_report_msg_tty(FILE *f, const struct nsight_dx_group *g,
 {
 	char b1[32], b2[32], b3[32];
 	int n = fprintf(f, "  its causes (latency %s, deviation %s, coverage %s):",
-			dur(t, m->latency, b1, sizeof(b1)), dur(t, m->deviation, b2, sizeof(b2)),
+			nsight_tty_dur(t, m->latency, b1, sizeof(b1)), nsight_tty_dur(t, m->deviation, b2, sizeof(b2)),
 			m->has_coverage ? pct(m->coverage, b3, sizeof(b3)) : "-");
 
 	msg_causes(f, g, m, n > 0 ? (size_t)n : 0, t);

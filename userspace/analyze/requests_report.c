@@ -9,14 +9,6 @@
 /* Tail causes printed in the text (all in JSON). */
 #define TOP_CAUSES 8
 
-static const char *dur(const struct nsight_tty *t, int64_t ns, char *buf, size_t len)
-{
-	if (t->width)
-		return nsight_tty_duration(ns, buf, len);
-	snprintf(buf, len, "%" PRId64 " ns", ns);
-	return buf;
-}
-
 static int build(struct nsight_requests *r, const struct nsight_analysis *a, uint32_t tail)
 {
 	struct nsight_diag d = { 0 };
@@ -55,26 +47,26 @@ static void group_text(FILE *f, const struct nsight_requests *r, const struct ns
 	if (!g->complete)
 		return;
 	fprintf(f, "  latency, NIC to end: p50 %s, p90 %s, p99 %s, max %s\n",
-		dur(t, g->p50, b[0], sizeof(b[0])), dur(t, g->p90, b[1], sizeof(b[1])),
-		dur(t, g->p99, b[2], sizeof(b[2])), dur(t, g->max, b[3], sizeof(b[3])));
+		nsight_tty_dur(t, g->p50, b[0], sizeof(b[0])), nsight_tty_dur(t, g->p90, b[1], sizeof(b[1])),
+		nsight_tty_dur(t, g->p99, b[2], sizeof(b[2])), nsight_tty_dur(t, g->max, b[3], sizeof(b[3])));
 	fputs("  phases p50/p99:", f);
 	for (p = 0; p < __NSIGHT_RQ_PHASES; p++)
 		fprintf(f, "%s %s %s/%s", p ? "," : "", nsight_rq_phase_name((enum nsight_rq_phase)p),
-			dur(t, g->phase_p50[p], b[0], sizeof(b[0])),
-			dur(t, g->phase_p99[p], b[1], sizeof(b[1])));
+			nsight_tty_dur(t, g->phase_p50[p], b[0], sizeof(b[0])),
+			nsight_tty_dur(t, g->phase_p99[p], b[1], sizeof(b[1])));
 	fputc('\n', f);
 	if (!g->tail_count) {
 		fprintf(f, "  tail: too few complete requests to explain one\n");
 		return;
 	}
 	fprintf(f, "  tail (>= %s, %" PRIu64 " requests), time beyond each cause's median:\n",
-		dur(t, g->tail_from, b[0], sizeof(b[0])), g->tail_count);
+		nsight_tty_dur(t, g->tail_from, b[0], sizeof(b[0])), g->tail_count);
 	if (!g->n_tail)
 		fprintf(f, "    no cause took longer than its median\n");
 	for (i = 0; i < g->n_tail && i < TOP_CAUSES; i++)
 		fprintf(f, "    %3.0f%%  %s  (%s per tail request)\n", 100.0 * g->tail[i].share,
 			r->causes[g->tail[i].cause],
-			dur(t, g->tail[i].excess_ns / (int64_t)g->tail_count, b[0], sizeof(b[0])));
+			nsight_tty_dur(t, g->tail[i].excess_ns / (int64_t)g->tail_count, b[0], sizeof(b[0])));
 	if (g->n_tail > TOP_CAUSES)
 		fprintf(f, "    %zu more (--json)\n", g->n_tail - TOP_CAUSES);
 }

@@ -55,6 +55,14 @@ const char *nsight_tty_duration(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *nsight_tty_dur(const struct nsight_tty *t, int64_t ns, char *buf, size_t len)
+{
+	if (t->width)
+		return nsight_tty_duration(ns, buf, len);
+	snprintf(buf, len, "%" PRId64 " ns", ns);
+	return buf;
+}
+
 /* Names come from the traced system: no control bytes, no blanks. */
 static const char *word(const char *src, size_t n, char *buf, size_t len)
 {

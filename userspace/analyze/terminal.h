@@ -32,6 +32,12 @@ bool nsight_tty_auto_color(void);
 /* "950ns", "83.5us", "1.44ms", "12.4ms", "3.21s": @ns in 3 significant digits. */
 const char *nsight_tty_duration(int64_t ns, char *buf, size_t len);
 
+/*
+ * A duration in a report: in readable units in the compact text (@t has
+ * a width), else "12345 ns" (--verbose).
+ */
+const char *nsight_tty_dur(const struct nsight_tty *t, int64_t ns, char *buf, size_t len);
+
 /* ANSI sequences, or "" without colour. */
 const char *nsight_tty_bold(const struct nsight_tty *t);
 const char *nsight_tty_off(const struct nsight_tty *t);
