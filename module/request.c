@@ -5,9 +5,10 @@
  * thread. The gate works as the in-kernel marks' does (mark.c): opened once
  * the buffers are reset at start, closed at stop before the
  * synchronize_rcu() that waits for every writer which saw it open. The
- * device also maps one read-only page whose struct nsight_request_state
- * says whether the gate is open, so that an application spends a load, not
- * a system call, on each mark while no capture runs.
+ * gate is the capturing field of the one page the device maps read-only
+ * (struct nsight_request_state), so that an application reads the same
+ * word and spends a load, not a system call, on each mark while no capture
+ * runs.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -21,13 +22,11 @@
 #include "profile.h"
 #include "request.h"
 
-static bool nsight_request_open;
-/* The page applications map: what they read before a mark. */
+/* The page applications map: the gate, read before a mark. */
 static struct nsight_request_state *nsight_request_state;
 
 void nsight_request_allow(bool on)
 {
-	WRITE_ONCE(nsight_request_open, on);
 	/* Not yet there when a failed init shuts the control down. */
 	if (nsight_request_state)
 		WRITE_ONCE(nsight_request_state->capturing, on);
@@ -49,7 +48,7 @@ static long nsight_request_ioctl(struct file *file, unsigned int cmd,
 		return -EINVAL;
 
 	rcu_read_lock();
-	if (!READ_ONCE(nsight_request_open)) {
+	if (!READ_ONCE(nsight_request_state->capturing)) {
 		ret = -ENODATA;
 		goto out;
 	}
