@@ -60,7 +60,11 @@ check "locks: how long the woken server held it" \
 # The line under that lock: the holder's functions while the server waited,
 # from a second, shorter run with the sample source too (in the first, the
 # sampling interrupts would change the timing the diagnosis is checked on).
-nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES,futex,sample"
+# A sample every 50us: at the default 1ms a run where the holder is on a
+# CPU for under a millisecond while the server waits leaves one or two
+# samples, and the first of them decides the line (seen in CI: one sample
+# of the holder in finish_task_switch).
+nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES,futex,sample" --sample-period 50us
 DIAG_N=${nsight_lock_sampled_count:-300}
 diag_run lock_s "-L 1000 -I 1000 -C 1" ""
 holder=$(awk -v pid="$DIAG_SPID" '
@@ -69,4 +73,5 @@ holder=$(awk -v pid="$DIAG_SPID" '
 ktap_diag "lock holder: $holder"
 check "locks: the holder ran user code while the server waited" \
 	sh -c "echo \"$holder\" | grep -q '^lockholder tid [0-9]*: in user code [0-9]*%.* on a CPU while its waiters waited)\$'"
+nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES" --sample-period 1ms
 ktap_finish
