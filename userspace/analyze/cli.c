@@ -546,8 +546,9 @@ struct cli_origin cli_origin;
 
 /*
  * A trace-cmd capture (trace.dat, a file: libtracecmd seeks in it) as the
- * stream it stands for, in a temporary file: *@in. Returns 1 when @f is
- * not a trace.dat (@f untouched), 0 with *@in, or NSIGHT_EXIT_FAIL.
+ * stream it stands for, in a temporary file: *@in. Returns NSIGHT_EXIT_OK
+ * with *@in, or with *@in NULL when @f is not a trace.dat (@f untouched),
+ * or NSIGHT_EXIT_FAIL.
  */
 static int open_tracedat(const char *name, FILE *f, FILE **in)
 {
@@ -558,8 +559,10 @@ static int open_tracedat(const char *name, FILE *f, FILE **in)
 
 	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
 	    pread(fileno(f), magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
-	    !nsight_tracedat_magic(magic, sizeof(magic)))
-		return 1;
+	    !nsight_tracedat_magic(magic, sizeof(magic))) {
+		*in = NULL;
+		return NSIGHT_EXIT_OK;
+	}
 	out = tmpfile();
 	if (!out) {
 		fprintf(stderr, "nsight-analyze: %s: a temporary file: %s\n", name, strerror(errno));
@@ -577,7 +580,7 @@ static int open_tracedat(const char *name, FILE *f, FILE **in)
 	}
 	cli_origin.tracedat = true;
 	*in = out;
-	return 0;
+	return NSIGHT_EXIT_OK;
 }
 
 int cli_open_input(const char *name, FILE **in)
@@ -593,7 +596,7 @@ int cli_open_input(const char *name, FILE **in)
 		}
 	}
 	ret = open_tracedat(name, f, in);
-	if (ret != 1) {
+	if (ret || *in) {
 		if (f != stdin)
 			fclose(f);
 		return ret;

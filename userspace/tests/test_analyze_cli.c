@@ -658,12 +658,58 @@ static void test_capture_named_like_a_command(void)
 	cli_result_free(&r);
 }
 
+/*
+ * A damaged trace.dat: one error naming the file and the byte where
+ * libtracecmd stopped, exit 1, and no second try as an nsight stream.
+ */
+static void test_damaged_tracedat(void)
+{
+	static const char *const errs[] = {
+		"nsight-analyze: bad.dat: byte 2079: libtracecmd cannot read the file from here "
+		"(141374 bytes in all)\n",
+		"nsight-analyze: cut.dat: byte 4096: the file ends before byte 126668, where "
+		"libtracecmd reads next\n",
+	};
+	const char *names[] = { "bad.dat", "cut.dat" };
+	struct cli_result r;
+	struct membuf m = { 0 };
+	FILE *in = fopen("tests/data/tracecmd-udp-echo.dat", "rb");
+	char buf[4096];
+	size_t i;
+
+	REQUIRE(in);
+	m.f = open_memstream(&m.data, &m.len);
+	REQUIRE(m.f);
+	while ((i = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, i, m.f);
+	fclose(in);
+	fclose(m.f);
+	REQUIRE(m.len == 141374);
+	/*
+	 * A section's header overwritten (not one whose size libtracecmd
+	 * would malloc: ASan stops on the size, where libc returns NULL);
+	 * then the file cut after a page.
+	 */
+	memset(m.data + 2063, 'A', 4);
+	CHECK(write_file(cli_file(&cli, names[0]), m.data, m.len) == 0);
+	CHECK(write_file(cli_file(&cli, names[1]), m.data, 4096) == 0);
+	free(m.data);
+	for (i = 0; i < 2; i++) {
+		run_in_dir(&r, NULL, (const char *[]){ names[i], NULL });
+		CHECK_U64(r.status, 1);
+		CHECK(!strcmp(r.err, errs[i]));
+		if (strcmp(r.err, errs[i]))
+			printf("# stderr: %s", r.err);
+		cli_result_free(&r);
+	}
+}
+
 static void cleanup(void)
 {
 	CHECK(cli_fini(&cli, (const char *[]){ "good.nsight", "bad.nsight",
 					       "cut.nsight", "crc.nsight", "good.nsight.zst",
 					       "cut.nsight.zst", "hz.nsight", "r.html", "report",
-					       "capture", NULL }) == 0);
+					       "capture", "bad.dat", "cut.dat", NULL }) == 0);
 }
 
 KTAP_MAIN(
@@ -685,5 +731,6 @@ KTAP_MAIN(
 	KTAP_TEST(test_command_help),
 	KTAP_TEST(test_unknown_command),
 	KTAP_TEST(test_capture_named_like_a_command),
+	KTAP_TEST(test_damaged_tracedat),
 	KTAP_TEST(cleanup),
 )

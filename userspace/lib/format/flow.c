@@ -37,7 +37,13 @@ int nsight_flow_to_socket(const struct nsight_flow *pkt, const struct nsight_flo
 	else
 		return 0;
 	if (nsight_flow_connected(sock)) {
-		if (pkt->sport != sock->dport || memcmp(pkt->saddr, sock->daddr, 16))
+		/*
+		 * No packet comes from 0.0.0.0 or ::: such a source is one
+		 * the capture could not know (trace-cmd's, for a datagram
+		 * sent from a socket bound to the wildcard address).
+		 */
+		if (pkt->sport != sock->dport ||
+		    (memcmp(pkt->saddr, sock->daddr, 16) && !nsight_addr_unspecified(pkt->saddr)))
 			return 0;
 		score += 2;
 	}

@@ -16,6 +16,7 @@
 #include <event-utils.h>
 #include <trace-cmd.h>
 
+#include "format/flow.h"
 #include "format/tracedat.h"
 
 bool nsight_tracedat_magic(const void *buf, size_t len)
@@ -348,8 +349,12 @@ static int ev_pkt(struct nsight_tdconv *c, const struct nsight_tdev *ev, uint8_t
 
 		if (!t)
 			return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
-		/* Queued by a thread that is sending: the send's datagram. */
-		if (t->send_ts && !ev->in_irq) {
+		/*
+		 * Queued by a thread that is sending: the send's datagram,
+		 * unless too short to hold its payload under UDP and IPv4
+		 * headers (the ARP request a first datagram waits for).
+		 */
+		if (t->send_ts && !ev->in_irq && r.payload_len >= t->send_len + 28) {
 			struct nsight_tdskb *s = &c->skb_ring[c->skb_next];
 
 			if (s->skb && nsight_u64map_get(&c->skbs, s->skb))
@@ -367,13 +372,10 @@ static int ev_pkt(struct nsight_tdconv *c, const struct nsight_tdev *ev, uint8_t
 			*slot = UINT32_MAX;
 		}
 	}
+	/* A socket's flow is local -> peer, as the packet it sends goes. */
 	if (slot && *slot != UINT32_MAX && c->skb_ring[*slot].skb == skb &&
-	    c->skb_ring[*slot].have_flow) {
+	    c->skb_ring[*slot].have_flow)
 		r.flow = c->skb_ring[*slot].flow;
-		if (stage < NSIGHT_PKT_TX_QUEUE) {
-			/* A socket's flow is local -> peer; the packet goes to the peer. */
-		}
-	}
 	if (stage == NSIGHT_PKT_RX_RECEIVE) {
 		struct nsight_tdcpu *tc = &c->cpus[ev->cpu];
 
@@ -409,8 +411,18 @@ static int ev_handoff(struct nsight_tdconv *c, const struct nsight_tdev *ev, str
 			/* The sender is unknown: from the peer if connected, else 0. */
 			flow_to(&p.flow, &r.flow);
 		} else {
-			p.flow.dport = r.flow.sport;
-			memcpy(p.flow.daddr, r.flow.saddr, 16);
+			/*
+			 * The sender's flow, where its socket knew it; the
+			 * rest from this socket (bound to the wildcard, the
+			 * sender knew better; connected, its peer is the
+			 * source).
+			 */
+			if (!p.flow.dport)
+				p.flow.dport = r.flow.sport;
+			if (nsight_addr_unspecified(p.flow.daddr))
+				memcpy(p.flow.daddr, r.flow.saddr, 16);
+			if (nsight_addr_unspecified(p.flow.saddr))
+				memcpy(p.flow.saddr, r.flow.daddr, 16);
 		}
 		p.flow.protocol = r.flow.protocol;
 		memcpy(tc->buf + tc->rx_pending, &p, sizeof(p));
@@ -485,6 +497,7 @@ static int ev_send(struct nsight_tdconv *c, const struct nsight_tdev *ev, struct
 	r.tid = r.pid = ev->pid;
 	comm_of(ev, ev->pid, r.comm, sizeof(r.comm));
 	t->send_ts = ev->ts;
+	t->send_len = (uint64_t)r.ret;
 	/* A packet's flow: sender s, receiver d; the socket's local end sends. */
 	t->send_flow = r.flow;
 	return put(c, ev->cpu, &r, sizeof(r), NSIGHT_REC_APP_SEND, ev->ts, d);
@@ -782,8 +795,14 @@ int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const 
 	if (!td_quiet)
 		return __tep_vprint(name, level, print_err, fmt, ap);
 	if (level <= TEP_LOG_WARNING) {
+		char *c;
+
 		vsnprintf(td_msg, sizeof(td_msg), fmt, ap);
 		td_msg[strcspn(td_msg, "\n")] = 0;
+		/* It may quote the damaged bytes (a compression name). */
+		for (c = td_msg; *c; c++)
+			if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+				*c = '?';
 	}
 	return 0;
 }
@@ -1007,12 +1026,24 @@ int nsight_tracedat_convert(const char *name, int fd, FILE *out,
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
 	top = tracecmd_open_fd(dup(fd), TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!top) {
-		td_quiet = false;
+		/*
+		 * libtracecmd reads the sections after the header through a
+		 * dup of fd, which shares its offset, with read()s of exact
+		 * sizes and lseek()s over what it skips: the offset is where
+		 * it was to read next. Past the end, the file was cut.
+		 */
+		off_t at = lseek(fd, 0, SEEK_CUR);
 		off_t size = lseek(fd, 0, SEEK_END);
 
+		td_quiet = false;
+		if (at > size)
+			return nsight_diag_set(d, NSIGHT_E_TRUNCATED,
+					       "%s: byte %lld: the file ends before byte %lld, where "
+					       "libtracecmd reads next%s%s", name, (long long)size,
+					       (long long)at, td_msg[0] ? ": " : "", td_msg);
 		return nsight_diag_set(d, NSIGHT_E_FORMAT,
-				       "%s: byte 13: libtracecmd cannot read what follows the "
-				       "header (%lld bytes in the file)%s%s", name, (long long)size,
+				       "%s: byte %lld: libtracecmd cannot read the file from here "
+				       "(%lld bytes in all)%s%s", name, (long long)at, (long long)size,
 				       td_msg[0] ? ": " : "", td_msg);
 	}
 	w = calloc(1, sizeof(*w));

@@ -133,6 +133,7 @@ struct nsight_tdtask {
 	uint64_t fault_addr;
 	uint32_t fault_flags;
 	uint64_t send_ts;	/* its last send */
+	uint64_t send_len;	/* its payload */
 	struct nsight_flow send_flow;
 };
 
