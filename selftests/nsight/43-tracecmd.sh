@@ -1,67 +1,157 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# No module needed: the hog scenario of 20-diag-hog (a UDP echo server in
-# nsb on CPU 1 with "hog" at nice -5 beside it, an open-loop client in nsa
-# on CPU 0) captured once with nsight.ko and once with trace-cmd, through
-# the script 'nsightctl trace-cmd-args' prints (kprobe events and the
-# kernel's own tracepoints). nsight-analyze reads the trace.dat, says what
-# such a capture cannot give, and must name the same first cause.
+# No module needed: the diagnosis scenarios of 20-24-diag-* (a UDP echo
+# server in nsb on CPU 1, an open-loop client in nsa, one injected cause:
+# a hog beside the server, head-of-line blocking, page faults, a busy
+# kernel work item, costly receive processing) each captured once with
+# nsight.ko and once with trace-cmd, through the script 'nsightctl
+# trace-cmd-args' prints (kprobe events and the kernel's own tracepoints).
+# nsight-analyze reads each trace.dat, says what such a capture cannot
+# give, and must name the same first cause as from nsight.ko's capture.
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
-DIAG_N=${nsight_tracecmd_count:-400}
-ktap_plan 7
+# Half diag-lib's rate, so that queueing behind the injected cause does
+# not come first in one capture and not the other.
+DIAG_N=${nsight_tracecmd_count:-300}
+DIAG_RATE=${nsight_tracecmd_rate:-100}
+# Under the debug kernel (KASAN, lockdep, kmemleak) trace-cmd's kprobes and
+# recorders cost the server so much that it queues whatever is injected:
+# head-of-line blocking led both captures with the busy work item, and a
+# receive flood came out as the server's own interference (28% against
+# 26%) from trace-cmd's. There only the hog is compared; the other four
+# scenarios on Debian's 6.12 and 6.1.
+debug_kernel=false
+grep -qm1 ' kasan_report' /proc/kallsyms 2>/dev/null && debug_kernel=true
+TC_LOST=0
+ktap_plan 10
 diag_setup
-ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
-hpid=$!
-at_exit "kill $hpid 2>/dev/null"
-diag_run tcmod "" ""
-ktap_diag "nsight.ko: first cause '$DIAG_TOP' (${DIAG_SHARE:-?})"
-top_mod=$DIAG_TOP
-check "nsight.ko: the server's messages diagnosed" test -n "$top_mod"
-
-# The same workload, recorded by trace-cmd with nsight.ko idle. The
-# script trace-cmd runs is a new shell, whose "ip" may be busybox's
+grep -q '^tracefs /sys/kernel/tracing ' /proc/mounts ||
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+nsightctl trace-cmd-args -o /tmp/tc.dat >/tmp/tc.rec.sh
+# The script trace-cmd runs is a new shell, whose "ip" may be busybox's
 # applet: iproute2's, by its path.
 ipbin=
 for p in /usr/sbin/ip /sbin/ip /usr/bin/ip /bin/ip; do
 	[ -x $p ] && ! $p -V 2>&1 | grep -qi busybox && { ipbin=$p; break; }
 done
-cat >/tmp/tc.load <<EOS
+
+# The first cause without a module's name: trace-cmd's kallsyms give
+# libtraceevent a work function's name, not the module it is in.
+plain_cause() {
+	echo "$1" | sed 's/ \[[A-Za-z0-9_]*\]//'
+}
+
+# tc_run NAME "SERVER ARGS" "CLIENT ARGS": diag_run's workload recorded by
+# trace-cmd into /tmp/NAME.dat (nsight.ko loaded, not capturing) and
+# analysed into /tmp/NAME.tc.txt; sets TC_RC (trace-cmd's exit), TC_ARC
+# (nsight-analyze's), TC_PID (the server) and TC_TOP (its first cause),
+# and adds the events trace-cmd lost to TC_LOST.
+tc_run() {
+	cat >/tmp/tc.load <<EOS
 #!/bin/sh
 rm -f /tmp/tc.server
-$ipbin netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n $DIAG_N >/tmp/tc.server 2>&1 &
+$ipbin netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n $DIAG_N $2 >/tmp/tc.server 2>&1 &
 s=\$!
 i=0
 while ! grep -qs listening /tmp/tc.server && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
-$ipbin netns exec nsa taskset -c 0 msgload client -p udp -a 10.16.0.2 -P $DIAG_PORT -n $DIAG_N \
-	-r $DIAG_RATE -s 7 -T 10000 >/tmp/tc.client 2>&1
+$ipbin netns exec nsa taskset -c ${DIAG_CLIENT_CPU:-0} msgload client -p udp -a 10.16.0.2 -P $DIAG_PORT \
+	-n $DIAG_N -r $DIAG_RATE -s 7 -T 10000 $3 >/tmp/tc.client 2>&1
 i=0
 while kill -0 \$s 2>/dev/null && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i + 1)); done
 kill \$s 2>/dev/null
 EOS
-chmod +x /tmp/tc.load
-mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-nsightctl trace-cmd-args -o /tmp/tc.dat >/tmp/tc.rec.sh
-(cd /tmp && sh /tmp/tc.rec.sh /tmp/tc.load >/tmp/tc.rec.out 2>&1)
-rc=$?
-ktap_diag "trace-cmd: exit $rc; server: $(tr '\n' ' ' </tmp/tc.server) client: $(cat /tmp/tc.client)"
-head -n 20 /tmp/tc.rec.out | while IFS= read -r l; do ktap_diag "rec: $l"; done
-trace-cmd report -i /tmp/tc.dat 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print $(i + 1); break } }' |
-	sort | uniq -c | sort -rn | head -n 25 | while IFS= read -r l; do ktap_diag "events: $l"; done
-check "trace-cmd recorded the workload" test $rc -eq 0 -a -s /tmp/tc.dat
-pid=$(awk '/^listening/ {print $4}' /tmp/tc.server)
-nsight-analyze /tmp/tc.dat >/tmp/tc.txt 2>&1
-arc=$?
-sed -n '/^source:/,/^latency:/p' /tmp/tc.txt | while IFS= read -r l; do ktap_diag "  $l"; done
-check "nsight-analyze reads the trace.dat (exit $arc)" test $arc -eq 0
-check "it names the source" grep -q '^source: trace-cmd trace.dat' /tmp/tc.txt
-check "it says what the capture cannot give" grep -q '^not in this capture: ' /tmp/tc.txt
-t=$(top_cause /tmp/tc.txt "$pid")
-top_tc=${t%|*}
-sed -n "/^diagnosis: [^ ]*\[$pid\] rx:/,/^diagnosis:\|^\$/p" /tmp/tc.txt | head -n 12 |
-	while IFS= read -r l; do ktap_diag "  $l"; done
-check "trace-cmd: the server's messages diagnosed" test -n "$top_tc"
-check "the same first cause as nsight.ko's ('$top_tc', '$top_mod')" test "$top_tc" = "$top_mod"
-kill $hpid
+	chmod +x /tmp/tc.load
+	sed "s|/tmp/tc.dat|/tmp/$1.dat|" /tmp/tc.rec.sh >/tmp/$1.rec.sh
+	(cd /tmp && sh /tmp/$1.rec.sh /tmp/tc.load >/tmp/$1.rec.out 2>&1)
+	TC_RC=$?
+	TC_PID=$(awk '/^listening/ {print $4}' /tmp/tc.server)
+	ktap_diag "$1: trace-cmd: exit $TC_RC; server: $(tr '\n' ' ' </tmp/tc.server) client: $(cat /tmp/tc.client)"
+	[ $TC_RC -eq 0 ] || head -n 20 /tmp/$1.rec.out | while IFS= read -r l; do ktap_diag "rec: $l"; done
+	nsight-analyze /tmp/$1.dat >/tmp/$1.tc.txt 2>&1
+	TC_ARC=$?
+	# "source: trace-cmd trace.dat: E events, ..., L lost"
+	tc_lost=$(sed -n 's/^source: trace-cmd trace\.dat: .*, \([0-9]*\) lost$/\1/p' /tmp/$1.tc.txt)
+	TC_LOST=$((TC_LOST + ${tc_lost:-1}))
+	sed -n '/^source:/p;/^latency:/p' /tmp/$1.tc.txt | while IFS= read -r l; do ktap_diag "  $l"; done
+	t=$(top_cause /tmp/$1.tc.txt "$TC_PID")
+	TC_TOP=${t%|*}
+	ktap_diag "$1: trace-cmd: first cause '$TC_TOP' (${t#*|}, the second's $(second_share /tmp/$1.tc.txt "$TC_PID"))"
+	sed -n "/^diagnosis: [^ ]*\[$TC_PID\] rx:/,/^diagnosis:\|^\$/p" /tmp/$1.tc.txt | head -n 12 |
+		while IFS= read -r l; do ktap_diag "  $l"; done
+}
+
+# first_two FILE PID: the first two causes of PID's rx diagnosis, sorted,
+# joined by " + ".
+first_two() {
+	first_causes "$1" "$2" 2 | sort |
+		awk 'NR > 1 { printf " + " } { printf "%s", $0 } END { if (NR) print "" }'
+}
+
+# compare NAME: both first causes found and equal.
+compare() {
+	_m=$(plain_cause "$DIAG_TOP")
+	_t=$(plain_cause "$TC_TOP")
+	check "$1: the same first cause from both captures ('$_t', '$_m')" \
+		test -n "$_m" -a "$_t" = "$_m"
+}
+
+# A hog at nice -5 beside the server (20-diag-hog); the checks of the
+# trace.dat path itself on this first one.
+ip netns exec nsb taskset -c 1 hog -5 >/dev/null 2>&1 &
+at_exit "killall hog 2>/dev/null"
+diag_run hog "" ""
+tc_run hog_tc "" ""
+# Started through the ip wrapper: killed by name, and waited for.
+killall hog
+wait_until 50 0.1 sh -c '! pidof hog'
+check "trace-cmd recorded the workload" test $TC_RC -eq 0 -a -s /tmp/hog_tc.dat
+check "nsight-analyze reads the trace.dat (exit $TC_ARC)" test $TC_ARC -eq 0
+check "it names the source" grep -q '^source: trace-cmd trace.dat' /tmp/hog_tc.tc.txt
+check "it says what the capture cannot give" grep -q '^not in this capture: ' /tmp/hog_tc.tc.txt
+compare hog
+
+if $debug_kernel; then
+	for sc in hol faults kworker softirq; do
+		ktap_skip "$sc: the same cause from both captures" \
+			"the debug kernel's cost under trace-cmd (compared on Debian's kernels)"
+	done
+else
+	# Head-of-line blocking: bursts of 8, 300 us of work each (21-diag-hol).
+	diag_run hol "-b 8 -w 300" ""
+	tc_run hol_tc "-b 8 -w 300" ""
+	compare hol
+
+	# Page faults: 512 KB of fresh mappings touched per message
+	# (24-diag-faults). Here, without -icount, the faults of one message take
+	# milliseconds and hold up the next ones: page faults and head-of-line
+	# blocking lead within a few points of each other, in either order from
+	# either capture (44% against 42% from nsight.ko's in one run, 42% against
+	# 50% from trace-cmd's in the same run), so the check is on the first two.
+	diag_run faults "-t 512 -R -s 3" ""
+	tc_run faults_tc "-t 512 -R -s 3" ""
+	m2=$(first_two /tmp/faults.txt "$DIAG_SPID")
+	t2=$(first_two /tmp/faults_tc.tc.txt "$TC_PID")
+	check "faults: the same first two causes from both captures ('$t2', '$m2')" \
+		test -n "$m2" -a "$t2" = "$m2"
+
+	# A busy kernel work item on the server's CPU (23-diag-kworker).
+	insmod /lib/nsight/nsight_busywork.ko cpu=1 period_us=4000 spin_us=1500
+	at_exit "rmmod nsight_busywork 2>/dev/null"
+	diag_run kworker "" ""
+	tc_run kworker_tc "" ""
+	rmmod nsight_busywork
+	compare kworker
+
+	# Costly receive processing on the server's CPU (22-diag-softirq).
+	softirq_flood_start
+	DIAG_CLIENT_CPU=1
+	diag_run softirq "-w 100" ""
+	tc_run softirq_tc "-w 100" ""
+	softirq_flood_stop
+	compare softirq
+fi
+# The buffers the script asks for (16 MiB per CPU) held every event, the
+# flood's included (a capture without its "source:" line counts as one).
+check "trace-cmd lost no events in its captures ($TC_LOST)" test "$TC_LOST" -eq 0
 ktap_finish

@@ -86,42 +86,47 @@ memcached_up() {
 		2>/dev/null | grep -q VERSION
 }
 
+# A row of a diagnosis table in the 100-column view (cause, share, excess,
+# msgs, main, median): row() gives the cause, and sets ROW_SHARE.
+DIAG_ROW_AWK='
+function row(line,    f, n, i, c) {
+	sub(/^ +/, "", line)
+	n = split(line, f, / +/)
+	c = f[1]
+	for (i = 2; i <= n - 5; i++)
+		c = c " " f[i]
+	ROW_SHARE = f[n - 4]
+	return c
+}'
+
 # top_cause FILE PID [DIR]: the first cause of the diagnosis of PID's
 # received (or DIR: tx) messages, and its share of the tail's excess
 # latency ("cause|share").
 # second_share FILE PID [DIR]: the second cause's share ("0%" if none),
 # for the margin a check has.
+# first_causes FILE PID N [DIR]: its first N causes, a line each.
 top_cause() {
-	awk -v pid="$2" -v dir="${3:-rx}:" '
+	awk -v pid="$2" -v dir="${3:-rx}:" "$DIAG_ROW_AWK"'
 	$1 == "diagnosis:" && index($2, "[" pid "]") && $3 == dir { want = 2; next }
 	want == 2 && /^  no cause:/ { print "|0%"; exit }
 	want == 2 { want = 1; next }	# the table header
-	want == 1 {
-		want = 0
-		line = $0
-		sub(/^ +/, "", line)
-		n = split(line, f, / +/)
-		# cause, share, excess, msgs, main, median (the 100-column view)
-		cause = f[1]
-		for (i = 2; i <= n - 5; i++)
-			cause = cause " " f[i]
-		print cause "|" f[n - 4]
-		exit
-	}' "$1"
+	want == 1 { c = row($0); print c "|" ROW_SHARE; exit }' "$1"
 }
 
 second_share() {
-	awk -v pid="$2" -v dir="${3:-rx}:" '
+	awk -v pid="$2" -v dir="${3:-rx}:" "$DIAG_ROW_AWK"'
 	$1 == "diagnosis:" && index($2, "[" pid "]") && $3 == dir { want = 3; next }
 	want == 3 { want = 2; next }	# the table header
 	want && /^  coverage:/ { print "0%"; exit }
-	want && /^  [^ ]/ && want-- == 1 {
-		line = $0
-		sub(/^ +/, "", line)
-		n = split(line, f, / +/)
-		print f[n - 4]
-		exit
-	}' "$1"
+	want && /^  [^ ]/ && want-- == 1 { row($0); print ROW_SHARE; exit }' "$1"
+}
+
+first_causes() {
+	awk -v pid="$2" -v n="$3" -v dir="${4:-rx}:" "$DIAG_ROW_AWK"'
+	$1 == "diagnosis:" && index($2, "[" pid "]") && $3 == dir { on = 1; hdr = 1; next }
+	on && hdr { hdr = 0; next }	# the table header
+	on && (!/^  / || /^  coverage:/ || /^  no cause:/) { exit }
+	on && /^  [^ ]/ { print row($0); if (++k == n) exit }' "$1"
 }
 
 # coverage FILE PID: the median coverage of PID's diagnosis.

@@ -35,6 +35,7 @@ enum {
 	OPT_RANGE,
 	OPT_TRIGGERS,
 	OPT_WHOLE,
+	OPT_WHOLE_DX,
 	OPT_THREADS,
 	OPT_EXPORT,
 	OPT_EXPORT_SCHEMA,
@@ -75,6 +76,7 @@ static const struct option lopts[] = {
 	{ "range", required_argument, NULL, OPT_RANGE },
 	{ "triggers", no_argument, NULL, OPT_TRIGGERS },
 	{ "whole", no_argument, NULL, OPT_WHOLE },
+	{ "whole-diagnosis", no_argument, NULL, OPT_WHOLE_DX },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "export-schema", no_argument, NULL, OPT_EXPORT_SCHEMA },
@@ -376,6 +378,9 @@ static int parse_one(struct opts *o, int c)
 	case OPT_WHOLE:
 		o->whole = true;
 		break;
+	case OPT_WHOLE_DX:
+		o->whole_dx = true;
+		break;
 	case OPT_THREADS: {
 		char *e;
 		unsigned long v;
@@ -535,6 +540,8 @@ int cli_check_capture(struct opts *o, int n, char **args, const char **name)
 	whole_only = o->dx.baseline || o->html || o->perfetto || o->intervals || o->n_whatif || o->pairs;
 	if (o->window_ns && whole_only)
 		return cli_usage_error(o, "%s", "--window does not go with --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
+	if (o->whole_dx && !o->window_ns)
+		return cli_usage_error(o, "%s", "--whole-diagnosis needs --window DURATION");
 	if (o->triggers && (o->window_ns || o->whole || whole_only))
 		return cli_usage_error(o, "%s", "--triggers does not go with --window, --whole, --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 	if (cli_stdin_is_terminal(*name) || (o->dx.baseline && cli_stdin_is_terminal(o->dx.baseline)))

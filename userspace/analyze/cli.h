@@ -70,6 +70,7 @@ struct opts {
 	uint64_t range_from_ns, range_to_ns;
 	bool triggers;			/* --triggers */
 	bool whole;			/* --whole */
+	bool whole_dx;			/* --whole-diagnosis */
 	unsigned int threads;		/* --threads, or 2 with two CPUs online */
 	FILE *progress;			/* stderr if a terminal, else NULL */
 	const char *export_url;		/* --export URL */

@@ -21,6 +21,8 @@ void cmd_window_usage(FILE *f)
 	      "      --window DURATION   windows DURATION wide (with a unit, e.g. 100ms)\n"
 	      "      --triggers          the windows a flight recorder saved, each with the\n"
 	      "                          message that fired it (the default)\n"
+	      "      --whole-diagnosis   then the whole capture's diagnosis, as without\n"
+	      "                          windows (two more passes over them)\n"
 	      "  -j, --json              a JSON object per line instead of the text\n"
 	      "  -v, --verbose           each window's full report instead of its line\n"
 	      "  -m, --messages          also list every message\n"
@@ -36,7 +38,8 @@ int cmd_window_run(FILE *in, const char *name, const struct opts *o)
 {
 	struct nsight_window_report_opts wo = {
 		.width_ns = o->window_ns, .json = o->json, .verbose = o->verbose,
-		.strict = o->strict, .messages = o->messages, .tty = o->tty, .clk = o->clk,
+		.strict = o->strict, .messages = o->messages, .whole_dx = o->whole_dx,
+		.tty = o->tty, .clk = o->clk,
 		.params = o->params,
 		.dx = &o->dx,
 	};

@@ -685,10 +685,11 @@ static void rxwork_json(struct json_object *co, const struct nsight_dx_group *g,
 	nsight_rxwork_fini(&w);
 }
 
+/* @a NULL: no next steps nor receive work (the whole capture from windows). */
 static struct json_object *group_json(const struct nsight_dx *dx, const struct nsight_dx_group *g,
-				      const struct nsight_analysis *a, int *err)
+				      const struct nsight_analysis *a,
+				      const struct nsight_keys *keys, int *err)
 {
-	const struct nsight_keys *keys = a->keys;
 	struct json_object *j = json_object_new_object(), *ref, *tail, *sk, *causes, *cov, *slow;
 	char comm[17], pc[17];
 	size_t k;
@@ -753,8 +754,10 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 		jo_add_i64(co, "median_dev_ns", c->median, err);
 		jo_add_i64(co, "max_dev_ns", c->max, err);
 		jo_add_i64(co, "total_dev_ns", c->total, err);
-		next_step_json(co, g, k, a, err);
-		rxwork_json(co, g, k, a, err);
+		if (a) {
+			next_step_json(co, g, k, a, err);
+			rxwork_json(co, g, k, a, err);
+		}
 		jo_push(causes, co, err);
 	}
 	jo_add(j, "causes", causes, err);
@@ -862,9 +865,25 @@ int nsight_dx_report_json(struct json_object *o, const struct nsight_dx *dx,
 	jo_add(j, "options", options_json(&dx->opts, &err), &err);
 	jo_add(j, "evidence", evidence_json(a, &err), &err);
 	for (i = 0; i < dx->n; i++)
-		jo_push(groups, group_json(dx, &dx->groups[i], a, &err), &err);
+		jo_push(groups, group_json(dx, &dx->groups[i], a, a->keys, &err), &err);
 	jo_add(j, "groups", groups, &err);
 	jo_add(j, "loops", loops_json(a, &err), &err);
+	jo_add(o, "diagnosis", j, &err);
+	return err;
+}
+
+int nsight_dx_report_groups_json(struct json_object *o, const struct nsight_dx *dx,
+				 const struct nsight_keys *keys)
+{
+	struct json_object *j = json_object_new_object(), *groups = json_object_new_array();
+	int err = !j || !groups;
+	size_t i;
+
+	jo_add_str(j, "unit", "ns", &err);
+	jo_add(j, "options", options_json(&dx->opts, &err), &err);
+	for (i = 0; i < dx->n; i++)
+		jo_push(groups, group_json(dx, &dx->groups[i], NULL, keys, &err), &err);
+	jo_add(j, "groups", groups, &err);
 	jo_add(o, "diagnosis", j, &err);
 	return err;
 }

@@ -37,6 +37,14 @@ void nsight_dx_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsig
 int nsight_dx_report_json(struct json_object *o, const struct nsight_dx *dx,
 			  const struct nsight_analysis *a);
 
+/*
+ * Add "diagnosis" with the options and the groups alone (no evidence,
+ * loops, next steps nor receive work: they need the analysis), anomalies'
+ * keys named from @keys: the whole capture's diagnosis from its windows.
+ */
+int nsight_dx_report_groups_json(struct json_object *o, const struct nsight_dx *dx,
+				 const struct nsight_keys *keys);
+
 /* The diagnosed tail message at lifetime index @msg, if it is one. */
 bool nsight_dx_find_msg(const struct nsight_dx *dx, size_t msg, const struct nsight_dx_group **g,
 			const struct nsight_dx_msg **m);

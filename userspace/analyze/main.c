@@ -17,8 +17,9 @@ static const char *const report_options[] = {
 };
 
 static const char *const window_options[] = {
-	"window", "triggers", "json", "verbose", "messages", "strict", "tail", "slice", "min-dev",
-	"nested-threshold", "categories", "color", "clock", "time-params", "help", NULL,
+	"window", "triggers", "whole-diagnosis", "json", "verbose", "messages", "strict", "tail",
+	"slice", "min-dev", "nested-threshold", "categories", "color", "clock", "time-params",
+	"help", NULL,
 };
 
 static const char *const time_check_options[] = {

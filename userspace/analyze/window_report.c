@@ -273,7 +273,8 @@ static int print_window(const struct nsight_windows *w, uint64_t k, uint64_t rec
 
 /* The next window: analysed, diagnosed and printed if it has records. */
 static int one_window(struct nsight_windows *w, const char *name,
-		      const struct nsight_window_report_opts *o, struct nsight_wtotal *total)
+		      const struct nsight_window_report_opts *o, struct nsight_wtotal *total,
+		      struct nsight_dxs *dxs)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true };
 	struct nsight_diag d = { 0 };
@@ -285,7 +286,8 @@ static int one_window(struct nsight_windows *w, const char *name,
 	memset(&dx, 0, sizeof(dx));
 	if (nsight_window_analyze(w, &a, &ao, &records, &d) ||
 	    (records && nsight_analysis_diagnose(&dx, &a, NULL, o->cats, o->dx, &d)) ||
-	    (!w->by_trigger && nsight_wtotal_add(total, &a.lt, &d)))
+	    (!w->by_trigger && nsight_wtotal_add(total, &a.lt, &d)) ||
+	    (dxs && nsight_analysis_dxs_window(dxs, &a, 1, o->cats, &d)))
 		fprintf(stderr, "nsight-analyze: %s: window %" PRIu64 ": %s\n", name, k, d.msg);
 	else
 		ret = records ? print_window(w, k, records, &a, &dx, o) : NSIGHT_EXIT_OK;
@@ -295,11 +297,49 @@ static int one_window(struct nsight_windows *w, const char *name,
 }
 
 /*
- * After time windows: the latency of the whole capture, each message in
- * the window it starts in. Text: the table and histograms; JSON: a last
- * line, {"capture": {"latency": ...}}.
+ * --whole-diagnosis: passes 2 and 3 over the windows (pass 1 counted them
+ * as they were reported), each window analysed again with @keys, which
+ * they all share; the result in @dx.
  */
-static int print_total(struct nsight_wtotal *t, const struct nsight_window_report_opts *o)
+static int whole_dx(struct nsight_windows *w, const char *name,
+		    const struct nsight_window_report_opts *o, struct nsight_dxs *s,
+		    struct nsight_keys *keys, struct nsight_dx *dx)
+{
+	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true, .keys = keys };
+	struct nsight_diag d = { 0 };
+	int pass, err = nsight_dxs_plan(s, &d);
+
+	for (pass = 2; pass <= 3 && !err; pass++) {
+		nsight_windows_rewind(w);
+		nsight_dxs_pass(s);
+		while (!err && w->next < w->n_windows) {
+			struct nsight_analysis a;
+			uint64_t records;
+
+			err = nsight_window_analyze(w, &a, &ao, &records, &d);
+			if (!err && records)
+				err = nsight_analysis_dxs_window(s, &a, pass, o->cats, &d);
+			nsight_analysis_fini(&a);
+		}
+		if (!err && pass == 2)
+			err = nsight_dxs_reference_done(s, &d);
+	}
+	if (!err)
+		err = nsight_dxs_finish(s, dx, &d);
+	if (err)
+		fprintf(stderr, "nsight-analyze: %s: the whole capture's diagnosis: %s\n", name, d.msg);
+	return err ? NSIGHT_EXIT_FAIL : NSIGHT_EXIT_OK;
+}
+
+/*
+ * After time windows: the latency of the whole capture, each message in
+ * the window it starts in, and with --whole-diagnosis (@dx not NULL, its
+ * anomalies' keys in @keys) its diagnosis. Text: the table and histograms,
+ * the diagnosis's groups; JSON: a last line, {"capture": {"latency": ...,
+ * "diagnosis": ...}}.
+ */
+static int print_total(struct nsight_wtotal *t, const struct nsight_dx *dx,
+		       const struct nsight_keys *keys, const struct nsight_window_report_opts *o)
 {
 	static const struct nsight_tty plain;
 	const struct nsight_tty *tty = o->verbose ? &plain : &o->tty;
@@ -325,6 +365,8 @@ static int print_total(struct nsight_wtotal *t, const struct nsight_window_repor
 			jo_push(groups, nsight_report_lat_group_json(&t->lat.groups[i], &err), &err);
 		jo_add(l, "groups", groups, &err);
 		jo_add(c, "latency", l, &err);
+		if (!err && dx && nsight_dx_report_groups_json(c, dx, keys))
+			err = 1;
 		jo_add(j, "capture", c, &err);
 		if (err) {
 			json_object_put(j);
@@ -340,6 +382,8 @@ static int print_total(struct nsight_wtotal *t, const struct nsight_window_repor
 	for (i = 0; i < t->n; i++)
 		nsight_tty_latency_histogram(stdout, &t->groups[i].g, t->groups[i].v,
 					     t->groups[i].g.count, tty);
+	if (dx)
+		nsight_dx_report_tty(stdout, dx, NULL, tty);
 	return NSIGHT_EXIT_OK;
 }
 
@@ -348,7 +392,22 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	struct nsight_wtotal total = { 0 };
 	struct nsight_diag d = { 0 };
 	struct nsight_windows w;
+	struct nsight_dxs dxs;
+	struct nsight_keys keys;
+	struct nsight_dx dx;
+	bool want_dx;
 	int ret;
+
+	memset(&dxs, 0, sizeof(dxs));
+	memset(&keys, 0, sizeof(keys));
+	memset(&dx, 0, sizeof(dx));
+	want_dx = o->whole_dx && o->width_ns;
+	if (want_dx && (nsight_dxs_init(&dxs, o->dx, &d) || nsight_keys_init(&keys))) {
+		fprintf(stderr, "nsight-analyze: out of memory\n");
+		nsight_dxs_fini(&dxs);
+		nsight_keys_fini(&keys);
+		return NSIGHT_EXIT_FAIL;
+	}
 
 	if (nsight_windows_open(&w, in, &d) ||
 	    (o->width_ns ? nsight_windows_set_width(&w, o->width_ns, &d) :
@@ -360,16 +419,21 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	nsight_summary_warn_cut(&w.sum, name);
 	ret = print_summary(&w, name, o);
 	while (!ret && w.next < w.n_windows) {
-		ret = one_window(&w, name, o, &total);
+		ret = one_window(&w, name, o, &total, want_dx ? &dxs : NULL);
 		/* Each window reaches the reader as soon as it is done. */
 		if (fflush(stdout))
 			break;
 	}
+	if (!ret && want_dx && !w.by_trigger)
+		ret = whole_dx(&w, name, o, &dxs, &keys, &dx);
 	if (!ret && !w.by_trigger)
-		ret = print_total(&total, o);
+		ret = print_total(&total, want_dx ? &dx : NULL, &keys, o);
 	if (!ret && o->strict && w.sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;
 out:
+	nsight_dx_fini(&dx);
+	nsight_dxs_fini(&dxs);
+	nsight_keys_fini(&keys);
 	nsight_wtotal_fini(&total);
 	nsight_windows_fini(&w);
 	if (fflush(stdout) || ferror(stdout)) {

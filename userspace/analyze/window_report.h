@@ -5,6 +5,9 @@
  * (window.h), printed as each is done: text, or with --json one JSON
  * object per line (the summary first, then one per window).
  *
+ * --whole-diagnosis: after the windows, the whole capture's diagnosis
+ * (diagnose.h, struct nsight_dxs), from two more passes over them.
+ *
  * --triggers (or a flight recorder's capture): the windows are those the
  * flight recorder saved; each starts with the message that fired it (its
  * trigger, its lifetime as the analysis found it and its own causes), then
@@ -25,6 +28,7 @@
 struct nsight_window_report_opts {
 	uint64_t width_ns;		/* 0: the flight recorder's trigger windows */
 	bool json, verbose, strict, messages;
+	bool whole_dx;			/* --whole-diagnosis */
 	struct nsight_tty tty;
 	enum nsight_clockid clk;
 	enum nsight_tc_params params;

@@ -6,7 +6,8 @@
 # time, records/s, MB/s, peak memory, with one thread and the default (and
 # that both give the same report); the same with --window WINDOW
 # (default 100ms), and that the windows hold the same complete messages;
-# then its instructions per record under callgrind on a capture of
+# with --whole-diagnosis too, and that its diagnosis is the one without
+# windows; then its instructions per record under callgrind on a capture of
 # CG_RECORDS records (repeatable, unlike time), without and with --window,
 # if valgrind is installed and CG_RECORDS is not 0.
 set -eu
@@ -57,6 +58,32 @@ awk -v r="$recs" -v b="$bytes" -v w="$wall" -v m="$rss" -v win="$window" -v k="$
 }'
 echo "             complete messages: $whole without windows, $windowed in the windows"
 [ "$whole" = "$windowed" ] || { echo "bench-analyze: the windows do not hold the same complete messages" >&2; exit 1; }
+
+# The whole capture's diagnosis from the windows (--whole-diagnosis): the
+# same groups and causes as without windows, in the windows' memory.
+/usr/bin/time -f '%e %U %S %M' -o "$dir/bench-$n-wdx.time" "$analyze" --verbose \
+	--window "$window" --whole-diagnosis "$big" >"$dir/bench-$n-wdx.txt"
+read -r wall user sys rss <"$dir/bench-$n-wdx.time"
+# The diagnosis's groups, without the next steps and receive work that
+# only the analysis without windows gives.
+dxblock() {
+	awk '/^diagnosis: / { on = 1; print; next }
+	     on && /^  / { if ($0 ~ /^    next step:|^      |^    receive work behind/) next; print; next }
+	     { on = 0 }' "$1"
+}
+dxblock "$dir/bench-$n.txt" >"$dir/bench-$n.dx"
+sed -n '/^whole capture:/,$p' "$dir/bench-$n-wdx.txt" | dxblock /dev/stdin >"$dir/bench-$n-wdx.dx"
+awk -v r="$recs" -v b="$bytes" -v w="$wall" -v m="$rss" -v win="$window" 'BEGIN {
+	printf "whole dx:    --window %s --whole-diagnosis: %.2f s wall, %.2f M records/s, peak memory %.0f MB (%.3fx the capture)\n",
+		win, w, r / w / 1e6, m / 1024, m * 1024 / b
+}'
+if cmp -s "$dir/bench-$n.dx" "$dir/bench-$n-wdx.dx"; then
+	echo "             diagnosis: the same $(grep -c '^diagnosis: ' "$dir/bench-$n.dx") groups and causes as without windows"
+else
+	echo "bench-analyze: the whole capture's diagnosis from the windows differs" >&2
+	diff "$dir/bench-$n.dx" "$dir/bench-$n-wdx.dx" | head -n 10 >&2
+	exit 1
+fi
 
 [ "$cg_n" -gt 0 ] || exit 0
 if ! command -v valgrind >/dev/null 2>&1; then

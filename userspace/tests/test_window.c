@@ -377,6 +377,111 @@ static void test_errors(void)
 	cli_result_free(&r);
 }
 
+/* @o's diagnosis groups without what needs the analysis (next steps, receive work). */
+static struct json_object *dx_groups(struct json_object *o)
+{
+	struct json_object *g, *copy = NULL;
+	size_t i, k;
+
+	if (!json_object_object_get_ex(o, "diagnosis", &g) ||
+	    !json_object_object_get_ex(g, "groups", &g) || json_object_deep_copy(g, &copy, NULL))
+		return NULL;
+	for (i = 0; i < json_object_array_length(copy); i++) {
+		struct json_object *causes;
+
+		if (!json_object_object_get_ex(json_object_array_get_idx(copy, i), "causes", &causes))
+			continue;
+		for (k = 0; k < json_object_array_length(causes); k++) {
+			json_object_object_del(json_object_array_get_idx(causes, k), "next_step");
+			json_object_object_del(json_object_array_get_idx(causes, k), "receive_work");
+		}
+	}
+	return copy;
+}
+
+/*
+ * --whole-diagnosis: after windows of any width, the whole capture's
+ * diagnosis as without windows (reference, tail, causes, shares, the
+ * slowest messages with their ids, coverage, skipped), in JSON and text;
+ * on the mixed capture (drops, a batch), the one whose cause changes
+ * halfway, and fuzzing seeds with locks, receive work, faults, lost
+ * records, sampled stacks and user-space PT.
+ */
+static void test_whole_diagnosis(void)
+{
+	static const char *const widths[] = { "60us", "333us", "7ms" };
+	static const char *const seeds[] = { "seed-sampled", "seed-netrx", "seed-fault", "seed-drop",
+					     "seed-lock", "seed-batch", "seed-pt-user" };
+	enum { LINES = 2000 };
+	static struct json_object *v[LINES];
+	const char *file[2 + sizeof(seeds) / sizeof(seeds[0])];
+	char seed[sizeof(seeds) / sizeof(seeds[0])][128];
+	struct cli_result r, w;
+	size_t f, k, nv;
+
+	file[0] = path("mixed");
+	file[1] = path("phases");
+	for (f = 0; f < sizeof(seeds) / sizeof(seeds[0]); f++) {
+		snprintf(seed[f], sizeof(seed[f]), "fuzz/corpus/window/%s", seeds[f]);
+		file[2 + f] = seed[f];
+	}
+	for (f = 0; f < sizeof(file) / sizeof(file[0]); f++) {
+		struct json_object *whole, *x, *y;
+
+		run(&r, NULL, (const char *[]){ "--json", file[f], NULL });
+		CHECK_U64(r.status, 0);
+		whole = r.out ? json_tokener_parse(r.out) : NULL;
+		REQUIRE(whole);
+		x = dx_groups(whole);
+		CHECK(x && json_object_array_length(x) > 0);
+		for (k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+			struct json_object *cap = NULL;
+			bool same;
+
+			run(&w, NULL, (const char *[]){ "--json", "--window", widths[k],
+							"--whole-diagnosis", file[f], NULL });
+			CHECK_U64(w.status, 0);
+			nv = parse_lines(w.out, v, LINES);
+			CHECK(nv >= 2 && nv < LINES);
+			y = nv && json_object_object_get_ex(v[nv - 1], "capture", &cap) ?
+			    dx_groups(cap) : NULL;
+			same = x && y && json_object_equal(x, y);
+			if (!same)
+				printf("# %s --window %s: the whole diagnosis differs\n", file[f],
+				       widths[k]);
+			CHECK(same);
+			json_object_put(y);
+			put_all(v, nv);
+			cli_result_free(&w);
+		}
+		json_object_put(x);
+		json_object_put(whole);
+		cli_result_free(&r);
+	}
+	/* The text: the groups after the whole capture's latency. */
+	run(&r, NULL, (const char *[]){ "--color", "never", path("phases"), NULL });
+	run(&w, NULL, (const char *[]){ "--color", "never", "--window", "1ms", "--whole-diagnosis",
+					path("phases"), NULL });
+	CHECK_U64(w.status, 0);
+	CHECK_STR_HAS(w.out, "\nwhole capture:");
+	{
+		const char *a = r.out ? strstr(r.out, "\ndiagnosis: ") : NULL;
+		const char *b = w.out ? strstr(w.out, "\nwhole capture:") : NULL;
+		size_t len = a ? strcspn(a + 1, "\n") + 1 : 0;
+
+		b = b ? strstr(b, "\ndiagnosis: ") : NULL;
+		/* The group's first line: reference and tail as without windows. */
+		CHECK(a && b && len > 1 && !strncmp(a, b, len));
+	}
+	cli_result_free(&r);
+	cli_result_free(&w);
+	/* Only after time windows. */
+	run(&r, NULL, (const char *[]){ "--whole-diagnosis", path("mixed"), NULL });
+	CHECK_U64(r.status, 2);
+	CHECK_STR_HAS(r.err, "--whole-diagnosis needs --window DURATION");
+	cli_result_free(&r);
+}
+
 static void cleanup(void)
 {
 	CHECK(cli_fini(&c, files) == 0);
@@ -389,5 +494,6 @@ KTAP_MAIN(
 	KTAP_TEST(test_cause_in_its_window),
 	KTAP_TEST(test_stdin),
 	KTAP_TEST(test_errors),
+	KTAP_TEST(test_whole_diagnosis),
 	KTAP_TEST(cleanup),
 )

@@ -257,7 +257,7 @@ struct ref_stat {
 	uint64_t count;
 };
 
-struct ref {
+struct nsight_dx_ref {
 	struct nsight_u64map map;	/* role << 32 | key -> stat */
 	struct ref_stat *v;
 	size_t n, cap;
@@ -269,7 +269,7 @@ static uint64_t rk(uint8_t role, uint32_t key)
 	return (uint64_t)role << 32 | key;
 }
 
-static int ref_add(struct ref *r, const struct nsight_profile *pr)
+static int ref_add(struct nsight_dx_ref *r, const struct nsight_profile *pr)
 {
 	size_t i;
 
@@ -301,14 +301,14 @@ static int ref_add(struct ref *r, const struct nsight_profile *pr)
 	return 0;
 }
 
-static const struct ref_stat *ref_get(const struct ref *r, uint8_t role, uint32_t key)
+static const struct ref_stat *ref_get(const struct nsight_dx_ref *r, uint8_t role, uint32_t key)
 {
 	uint32_t *slot = nsight_u64map_get(&r->map, rk(role, key));
 
 	return slot ? &r->v[*slot] : NULL;
 }
 
-static void ref_fini(struct ref *r)
+static void ref_fini(struct nsight_dx_ref *r)
 {
 	nsight_u64map_fini(&r->map);
 	free(r->v);
@@ -318,14 +318,15 @@ static void ref_fini(struct ref *r)
 /* ---------------------------------------------------------------------- */
 /* One tail message                                                         */
 
-struct run {
+struct nsight_dx_run_state {
 	struct nsight_dx *dx;
 	const struct nsight_dx_input *in;
 	const struct nsight_keys *keys;
 	const struct nsight_cats *cats;
 	const bool *app_task;		/* per key: a task of an application */
 	struct nsight_profile pr;
-	struct ref ref;
+	struct nsight_dx_ref ref;
+	const struct nsight_dx_ref *use_ref;	/* the reference tail_msg() compares with */
 	/* The nesting pass. */
 	struct nsight_u64map anom_of;	/* role << 32 | key -> anomaly (in the group) */
 	size_t anom_base;
@@ -345,7 +346,7 @@ struct run {
 	struct nsight_diag *d;
 };
 
-static int nomem(struct run *r)
+static int nomem(struct nsight_dx_run_state *r)
 {
 	return nsight_diag_set(r->d, NSIGHT_E_NOMEM, "out of memory");
 }
@@ -365,7 +366,7 @@ static int push_anom(struct nsight_dx_group *g, const struct nsight_dx_anomaly *
 	return 0;
 }
 
-static void classify(const struct run *r, struct nsight_dx_anomaly *a)
+static void classify(const struct nsight_dx_run_state *r, struct nsight_dx_anomaly *a)
 {
 	enum nsight_key_kind kind = nsight_key_kind(r->keys, a->key);
 
@@ -409,7 +410,7 @@ static void classify(const struct run *r, struct nsight_dx_anomaly *a)
 /* The nesting pass: for each piece, nearest anomalous ancestor of each anomaly. */
 static int on_nest(void *arg, const struct nsight_piece *pc)
 {
-	struct run *r = arg;
+	struct nsight_dx_run_state *r = arg;
 	uint32_t chain[NSIGHT_TL_DEPTH];
 	size_t n = 0, i;
 
@@ -460,8 +461,8 @@ static int add_mcause(struct nsight_dx_group *g, uint32_t cause, int64_t dev)
 }
 
 /* The group's cause (@category, @role), made if new; NONE when out of memory. */
-/* @key's category (see struct run), or NULL without memory. */
-static const char *category_of(struct run *r, uint32_t key)
+/* @key's category (see struct nsight_dx_run_state), or NULL without memory. */
+static const char *category_of(struct nsight_dx_run_state *r, uint32_t key)
 {
 	uint32_t *slot = nsight_u64map_get(&r->cat_of, key);
 	char cat[256], *copy;
@@ -535,7 +536,7 @@ static void cap_to_deviation(struct nsight_dx_anomaly *a, size_t n, int64_t sum,
 	}
 }
 
-static int attribute(struct run *r, struct nsight_dx_group *g, struct nsight_dx_msg *dm,
+static int attribute(struct nsight_dx_run_state *r, struct nsight_dx_group *g, struct nsight_dx_msg *dm,
 		     const struct nsight_msg *m)
 {
 	const struct nsight_dx_opts *o = &r->dx->opts;
@@ -630,7 +631,7 @@ static int cmp_mcause(const void *a, const void *b)
 	return x->cause < y->cause ? -1 : x->cause > y->cause;
 }
 
-static int tail_msg(struct run *r, struct nsight_dx_group *g, size_t mi, int64_t ref_median)
+static int tail_msg(struct nsight_dx_run_state *r, struct nsight_dx_group *g, size_t mi, int64_t ref_median)
 {
 	const struct nsight_dx_opts *o = &r->dx->opts;
 	const struct nsight_msg *m = &r->in->lt->msgs[mi];
@@ -652,8 +653,8 @@ static int tail_msg(struct run *r, struct nsight_dx_group *g, size_t mi, int64_t
 	};
 	for (i = 0; i < r->pr.n; i++) {
 		const struct nsight_prof_ent *e = &r->pr.v[i];
-		const struct ref_stat *s = ref_get(&r->ref, e->role, e->key);
-		double nr = (double)r->ref.n_msgs;
+		const struct ref_stat *s = ref_get(r->use_ref, e->role, e->key);
+		double nr = (double)r->use_ref->n_msgs;
 		struct nsight_dx_anomaly a = {
 			.key = e->key, .role = e->role, .value = e->incl, .count = e->count,
 		};
@@ -808,6 +809,51 @@ out:
 	return err;
 }
 
+/*
+ * The tail came by (latency, id) descending: equal latencies get lower ids
+ * first (each run of one latency reversed; an insertion sort was quadratic
+ * in the run), then the causes are summarized.
+ */
+static int finish_group(struct nsight_dx_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_msgs; ) {
+		size_t e = i + 1, a, b;
+
+		while (e < g->n_msgs && g->msgs[e].latency == g->msgs[i].latency)
+			e++;
+		for (a = i, b = e - 1; a < b; a++, b--) {
+			struct nsight_dx_msg t = g->msgs[a];
+
+			g->msgs[a] = g->msgs[b];
+			g->msgs[b] = t;
+		}
+		i = e;
+	}
+	return summarize(g);
+}
+
+/*
+ * The tail of @n latencies sorted ascending: [*first, *end), at or above
+ * the tail percentile and, for a band, at or below its top; @g gets the
+ * thresholds and the count.
+ */
+static void tail_bounds(const struct nsight_dx_opts *o, struct nsight_dx_group *g,
+			const int64_t *lat, size_t n, size_t *first, size_t *end)
+{
+	g->tail_threshold = nsight_percentile(lat, n, o->tail);
+	for (*first = n; *first > 0 && lat[*first - 1] >= g->tail_threshold; (*first)--)
+		;
+	*end = n;
+	if (o->tail_hi < 100000) {
+		g->tail_threshold_hi = nsight_percentile(lat, n, o->tail_hi);
+		while (*end > *first && lat[*end - 1] > g->tail_threshold_hi)
+			(*end)--;
+	}
+	g->tail_candidates = *end - *first;
+}
+
 /* The baseline run of @m's comm and direction, [*s, *e) in @bidx. */
 static bool baseline_run(const struct nsight_dx_input *b, const size_t *bidx, size_t bn,
 			 const struct nsight_msg *m, size_t *s, size_t *e)
@@ -831,7 +877,7 @@ static bool baseline_run(const struct nsight_dx_input *b, const size_t *bidx, si
 	return *e > *s;
 }
 
-static int run_group(struct run *r, struct nsight_dx_group *g, const size_t *idx, size_t n,
+static int run_group(struct nsight_dx_run_state *r, struct nsight_dx_group *g, const size_t *idx, size_t n,
 		     const size_t *bidx, size_t bn, const struct nsight_dx_input *base)
 {
 	const struct nsight_dx_opts *o = &r->dx->opts;
@@ -890,45 +936,19 @@ static int run_group(struct run *r, struct nsight_dx_group *g, const size_t *idx
 	/* The tail: at or above the percentile, slowest first. */
 	for (i = 0; i < n; i++)
 		lat[i] = msgs[idx[i]].total_ns;
-	g->tail_threshold = nsight_percentile(lat, n, o->tail);
-	for (first_tail = n; first_tail > 0 && lat[first_tail - 1] >= g->tail_threshold; first_tail--)
-		;
-	end_tail = n;
-	if (o->tail_hi < 100000) {
-		g->tail_threshold_hi = nsight_percentile(lat, n, o->tail_hi);
-		while (end_tail > first_tail && lat[end_tail - 1] > g->tail_threshold_hi)
-			end_tail--;
-	}
-	g->tail_candidates = end_tail - first_tail;
+	tail_bounds(o, g, lat, n, &first_tail, &end_tail);
 	g->msgs = calloc(g->tail_candidates ? g->tail_candidates : 1, sizeof(*g->msgs));
 	if (!g->msgs) {
 		ret = nomem(r);
 		goto out;
 	}
+	r->use_ref = &r->ref;
 	for (i = end_tail; i > first_tail; i--) {
 		ret = tail_msg(r, g, idx[i - 1], g->ref_median);
 		if (ret)
 			goto out;
 	}
-	/*
-	 * Equal latencies: lower ids first. They came by (latency, id)
-	 * descending, so each run of one latency is reversed (an insertion
-	 * sort was quadratic in the run).
-	 */
-	for (i = 0; i < g->n_msgs; ) {
-		size_t e = i + 1, a, b;
-
-		while (e < g->n_msgs && g->msgs[e].latency == g->msgs[i].latency)
-			e++;
-		for (a = i, b = e - 1; a < b; a++, b--) {
-			struct nsight_dx_msg t = g->msgs[a];
-
-			g->msgs[a] = g->msgs[b];
-			g->msgs[b] = t;
-		}
-		i = e;
-	}
-	if (summarize(g))
+	if (finish_group(g))
 		ret = nomem(r);
 out:
 	free(lat);
@@ -937,12 +957,40 @@ out:
 	return ret;
 }
 
+/* The task key of application @comm (a message's, 16 bytes) in @app_task. */
+static void mark_app(const struct nsight_keys *keys, bool *app_task, const char *comm)
+{
+	char c[17];
+	uint32_t k;
+
+	memcpy(c, comm, 16);
+	c[16] = '\0';
+	k = nsight_keys_find(keys, NSIGHT_KEY_TASK, c);
+	if (k != NSIGHT_KEY_NONE)
+		app_task[k] = true;
+}
+
+static void run_state_fini(struct nsight_dx_run_state *r)
+{
+	size_t i;
+
+	nsight_profile_fini(&r->pr);
+	nsight_u64map_fini(&r->anom_of);
+	nsight_u64map_fini(&r->pair_of);
+	free(r->pairs);
+	nsight_u64map_fini(&r->cat_of);
+	for (i = 0; i < r->n_cat_names; i++)
+		free(r->cat_names[i]);
+	free(r->cat_names);
+	memset(r, 0, sizeof(*r));
+}
+
 int nsight_dx_run(struct nsight_dx *dx, const struct nsight_dx_input *in,
 		  const struct nsight_dx_input *baseline, const struct nsight_keys *keys,
 		  const struct nsight_cats *cats, const struct nsight_dx_opts *o,
 		  struct nsight_diag *d)
 {
-	struct run r = { .dx = dx, .in = in, .keys = keys, .cats = cats, .d = d };
+	struct nsight_dx_run_state r = { .dx = dx, .in = in, .keys = keys, .cats = cats, .d = d };
 	size_t *idx = NULL, *bidx = NULL, n = 0, bn = 0, i, s;
 	bool *app_task = NULL;
 	int ret = 0;
@@ -963,16 +1011,8 @@ int nsight_dx_run(struct nsight_dx *dx, const struct nsight_dx_input *in,
 		ret = nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < in->lt->n; i++) {
-		char comm[sizeof(in->lt->msgs[i].comm) + 1];
-		uint32_t k;
-
-		memcpy(comm, in->lt->msgs[i].comm, sizeof(in->lt->msgs[i].comm));
-		comm[sizeof(comm) - 1] = '\0';
-		k = nsight_keys_find(keys, NSIGHT_KEY_TASK, comm);
-		if (k != NSIGHT_KEY_NONE)
-			app_task[k] = true;
-	}
+	for (i = 0; i < in->lt->n; i++)
+		mark_app(keys, app_task, in->lt->msgs[i].comm);
 	r.app_task = app_task;
 	nsight_u64map_init(&r.anom_of);
 	nsight_u64map_init(&r.pair_of);
@@ -1006,16 +1046,456 @@ int nsight_dx_run(struct nsight_dx *dx, const struct nsight_dx_input *in,
 			dx->groups[k].skipped_incomplete++;
 	}
 out:
-	nsight_profile_fini(&r.pr);
-	nsight_u64map_fini(&r.anom_of);
-	nsight_u64map_fini(&r.pair_of);
-	free(r.pairs);
-	nsight_u64map_fini(&r.cat_of);
-	for (i = 0; i < r.n_cat_names; i++)
-		free(r.cat_names[i]);
-	free(r.cat_names);
+	run_state_fini(&r);
 	free(app_task);
 	free(idx);
 	free(bidx);
 	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The whole capture from its windows                                       */
+
+int nsight_dxs_init(struct nsight_dxs *s, const struct nsight_dx_opts *o, struct nsight_diag *d)
+{
+	memset(s, 0, sizeof(*s));
+	s->opts = *o;
+	s->run = calloc(1, sizeof(*s->run));
+	if (!s->run)
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	nsight_u64map_init(&s->run->anom_of);
+	nsight_u64map_init(&s->run->pair_of);
+	return 0;
+}
+
+void nsight_dxs_fini(struct nsight_dxs *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		struct nsight_dxs_group *sg = &s->groups[i];
+
+		group_free(&sg->g);
+		free(sg->keys);
+		if (sg->ref) {
+			ref_fini(sg->ref);
+			free(sg->ref);
+		}
+		free(sg->ref_lat);
+	}
+	free(s->groups);
+	free(s->drops);
+	free(s->apps);
+	if (s->run) {
+		run_state_fini(s->run);
+		free(s->run);
+	}
+	memset(s, 0, sizeof(*s));
+}
+
+void nsight_dxs_pass(struct nsight_dxs *s)
+{
+	s->base[0] = s->base[1] = 0;
+}
+
+static bool is_group(const struct nsight_dx_group *g, const struct nsight_msg *m)
+{
+	return g->pid == m->pid && g->dir == m->dir && !strncmp(g->comm, m->comm, sizeof(g->comm));
+}
+
+/* @m's group, or NULL (after the plan: only groups with complete messages). */
+static struct nsight_dxs_group *dxs_group(struct nsight_dxs *s, const struct nsight_msg *m)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		/* Messages of one group often come together: the last one first. */
+		size_t k = (s->last + i) % s->n;
+
+		if (is_group(&s->groups[k].g, m)) {
+			s->last = k;
+			return &s->groups[k];
+		}
+	}
+	return NULL;
+}
+
+/* The whole capture's id of window message @m. */
+static uint64_t dxs_id(const struct nsight_dxs *s, const struct nsight_msg *m)
+{
+	return s->base[m->dir == NSIGHT_MSG_TX] + m->id;
+}
+
+static void dxs_next_window(struct nsight_dxs *s, const struct nsight_lifetimes *lt)
+{
+	s->base[0] += lt->n_rx;
+	s->base[1] += lt->n_tx;
+}
+
+static int dxs_count_drop(struct nsight_dxs *s, const struct nsight_msg *m)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_drops; i++)
+		if (s->drops[i].pid == m->pid && s->drops[i].dir == m->dir &&
+		    !strncmp(s->drops[i].comm, m->comm, sizeof(m->comm))) {
+			s->drops[i].n++;
+			return 0;
+		}
+	if (NSIGHT_VEC_GROW(s->drops, s->n_drops, s->cap_drops))
+		return -1;
+	memset(&s->drops[s->n_drops], 0, sizeof(s->drops[0]));
+	memcpy(s->drops[s->n_drops].comm, m->comm, sizeof(m->comm));
+	s->drops[s->n_drops].pid = m->pid;
+	s->drops[s->n_drops].dir = m->dir;
+	s->drops[s->n_drops++].n = 1;
+	return 0;
+}
+
+static int dxs_add_app(struct nsight_dxs *s, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_apps; i++)
+		if (!strncmp(s->apps[i], comm, 16))
+			return 0;
+	if (NSIGHT_VEC_GROW(s->apps, s->n_apps, s->cap_apps))
+		return -1;
+	memcpy(s->apps[s->n_apps++], comm, 16);
+	return 0;
+}
+
+int nsight_dxs_count(struct nsight_dxs *s, const struct nsight_dx_input *in, struct nsight_diag *d)
+{
+	const struct nsight_lifetimes *lt = in->lt;
+	size_t i;
+
+	s->context_records += in->context_records;
+	for (i = 0; i < lt->n; i++) {
+		const struct nsight_msg *m = &lt->msgs[i];
+		struct nsight_dxs_group *sg;
+
+		if (dxs_add_app(s, m->comm))
+			goto nomem;
+		if (m->reason == NSIGHT_MSG_DROPS && dxs_count_drop(s, m))
+			goto nomem;
+		if (m->reason != NSIGHT_MSG_COMPLETE)
+			continue;
+		sg = dxs_group(s, m);
+		if (!sg) {
+			if (NSIGHT_VEC_GROW(s->groups, s->n, s->cap))
+				goto nomem;
+			sg = &s->groups[s->n];
+			memset(sg, 0, sizeof(*sg));
+			memcpy(sg->g.comm, m->comm, sizeof(sg->g.comm));
+			sg->g.pid = m->pid;
+			sg->g.dir = m->dir;
+			s->last = s->n++;
+		}
+		if (NSIGHT_VEC_GROW(sg->keys, sg->n_keys, sg->cap_keys))
+			goto nomem;
+		sg->keys[sg->n_keys++] = (struct nsight_dxs_key){ m->total_ns, dxs_id(s, m) };
+	}
+	dxs_next_window(s, lt);
+	return 0;
+nomem:
+	return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+}
+
+static int cmp_dxs_group(const void *a, const void *b)
+{
+	const struct nsight_dx_group *x = &((const struct nsight_dxs_group *)a)->g;
+	const struct nsight_dx_group *y = &((const struct nsight_dxs_group *)b)->g;
+
+	return nsight_msg_group_cmp(x->comm, x->pid, x->dir, y->comm, y->pid, y->dir);
+}
+
+static int cmp_dxs_key(const void *a, const void *b)
+{
+	const struct nsight_dxs_key *x = a, *y = b;
+
+	if (x->latency != y->latency)
+		return x->latency < y->latency ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int nsight_dxs_plan(struct nsight_dxs *s, struct nsight_diag *d)
+{
+	const struct nsight_dx_opts *o = &s->opts;
+	int64_t *lat = NULL;
+	size_t i, k, max = 0;
+
+	if (s->n > 1)
+		qsort(s->groups, s->n, sizeof(*s->groups), cmp_dxs_group);
+	for (i = 0; i < s->n; i++)
+		if (s->groups[i].n_keys > max)
+			max = s->groups[i].n_keys;
+	lat = malloc((max ? max : 1) * sizeof(*lat));
+	if (!lat)
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	for (i = 0; i < s->n; i++) {
+		struct nsight_dxs_group *sg = &s->groups[i];
+		struct nsight_dx_group *g = &sg->g;
+		size_t n = sg->n_keys, lo, hi, first_tail, end_tail;
+
+		nsight_sort(sg->keys, n, sizeof(*sg->keys), cmp_dxs_key);
+		g->complete = n;
+		slice(o, n, &lo, &hi);
+		g->ref_candidates = hi - lo;
+		sg->have_ref = hi > lo;
+		if (sg->have_ref) {
+			sg->ref_lo = sg->keys[lo];
+			sg->ref_hi = sg->keys[hi - 1];
+		}
+		for (k = 0; k < n; k++)
+			lat[k] = sg->keys[k].latency;
+		tail_bounds(o, g, lat, n, &first_tail, &end_tail);
+		for (k = 0; k < s->n_drops; k++)
+			if (s->drops[k].pid == g->pid && s->drops[k].dir == g->dir &&
+			    !strncmp(s->drops[k].comm, g->comm, sizeof(g->comm)))
+				g->skipped_incomplete = s->drops[k].n;
+		/* The keys have served: the passes compare with the bounds. */
+		free(sg->keys);
+		sg->keys = NULL;
+		sg->n_keys = sg->cap_keys = 0;
+		sg->ref = calloc(1, sizeof(*sg->ref));
+		g->msgs = calloc(g->tail_candidates ? g->tail_candidates : 1, sizeof(*g->msgs));
+		if (!sg->ref || !g->msgs) {
+			free(lat);
+			return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+		}
+		nsight_u64map_init(&sg->ref->map);
+	}
+	free(lat);
+	s->last = 0;
+	return 0;
+}
+
+/* Point the run state at window @in, its keys and applications. */
+static int dxs_window(struct nsight_dxs *s, const struct nsight_dx_input *in,
+		      const struct nsight_keys *keys, const struct nsight_cats *cats, bool **app_task,
+		      struct nsight_diag *d)
+{
+	size_t i;
+
+	*app_task = calloc(keys->n ? keys->n : 1, sizeof(**app_task));
+	if (!*app_task)
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	for (i = 0; i < s->n_apps; i++)
+		mark_app(keys, *app_task, s->apps[i]);
+	s->run->dx = NULL;
+	s->run->in = in;
+	s->run->keys = keys;
+	s->run->cats = cats;
+	s->run->app_task = *app_task;
+	s->run->d = d;
+	return 0;
+}
+
+static bool in_ref(const struct nsight_dxs_group *sg, const struct nsight_dxs_key *k)
+{
+	return sg->have_ref && cmp_dxs_key(k, &sg->ref_lo) >= 0 && cmp_dxs_key(k, &sg->ref_hi) <= 0;
+}
+
+int nsight_dxs_reference(struct nsight_dxs *s, const struct nsight_dx_input *in,
+			 const struct nsight_keys *keys, const struct nsight_cats *cats,
+			 struct nsight_diag *d)
+{
+	struct nsight_dx_run_state *r = s->run;
+	bool *app_task;
+	size_t i;
+	int ret = dxs_window(s, in, keys, cats, &app_task, d);
+
+	for (i = 0; !ret && s->context_records && i < in->lt->n; i++) {
+		const struct nsight_msg *m = &in->lt->msgs[i];
+		struct nsight_dxs_key k = { m->total_ns, dxs_id(s, m) };
+		struct nsight_dxs_group *sg;
+
+		if (m->reason != NSIGHT_MSG_COMPLETE)
+			continue;
+		sg = dxs_group(s, m);
+		if (!sg || !in_ref(sg, &k))
+			continue;
+		ret = nsight_profile_build(in->prof, m, &r->pr, d);
+		if (ret)
+			break;
+		if (r->pr.lost) {
+			sg->g.skipped_ref++;
+			continue;
+		}
+		if (ref_add(sg->ref, &r->pr) ||
+		    NSIGHT_VEC_GROW(sg->ref_lat, sg->g.n_ref, sg->cap_ref_lat))
+			ret = nomem(r);
+		else
+			sg->ref_lat[sg->g.n_ref++] = m->total_ns;
+	}
+	dxs_next_window(s, in->lt);
+	free(app_task);
+	return ret;
+}
+
+int nsight_dxs_reference_done(struct nsight_dxs *s, struct nsight_diag *d)
+{
+	size_t i;
+
+	(void)d;
+	for (i = 0; i < s->n; i++) {
+		struct nsight_dxs_group *sg = &s->groups[i];
+		struct nsight_dx_group *g = &sg->g;
+
+		if (!g->n_ref)
+			continue;
+		nsight_sort_i64(sg->ref_lat, g->n_ref);
+		g->ref_median = nsight_percentile(sg->ref_lat, g->n_ref, 50000);
+		g->ref_min = sg->ref_lat[0];
+		g->ref_max = sg->ref_lat[g->n_ref - 1];
+		sg->tail_ready = true;
+	}
+	return 0;
+}
+
+int nsight_dxs_tail(struct nsight_dxs *s, const struct nsight_dx_input *in,
+		    const struct nsight_keys *keys, const struct nsight_cats *cats,
+		    struct nsight_diag *d)
+{
+	struct nsight_dx dx = { .opts = s->opts };
+	struct nsight_dx_run_state *r = s->run;
+	bool *app_task;
+	size_t i;
+	int ret = dxs_window(s, in, keys, cats, &app_task, d);
+
+	r->dx = &dx;
+	for (i = 0; !ret && s->context_records && i < in->lt->n; i++) {
+		const struct nsight_msg *m = &in->lt->msgs[i];
+		struct nsight_dxs_group *sg;
+		struct nsight_dx_group *g;
+		size_t before;
+
+		if (m->reason != NSIGHT_MSG_COMPLETE)
+			continue;
+		sg = dxs_group(s, m);
+		if (!sg || !sg->tail_ready)
+			continue;
+		g = &sg->g;
+		if (m->total_ns < g->tail_threshold ||
+		    (s->opts.tail_hi < 100000 && m->total_ns > g->tail_threshold_hi))
+			continue;
+		if (g->n_msgs >= g->tail_candidates) {
+			ret = nsight_diag_set(d, NSIGHT_E_INVAL,
+					      "window diagnosis: more tail messages than counted");
+			break;
+		}
+		before = g->n_msgs;
+		r->use_ref = sg->ref;
+		ret = tail_msg(r, g, i, g->ref_median);
+		if (!ret && g->n_msgs > before)
+			g->msgs[before].id = dxs_id(s, m);
+	}
+	dxs_next_window(s, in->lt);
+	r->dx = NULL;
+	free(app_task);
+	return ret;
+}
+
+/* Processing order: (latency, id) descending, as nsight_dx_run() takes the tail. */
+static int cmp_tail_desc(const void *a, const void *b)
+{
+	const struct nsight_dx_msg *x = a, *y = b;
+
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return x->id > y->id ? -1 : x->id < y->id;
+}
+
+/*
+ * Put @g's tail, gathered window by window, as nsight_dx_run() builds it:
+ * messages in processing order, their anomalies and causes laid out in
+ * that order, each cause numbered where it first appears.
+ */
+static int dxs_reorder(struct nsight_dx_group *g)
+{
+	struct nsight_dx_anomaly *anoms = malloc((g->n_anoms ? g->n_anoms : 1) * sizeof(*anoms));
+	struct nsight_dx_mcause *mcs = malloc((g->n_mcs ? g->n_mcs : 1) * sizeof(*mcs));
+	struct nsight_dx_cause *causes = malloc((g->n_causes ? g->n_causes : 1) * sizeof(*causes));
+	uint32_t *num = malloc((g->n_causes ? g->n_causes : 1) * sizeof(*num));
+	size_t i, j, na = 0, nm = 0, nc = 0;
+
+	if (!anoms || !mcs || !causes || !num) {
+		free(anoms);
+		free(mcs);
+		free(causes);
+		free(num);
+		return -1;
+	}
+	for (i = 0; i < g->n_causes; i++)
+		num[i] = UINT32_MAX;
+	if (g->n_msgs > 1)
+		qsort(g->msgs, g->n_msgs, sizeof(*g->msgs), cmp_tail_desc);
+	for (i = 0; i < g->n_msgs; i++) {
+		struct nsight_dx_msg *dm = &g->msgs[i];
+
+		for (j = 0; j < dm->n_anom; j++) {
+			struct nsight_dx_anomaly a = g->anoms[dm->anom + j];
+
+			if (a.reported) {
+				if (num[a.cause] == UINT32_MAX) {
+					causes[nc] = g->causes[a.cause];
+					num[a.cause] = (uint32_t)nc++;
+				}
+				a.cause = num[a.cause];
+			}
+			anoms[na + j] = a;
+		}
+		for (j = 0; j < dm->n_mc; j++) {
+			mcs[nm + j] = g->mcs[dm->mc + j];
+			mcs[nm + j].cause = num[mcs[nm + j].cause];
+		}
+		dm->anom = na;
+		dm->mc = nm;
+		na += dm->n_anom;
+		nm += dm->n_mc;
+		if (dm->n_mc > 1)
+			qsort(&mcs[dm->mc], dm->n_mc, sizeof(*mcs), cmp_mcause);
+	}
+	/* Every cause is some message's: none is left unnumbered. */
+	free(g->anoms);
+	free(g->mcs);
+	free(g->causes);
+	free(num);
+	g->anoms = anoms;
+	g->n_anoms = g->cap_anoms = na;
+	g->mcs = mcs;
+	g->n_mcs = g->cap_mcs = nm;
+	g->causes = causes;
+	g->cap_causes = g->n_causes;
+	g->n_causes = nc;
+	return 0;
+}
+
+int nsight_dxs_finish(struct nsight_dxs *s, struct nsight_dx *dx, struct nsight_diag *d)
+{
+	size_t i;
+
+	memset(dx, 0, sizeof(*dx));
+	dx->opts = s->opts;
+	dx->no_context = !s->context_records;
+	if (dx->no_context)
+		return 0;
+	dx->groups = calloc(s->n ? s->n : 1, sizeof(*dx->groups));
+	if (!dx->groups)
+		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	for (i = 0; i < s->n; i++) {
+		struct nsight_dx_group *g = &s->groups[i].g;
+
+		/* As nsight_dx_run(): no profiled reference, no tail. */
+		if (!g->n_ref) {
+			g->tail_threshold = g->tail_threshold_hi = 0;
+			g->tail_candidates = 0;
+		}
+		if (dxs_reorder(g) || finish_group(g))
+			return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+		dx->groups[dx->n++] = *g;
+		memset(g, 0, sizeof(*g));
+	}
+	return 0;
 }

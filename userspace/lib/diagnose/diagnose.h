@@ -191,6 +191,87 @@ int nsight_dx_run(struct nsight_dx *dx, const struct nsight_dx_input *in,
 		  struct nsight_diag *d);
 void nsight_dx_fini(struct nsight_dx *dx);
 
+/*
+ * The whole capture's diagnosis from its windows (pipeline/window.h; the
+ * "whole capture:" diagnosis of --window), in three passes over them,
+ * every window analysed with one key table (nsight_analysis_opts.keys):
+ *
+ * 1. nsight_dxs_count() with each window's messages: each group's complete
+ *    messages as (latency, id) pairs, its incomplete ones lost to drops,
+ *    the names of every application; then nsight_dxs_plan(): each group's
+ *    reference slice and tail, chosen as nsight_dx_run() chooses them;
+ * 2. nsight_dxs_reference() with each window: the profiles of the
+ *    reference, summed per group; then nsight_dxs_reference_done();
+ * 3. nsight_dxs_tail() with each window: each tail message's anomalies and
+ *    causes against its group's whole reference; then nsight_dxs_finish()
+ *    puts the groups, messages and causes in nsight_dx_run()'s order.
+ *
+ * Call nsight_dxs_pass() before each pass: ids are the whole capture's
+ * (a window's ids, 1.. per direction, after those of the windows before
+ * it). Memory: 16 bytes per complete message, the reference's sums per
+ * context, and the tail's anomalies (what nsight_dx_run() keeps too), not
+ * the records. The result is nsight_dx_run()'s on the whole capture when
+ * each message and the records its profile reads lie in its window's
+ * margins, but for ties broken by the order keys were met in. A tail
+ * message's .msg is its index in the window it was diagnosed in, gone
+ * after it: reports of the messages themselves need the windows.
+ */
+struct nsight_dx_ref;
+
+struct nsight_dxs_key {
+	int64_t latency;
+	uint64_t id;
+};
+
+struct nsight_dxs_group {
+	struct nsight_dx_group g;	/* the result, being built */
+	struct nsight_dxs_key *keys;	/* pass 1: complete messages; sorted by plan */
+	size_t n_keys, cap_keys;
+	struct nsight_dxs_key ref_lo, ref_hi;	/* the reference slice, both included */
+	bool have_ref;			/* the slice is not empty */
+	struct nsight_dx_ref *ref;	/* pass 2's sums */
+	int64_t *ref_lat;		/* the profiled reference's latencies */
+	size_t cap_ref_lat;
+	bool tail_ready;		/* the reference was profiled */
+};
+
+struct nsight_dxs_drops {
+	char comm[16];
+	uint32_t pid;
+	uint8_t dir;
+	uint64_t n;
+};
+
+struct nsight_dxs {
+	struct nsight_dx_opts opts;
+	struct nsight_dxs_group *groups;	/* by comm, pid, direction after plan */
+	size_t n, cap, last;
+	struct nsight_dxs_drops *drops;	/* messages lost to drops, by group */
+	size_t n_drops, cap_drops;
+	char (*apps)[16];		/* every message's comm, once */
+	size_t n_apps, cap_apps;
+	uint64_t context_records;
+	uint64_t base[2];		/* messages per direction in earlier windows */
+	struct nsight_dx_run_state *run;	/* the passes' scratch */
+};
+
+int nsight_dxs_init(struct nsight_dxs *s, const struct nsight_dx_opts *o, struct nsight_diag *d);
+void nsight_dxs_fini(struct nsight_dxs *s);
+/* Start a pass: the next window is the first. */
+void nsight_dxs_pass(struct nsight_dxs *s);
+int nsight_dxs_count(struct nsight_dxs *s, const struct nsight_dx_input *in,
+		     struct nsight_diag *d);
+int nsight_dxs_plan(struct nsight_dxs *s, struct nsight_diag *d);
+int nsight_dxs_reference(struct nsight_dxs *s, const struct nsight_dx_input *in,
+			 const struct nsight_keys *keys, const struct nsight_cats *cats,
+			 struct nsight_diag *d);
+int nsight_dxs_reference_done(struct nsight_dxs *s, struct nsight_diag *d);
+int nsight_dxs_tail(struct nsight_dxs *s, const struct nsight_dx_input *in,
+		    const struct nsight_keys *keys, const struct nsight_cats *cats,
+		    struct nsight_diag *d);
+/* Move the result into @dx (nsight_dx_fini() it); @s keeps nothing of it. */
+int nsight_dxs_finish(struct nsight_dxs *s, struct nsight_dx *dx, struct nsight_diag *d);
+
 /* @c's share of @g's tail excess latency (0 to 1; 0 without a tail excess). */
 double nsight_dx_cause_share(const struct nsight_dx_group *g, const struct nsight_dx_cause *c);
 

@@ -10,13 +10,7 @@ const char *const nsight_lat_pct_name[NSIGHT_LAT_NPCT] = { "p50", "p90", "p99", 
 
 static int cmp_group(const struct nsight_msg *x, const struct nsight_msg *y)
 {
-	int c = strncmp(x->comm, y->comm, sizeof(x->comm));
-
-	if (c)
-		return c;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->dir < y->dir ? -1 : x->dir > y->dir;
+	return nsight_msg_group_cmp(x->comm, x->pid, x->dir, y->comm, y->pid, y->dir);
 }
 
 static int cmp_idx(const void *a, const void *b, void *base)

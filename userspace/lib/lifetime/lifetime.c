@@ -405,3 +405,15 @@ const char *nsight_msg_stage_name(enum nsight_msg_dir dir, unsigned int stage)
 		return stage < 3 ? rx[stage] : "?";
 	return stage < 4 ? tx[stage] : "?";
 }
+
+int nsight_msg_group_cmp(const char *comm_x, uint32_t pid_x, uint8_t dir_x, const char *comm_y,
+			 uint32_t pid_y, uint8_t dir_y)
+{
+	int c = strncmp(comm_x, comm_y, 16);
+
+	if (c)
+		return c;
+	if (pid_x != pid_y)
+		return pid_x < pid_y ? -1 : 1;
+	return dir_x < dir_y ? -1 : dir_x > dir_y;
+}

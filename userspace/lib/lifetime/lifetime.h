@@ -217,6 +217,13 @@ void nsight_lifetimes_keep(struct nsight_lifetimes *lt, uint64_t lo, uint64_t hi
 
 const char *nsight_msg_reason_name(enum nsight_msg_reason r);
 const char *nsight_msg_dir_name(enum nsight_msg_dir dir);
+
+/*
+ * The order of the groups of the latency summary and the diagnosis: comm
+ * (16 bytes, not always NUL-terminated), then pid, then direction.
+ */
+int nsight_msg_group_cmp(const char *comm_x, uint32_t pid_x, uint8_t dir_x, const char *comm_y,
+			 uint32_t pid_y, uint8_t dir_y);
 /* "udp", "tcp" or the number. */
 const char *nsight_proto_name(uint8_t proto, char *buf, size_t len);
 /* The stage names of a direction: "n", "h", "a" / "send", "queue", ... */

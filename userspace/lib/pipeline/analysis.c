@@ -319,6 +319,30 @@ int nsight_analysis_use_chains(struct nsight_profiler *p, const struct nsight_an
 	return 0;
 }
 
+int nsight_analysis_dxs_window(struct nsight_dxs *s, struct nsight_analysis *a, int pass,
+			       const struct nsight_cats *cats, struct nsight_diag *d)
+{
+	struct nsight_profiler prof;
+	struct nsight_dx_input in = { &a->lt, &prof, a->tl.n_records };
+	int err;
+
+	if (!a->have_lifetimes)
+		return nsight_diag_set(d, NSIGHT_E_INVAL, "no lifetimes to diagnose");
+	if (pass == 1)
+		return nsight_dxs_count(s, &in, d);
+	memset(&prof, 0, sizeof(prof));
+	if (!a->tl.finished)
+		return nsight_diag_set(d, NSIGHT_E_INVAL, "no lifetimes to diagnose");
+	err = nsight_profiler_init(&prof, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, d);
+	if (!err)
+		err = nsight_analysis_use_chains(&prof, a, d);
+	if (!err)
+		err = pass == 2 ? nsight_dxs_reference(s, &in, a->keys, cats, d) :
+				  nsight_dxs_tail(s, &in, a->keys, cats, d);
+	nsight_profiler_fini(&prof);
+	return err;
+}
+
 int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
 			     struct nsight_analysis *baseline, const struct nsight_cats *cats,
 			     const struct nsight_dx_opts *o, struct nsight_diag *d)

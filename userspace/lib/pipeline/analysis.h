@@ -124,6 +124,16 @@ int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
 			     const struct nsight_dx_opts *o, struct nsight_diag *d);
 
 /* Give @p the blocked time of @a's threads (when @a has chains). */
+/*
+ * The whole capture's diagnosis from its windows (diagnose.h, struct
+ * nsight_dxs): window @a (analysed with lifetimes, with the key table all
+ * windows share for @pass 2 and 3) counted (@pass 1), its reference
+ * profiled (2) or its tail diagnosed (3). Returns 0 or a negative enum
+ * nsight_errcode.
+ */
+int nsight_analysis_dxs_window(struct nsight_dxs *s, struct nsight_analysis *a, int pass,
+			       const struct nsight_cats *cats, struct nsight_diag *d);
+
 int nsight_analysis_use_chains(struct nsight_profiler *p, const struct nsight_analysis *a,
 			       struct nsight_diag *d);
 

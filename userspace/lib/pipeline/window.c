@@ -342,6 +342,14 @@ int nsight_windows_use_triggers(struct nsight_windows *w, struct nsight_diag *d)
 	return 0;
 }
 
+void nsight_windows_rewind(struct nsight_windows *w)
+{
+	/* The clock records in force are those before the next window. */
+	w->tk.have = false;
+	w->sync.have = false;
+	w->next = 0;
+}
+
 uint64_t nsight_window_tsc_ns(const struct nsight_windows *w, uint64_t tsc)
 {
 	return nsight_mul_div_u64(tsc > w->first ? tsc - w->first : 0, NS_PER_SEC,

@@ -128,6 +128,9 @@ int nsight_windows_set_width(struct nsight_windows *w, uint64_t width_ns, struct
  */
 int nsight_windows_use_triggers(struct nsight_windows *w, struct nsight_diag *d);
 
+/* Take the windows again from the first (another pass over them). */
+void nsight_windows_rewind(struct nsight_windows *w);
+
 /* TSC @tsc in ns from the capture's first record (0 before it). */
 uint64_t nsight_window_tsc_ns(const struct nsight_windows *w, uint64_t tsc);
 

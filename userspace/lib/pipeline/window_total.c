@@ -11,13 +11,8 @@ static int cmp_group(const void *a, const void *b)
 {
 	const struct nsight_lat_group *x = &((const struct nsight_wtotal_group *)a)->g;
 	const struct nsight_lat_group *y = &((const struct nsight_wtotal_group *)b)->g;
-	int c = strncmp(x->comm, y->comm, sizeof(x->comm));
 
-	if (c)
-		return c;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return (int)x->dir - (int)y->dir;
+	return nsight_msg_group_cmp(x->comm, x->pid, x->dir, y->comm, y->pid, y->dir);
 }
 
 /* @m's group, made if new; NULL when out of memory. */
