@@ -13,6 +13,7 @@
 #include "report.h"
 #include "base/version.h"
 #include "pipeline/window.h"
+#include "pipeline/window_dx.h"
 #include "progress.h"
 #include "window_report.h"
 #include "pipeline/window_total.h"
@@ -297,47 +298,21 @@ static int one_window(struct nsight_windows *w, const char *name,
 	return ret;
 }
 
-/*
- * --whole-diagnosis: passes 2 and 3 over the windows (pass 1 counted them
- * as they were reported), each window analysed again with @keys, which
- * they all share; the result in @dx.
- */
+/* --whole-diagnosis: its two later passes (window_dx.h), with a progress line. */
 static int whole_dx(struct nsight_windows *w, const char *name,
 		    const struct nsight_window_report_opts *o, struct nsight_dxs *s,
 		    struct nsight_keys *keys, struct nsight_dx *dx)
 {
-	static const char *const what[] = { "whole diagnosis: the reference (pass 2 of 3)",
-					    "whole diagnosis: the tail (pass 3 of 3)" };
-	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true, .keys = keys };
+	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true };
 	struct nsight_diag d = { 0 };
 	struct nsight_progress pr;
-	int pass, err = nsight_dxs_plan(s, &d);
+	int err;
 
 	/* Nothing reaches stdout meanwhile: a progress line on a terminal. */
 	nsight_progress_init(&pr, nsight_progress_tty(), name);
-	for (pass = 2; pass <= 3 && !err; pass++) {
-		uint64_t read = 0;
-
-		nsight_windows_rewind(w);
-		nsight_dxs_pass(s);
-		nsight_progress_pass(&pr, what[pass - 2]);
-		while (!err && w->next < w->n_windows) {
-			struct nsight_analysis a;
-			uint64_t records;
-
-			err = nsight_window_analyze(w, &a, &ao, &records, &d);
-			if (!err && records)
-				err = nsight_analysis_dxs_window(s, &a, pass, o->cats, &d);
-			nsight_analysis_fini(&a);
-			read += records;
-			nsight_progress_update(&pr, read, 0);
-		}
-		if (!err && pass == 2)
-			err = nsight_dxs_reference_done(s, &d);
-	}
+	ao.progress = &pr.hooks;
+	err = nsight_windows_whole_dx(w, s, &ao, keys, o->cats, dx, &d);
 	nsight_progress_end(&pr);
-	if (!err)
-		err = nsight_dxs_finish(s, dx, &d);
 	if (err)
 		fprintf(stderr, "nsight-analyze: %s: the whole capture's diagnosis: %s\n", name, d.msg);
 	return err ? NSIGHT_EXIT_FAIL : NSIGHT_EXIT_OK;

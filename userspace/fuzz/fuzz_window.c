@@ -3,7 +3,9 @@
  * libFuzzer target: nsight-analyze --window on one stream. The first pass
  * (summary and chunk index), then up to 64 windows, each read back from
  * the chunks, analysed, diagnosed and reported (JSON, or the text and the
- * terminal summary) to /dev/null.
+ * terminal summary) to /dev/null; with time windows (and 64 at most), the
+ * whole capture's diagnosis from them (--whole-diagnosis, window_dx.h),
+ * reported too.
  *
  * The input is a stream as nsightctl dump writes it (see fuzz_common.h for
  * the framing repair). Bits 24-31 of the stream header's sources field,
@@ -20,6 +22,7 @@
 #include "analyze/report.h"
 #include "analyze/terminal.h"
 #include "pipeline/window.h"
+#include "pipeline/window_dx.h"
 
 #define OPT(bit)	(1U << (bit))
 #define MAX_WINDOWS	64
@@ -58,12 +61,18 @@ static void one(const uint8_t *data, size_t size)
 	struct nsight_diag d = { 0 };
 	struct nsight_windows w;
 	struct nsight_dx_opts o;
+	struct nsight_keys keys;
+	struct nsight_dxs s;
+	struct nsight_dx whole;
 	FILE *f = fuzz_file(data, size);
+	bool dxs;
 	int err;
 
 	if (!f)
 		return;
 	nsight_dx_opts_default(&o);
+	memset(&whole, 0, sizeof(whole));
+	dxs = !nsight_dxs_init(&s, &o, &d) && !nsight_keys_init(&keys);
 	err = nsight_windows_open(&w, f, &d);
 	if (!err && (opt & OPT(30)))
 		err = nsight_windows_use_triggers(&w, &d);
@@ -82,9 +91,25 @@ static void one(const uint8_t *data, size_t size)
 			err = nsight_analysis_diagnose(&dx, &a, NULL, &cats, &o, &d);
 		if (!err && records)
 			report(&a, &dx, opt);
+		if (!err && dxs)
+			err = nsight_analysis_dxs_window(&s, &a, 1, &cats, &d);
 		nsight_dx_fini(&dx);
 		nsight_analysis_fini(&a);
 	}
+	if (!err && dxs && !w.by_trigger && w.n_windows <= MAX_WINDOWS &&
+	    !nsight_windows_whole_dx(&w, &s, &ao, &keys, &cats, &whole, &d)) {
+		struct nsight_tty tty = { .color = true, .width = NSIGHT_TTY_WIDTH };
+		struct json_object *j = json_object_new_object();
+
+		nsight_dx_report_tty(fuzz_null(), &whole, NULL, &tty);
+		if (j && !nsight_dx_report_groups_json(j, &whole, &keys))
+			fputs(json_object_to_json_string(j), fuzz_null());
+		json_object_put(j);
+	}
+	nsight_dx_fini(&whole);
+	if (dxs)
+		nsight_keys_fini(&keys);
+	nsight_dxs_fini(&s);
 	nsight_windows_fini(&w);
 	fclose(f);
 }
