@@ -1457,7 +1457,10 @@ static int dxs_reorder(struct nsight_dx_group *g)
 		if (dm->n_mc > 1)
 			qsort(&mcs[dm->mc], dm->n_mc, sizeof(*mcs), cmp_mcause);
 	}
-	/* Every cause is some message's: none is left unnumbered. */
+	/* Every cause is some kept message's; one that is not would go. */
+	for (i = 0; i < g->n_causes; i++)
+		if (num[i] == UINT32_MAX)
+			free(g->causes[i].category);
 	free(g->anoms);
 	free(g->mcs);
 	free(g->causes);
