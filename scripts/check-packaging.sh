@@ -92,7 +92,7 @@ cat >"$work/comp-analyze.sh" <<EOF
 . "$top/userspace/completion/nsight-analyze"
 cd "$work/files" || exit 1
 t() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\$# - 1)); _nsight_analyze; echo "\${COMPREPLY[*]}"; }
-[ "\$(t nsight-analyze --w)" = "--what-if --window --whole" ] || { echo "options: \$(t nsight-analyze --w)"; exit 1; }
+[ "\$(t nsight-analyze --w)" = "--what-if --window --whole --whole-diagnosis" ] || { echo "options: \$(t nsight-analyze --w)"; exit 1; }
 [ "\$(t nsight-analyze --color a)" = "auto always" ] || { echo "color: \$(t nsight-analyze --color a)"; exit 1; }
 [ "\$(t nsight-analyze --clock m)" = "monotonic" ] || { echo "clock: \$(t nsight-analyze --clock m)"; exit 1; }
 [ "\$(t nsight-analyze --baseline q)" = "quiet.nsight" ] || { echo "baseline: \$(t nsight-analyze --baseline q)"; exit 1; }
@@ -100,6 +100,7 @@ t() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\$# - 1)); _nsight_analyze; echo "\${CO
 [ -z "\$(t nsight-analyze --window 1)" ] || { echo "window: \$(t nsight-analyze --window 1)"; exit 1; }
 [ "\$(t nsight-analyze ti)" = "time-check" ] || { echo "command: \$(t nsight-analyze ti)"; exit 1; }
 [ "\$(t nsight-analyze merge --s)" = "--synced" ] || { echo "merge: \$(t nsight-analyze merge --s)"; exit 1; }
+[ "\$(t nsight-analyze window --wh)" = "--whole-diagnosis" ] || { echo "window: \$(t nsight-analyze window --wh)"; exit 1; }
 [ "\$(t nsight-analyze help w)" = "window" ] || { echo "help: \$(t nsight-analyze help w)"; exit 1; }
 [ "\$(t nsight-analyze fleet clickhouse://ch1/nsight s)" = "slowest" ] ||
 	{ echo "fleet: \$(t nsight-analyze fleet clickhouse://ch1/nsight s)"; exit 1; }

@@ -71,7 +71,11 @@ holder=$(awk -v pid="$DIAG_SPID" '
 	on { if (sub(/^    holder /, "")) print; exit }
 	index($0, "  futex 0x") == 1 && index($0, " of msgload[" pid "]:") { on = 1 }' /tmp/lock_s.txt)
 ktap_diag "lock holder: $holder"
+# User code among the functions named, not necessarily first: a sample
+# taken while interrupts were off lands where they come back on, and the
+# holder comes back on its CPU through finish_task_switch() each time the
+# server sleeps on the futex (in CI: finish_task_switch 60%, user code 32%).
 check "locks: the holder ran user code while the server waited" \
-	sh -c "echo \"$holder\" | grep -q '^lockholder tid [0-9]*: in user code [0-9]*%.* on a CPU while its waiters waited)\$'"
+	sh -c "echo \"$holder\" | grep -q '^lockholder tid [0-9]*: in \(.*, \)\?user code [0-9]*%.* on a CPU while its waiters waited)\$'"
 nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES" --sample-period 1ms
 ktap_finish

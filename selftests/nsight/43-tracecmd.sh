@@ -7,7 +7,8 @@
 # nsight.ko and once with trace-cmd, through the script 'nsightctl
 # trace-cmd-args' prints (kprobe events and the kernel's own tracepoints).
 # nsight-analyze reads each trace.dat, says what such a capture cannot
-# give, and must name the same first cause as from nsight.ko's capture.
+# give, and must name the hog first as from nsight.ko's capture, and each
+# other injected cause first or second from both.
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
@@ -77,14 +78,34 @@ EOS
 		while IFS= read -r l; do ktap_diag "  $l"; done
 }
 
-# first_two FILE PID: the first two causes of PID's rx diagnosis, sorted,
-# joined by " + ".
+# first_two FILE PID: the first two causes of PID's diagnosis in FILE, a
+# line each, without a module's name.
 first_two() {
-	first_causes "$1" "$2" 2 | sort |
-		awk 'NR > 1 { printf " + " } { printf "%s", $0 } END { if (NR) print "" }'
+	first_causes "$1" "$2" 2 | sed 's/ \[[A-Za-z0-9_]*\]//'
 }
 
-# compare NAME: both first causes found and equal.
+# joined LINES: the lines joined by " + ".
+joined() {
+	printf '%s\n' "$1" | awk 'NR > 1 { printf " + " } { printf "%s", $0 } END { print "" }'
+}
+
+# in_both CAUSE: CAUSE is a line of $lead_m and of $lead_t.
+in_both() {
+	printf '%s\n' "$lead_m" | grep -qxF "$1" && printf '%s\n' "$lead_t" | grep -qxF "$1"
+}
+
+# leads NAME CAUSE: CAUSE is first or second in the diagnosis of the
+# server from both captures of NAME (/tmp/NAME.txt from nsight.ko's,
+# /tmp/NAME_tc.tc.txt from trace-cmd's), whose first two the check names.
+leads() {
+	lead_m=$(first_two /tmp/$1.txt "$DIAG_SPID")
+	lead_t=$(first_two /tmp/$1_tc.tc.txt "$TC_PID")
+	check "$1: '$2' first or second from both captures (nsight.ko: $(joined "$lead_m"); trace-cmd: $(joined "$lead_t"))" \
+		in_both "$2"
+}
+
+# compare NAME: both first causes found and equal (the hog, whose lead is
+# wide: 92% and 91% of the tail on Debian 6.12, the next cause under 10%).
 compare() {
 	_m=$(plain_cause "$DIAG_TOP")
 	_t=$(plain_cause "$TC_TOP")
@@ -109,27 +130,28 @@ compare hog
 
 if $debug_kernel; then
 	for sc in hol faults kworker softirq; do
-		ktap_skip "$sc: the same cause from both captures" \
+		ktap_skip "$sc: its cause first or second from both captures" \
 			"the debug kernel's cost under trace-cmd (compared on Debian's kernels)"
 	done
 else
+	# The four others: the injected cause first or second from both
+	# captures. Without -icount, and more so beside other guests, the
+	# server falls behind and head-of-line blocking comes within a few
+	# points of what made it fall behind, in either order from either
+	# capture (page faults 44% and 42% from nsight.ko's in one run, 42%
+	# and 50% from trace-cmd's; receive processing 70% first from
+	# nsight.ko's and 31% tied with it from trace-cmd's in make check).
+
 	# Head-of-line blocking: bursts of 8, 300 us of work each (21-diag-hol).
 	diag_run hol "-b 8 -w 300" ""
 	tc_run hol_tc "-b 8 -w 300" ""
-	compare hol
+	leads hol "Head-of-line blocking (A)"
 
 	# Page faults: 512 KB of fresh mappings touched per message
-	# (24-diag-faults). Here, without -icount, the faults of one message take
-	# milliseconds and hold up the next ones: page faults and head-of-line
-	# blocking lead within a few points of each other, in either order from
-	# either capture (44% against 42% from nsight.ko's in one run, 42% against
-	# 50% from trace-cmd's in the same run), so the check is on the first two.
+	# (24-diag-faults).
 	diag_run faults "-t 512 -R -s 3" ""
 	tc_run faults_tc "-t 512 -R -s 3" ""
-	m2=$(first_two /tmp/faults.txt "$DIAG_SPID")
-	t2=$(first_two /tmp/faults_tc.tc.txt "$TC_PID")
-	check "faults: the same first two causes from both captures ('$t2', '$m2')" \
-		test -n "$m2" -a "$t2" = "$m2"
+	leads faults "Page faults (A)"
 
 	# A busy kernel work item on the server's CPU (23-diag-kworker).
 	insmod /lib/nsight/nsight_busywork.ko cpu=1 period_us=4000 spin_us=1500
@@ -137,7 +159,7 @@ else
 	diag_run kworker "" ""
 	tc_run kworker_tc "" ""
 	rmmod nsight_busywork
-	compare kworker
+	leads kworker "OS threads: nsight_busywork_fn (A)"
 
 	# Costly receive processing on the server's CPU (22-diag-softirq).
 	softirq_flood_start
@@ -145,7 +167,7 @@ else
 	diag_run softirq "-w 100" ""
 	tc_run softirq_tc "-w 100" ""
 	softirq_flood_stop
-	compare softirq
+	leads softirq "Receive processing (A)"
 fi
 # The buffers the script asks for (16 MiB per CPU) held every event, the
 # flood's included (a capture without its "source:" line counts as one).
