@@ -23,9 +23,10 @@
 #               the test kernel (KUnit, KASAN, lockdep, kmemleak) which also
 #               runs the KUnit suites; and the diagnosis scenarios
 #               in two more Debian 6.12 guests under -icount (diag1 runs
-#               selftests/nsight/2?-diag-*.sh, diag2 3?-diag-*.sh, about
-#               equal halves), so that their timing does not depend on the
-#               load of the host (guest time follows executed instructions)
+#               selftests/nsight/2?-diag-*.sh, diag2 3?-diag-*.sh and all
+#               of 43-tracecmd.sh, about equal halves), so that their timing
+#               does not depend on the load of the host (guest time follows
+#               executed instructions)
 #   guest-twohost  two Debian 6.12 guests joined by a QEMU socket netdev,
 #               the server's clock stepped and skewed, the client's egress
 #               delayed; nsight-analyze --merge of their captures
@@ -48,7 +49,9 @@ twohost=
 case " $guests " in *" twohost "*) twohost=1; guests=$(echo " $guests " | sed 's/ twohost / /') ;; esac
 # Test lists: the diagnosis scenarios run in the "diag" guests only.
 diag1_tests=$(cd "$top/selftests/nsight" && ls 2?-diag-*.sh | tr '\n' ' ')
-diag2_tests=$(cd "$top/selftests/nsight" && ls 3?-diag-*.sh | tr '\n' ' ')
+# 43-tracecmd's scenario comparisons too (nsight_tracecmd_all=1 below):
+# without -icount the host's load shows as the server's idle and queueing.
+diag2_tests="$(cd "$top/selftests/nsight" && ls 3?-diag-*.sh | tr '\n' ' ')43-tracecmd.sh"
 other_tests=$(cd "$top/selftests/nsight" && ls [0-9]*.sh | grep -v -- '-diag-' | tr '\n' ' ')
 rm -rf "$out"
 mkdir -p "$out"
@@ -250,7 +253,8 @@ guest() {
 	# times slower; 4,200 s plus the other suites stay inside CI's 90 min.
 	"$harness/run-guest.sh" --kernel "$kernel" --initrd "$out/guest-$1.cpio.gz" \
 		--log "$out/guest-$1.serial.log" --tests "$tests" --timeout 4200 \
-		--test-timeout 1500 --append "tsc=reliable nsight_toggle_count=$toggles" $icount \
+		--test-timeout 1500 --append "tsc=reliable nsight_toggle_count=$toggles" \
+		${icount:+--append nsight_tracecmd_all=1} $icount \
 		--qemu-args "-netdev user,id=n0 -device e1000e,netdev=n0" \
 		>"$out/guest-$1.ktap" 2>>"$out/guest-$1.err"
 }

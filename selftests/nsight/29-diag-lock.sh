@@ -60,12 +60,13 @@ check "locks: how long the woken server held it" \
 # The line under that lock: the holder's functions while the server waited,
 # from a second, shorter run with the sample source too (in the first, the
 # sampling interrupts would change the timing the diagnosis is checked on).
-# A sample every 50us: at the default 1ms a run where the holder is on a
-# CPU for under a millisecond while the server waits leaves one or two
-# samples, and the first of them decides the line (seen in CI: one sample
-# of the holder in finish_task_switch).
-nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES,futex,sample" --sample-period 50us
-DIAG_N=${nsight_lock_sampled_count:-300}
+# A sample every 200us over 1000 requests: at the default 1ms over 300 a
+# run where the holder is on a CPU for under a millisecond while the
+# server waits left one or two samples (in CI: one, in finish_task_switch);
+# every 50us the samples' own cost in the emulator made the server fall
+# behind (p50 4.6ms against 0.23ms), and the holder's line was gone.
+nsightctl config --sources "$NSIGHT_DEFAULT_SOURCES,futex,sample" --sample-period 200us
+DIAG_N=${nsight_lock_sampled_count:-1000}
 diag_run lock_s "-L 1000 -I 1000 -C 1" ""
 holder=$(awk -v pid="$DIAG_SPID" '
 	on { if (sub(/^    holder /, "")) print; exit }
