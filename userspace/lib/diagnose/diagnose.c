@@ -536,8 +536,8 @@ static void cap_to_deviation(struct nsight_dx_anomaly *a, size_t n, int64_t sum,
 	}
 }
 
-static int attribute(struct nsight_dx_run_state *r, struct nsight_dx_group *g, struct nsight_dx_msg *dm,
-		     const struct nsight_msg *m)
+static int attribute(struct nsight_dx_run_state *r, struct nsight_dx_group *g,
+		     struct nsight_dx_msg *dm, const struct nsight_msg *m)
 {
 	const struct nsight_dx_opts *o = &r->dx->opts;
 	size_t n = dm->n_anom, i, j;
@@ -631,7 +631,8 @@ static int cmp_mcause(const void *a, const void *b)
 	return x->cause < y->cause ? -1 : x->cause > y->cause;
 }
 
-static int tail_msg(struct nsight_dx_run_state *r, struct nsight_dx_group *g, size_t mi, int64_t ref_median)
+static int tail_msg(struct nsight_dx_run_state *r, struct nsight_dx_group *g, size_t mi,
+		    int64_t ref_median)
 {
 	const struct nsight_dx_opts *o = &r->dx->opts;
 	const struct nsight_msg *m = &r->in->lt->msgs[mi];
@@ -877,8 +878,8 @@ static bool baseline_run(const struct nsight_dx_input *b, const size_t *bidx, si
 	return *e > *s;
 }
 
-static int run_group(struct nsight_dx_run_state *r, struct nsight_dx_group *g, const size_t *idx, size_t n,
-		     const size_t *bidx, size_t bn, const struct nsight_dx_input *base)
+static int run_group(struct nsight_dx_run_state *r, struct nsight_dx_group *g, const size_t *idx,
+		     size_t n, const size_t *bidx, size_t bn, const struct nsight_dx_input *base)
 {
 	const struct nsight_dx_opts *o = &r->dx->opts;
 	const struct nsight_msg *msgs = r->in->lt->msgs;
@@ -1039,8 +1040,8 @@ int nsight_dx_run(struct nsight_dx *dx, const struct nsight_dx_input *in,
 		if (m->reason != NSIGHT_MSG_DROPS)
 			continue;
 		for (k = 0; k < dx->n; k++)
-			if (dx->groups[k].pid == m->pid && dx->groups[k].dir == m->dir &&
-			    !strncmp(dx->groups[k].comm, m->comm, sizeof(m->comm)))
+			if (!nsight_msg_group_cmp(dx->groups[k].comm, dx->groups[k].pid,
+						  dx->groups[k].dir, m->comm, m->pid, m->dir))
 				break;
 		if (k < dx->n)
 			dx->groups[k].skipped_incomplete++;
@@ -1084,7 +1085,6 @@ void nsight_dxs_fini(struct nsight_dxs *s)
 		free(sg->ref_lat);
 	}
 	free(s->groups);
-	free(s->drops);
 	free(s->apps);
 	if (s->run) {
 		run_state_fini(s->run);
@@ -1098,11 +1098,6 @@ void nsight_dxs_pass(struct nsight_dxs *s)
 	s->base[0] = s->base[1] = 0;
 }
 
-static bool is_group(const struct nsight_dx_group *g, const struct nsight_msg *m)
-{
-	return g->pid == m->pid && g->dir == m->dir && !strncmp(g->comm, m->comm, sizeof(g->comm));
-}
-
 /* @m's group, or NULL (after the plan: only groups with complete messages). */
 static struct nsight_dxs_group *dxs_group(struct nsight_dxs *s, const struct nsight_msg *m)
 {
@@ -1111,8 +1106,9 @@ static struct nsight_dxs_group *dxs_group(struct nsight_dxs *s, const struct nsi
 	for (i = 0; i < s->n; i++) {
 		/* Messages of one group often come together: the last one first. */
 		size_t k = (s->last + i) % s->n;
+		const struct nsight_dx_group *g = &s->groups[k].g;
 
-		if (is_group(&s->groups[k].g, m)) {
+		if (!nsight_msg_group_cmp(g->comm, g->pid, g->dir, m->comm, m->pid, m->dir)) {
 			s->last = k;
 			return &s->groups[k];
 		}
@@ -1130,26 +1126,6 @@ static void dxs_next_window(struct nsight_dxs *s, const struct nsight_lifetimes 
 {
 	s->base[0] += lt->n_rx;
 	s->base[1] += lt->n_tx;
-}
-
-static int dxs_count_drop(struct nsight_dxs *s, const struct nsight_msg *m)
-{
-	size_t i;
-
-	for (i = 0; i < s->n_drops; i++)
-		if (s->drops[i].pid == m->pid && s->drops[i].dir == m->dir &&
-		    !strncmp(s->drops[i].comm, m->comm, sizeof(m->comm))) {
-			s->drops[i].n++;
-			return 0;
-		}
-	if (NSIGHT_VEC_GROW(s->drops, s->n_drops, s->cap_drops))
-		return -1;
-	memset(&s->drops[s->n_drops], 0, sizeof(s->drops[0]));
-	memcpy(s->drops[s->n_drops].comm, m->comm, sizeof(m->comm));
-	s->drops[s->n_drops].pid = m->pid;
-	s->drops[s->n_drops].dir = m->dir;
-	s->drops[s->n_drops++].n = 1;
-	return 0;
 }
 
 static int dxs_add_app(struct nsight_dxs *s, const char *comm)
@@ -1177,10 +1153,9 @@ int nsight_dxs_count(struct nsight_dxs *s, const struct nsight_dx_input *in, str
 
 		if (dxs_add_app(s, m->comm))
 			goto nomem;
-		if (m->reason == NSIGHT_MSG_DROPS && dxs_count_drop(s, m))
-			goto nomem;
-		if (m->reason != NSIGHT_MSG_COMPLETE)
+		if (m->reason != NSIGHT_MSG_COMPLETE && m->reason != NSIGHT_MSG_DROPS)
 			continue;
+		/* A group of messages lost to drops alone goes at the plan. */
 		sg = dxs_group(s, m);
 		if (!sg) {
 			if (NSIGHT_VEC_GROW(s->groups, s->n, s->cap))
@@ -1191,6 +1166,10 @@ int nsight_dxs_count(struct nsight_dxs *s, const struct nsight_dx_input *in, str
 			sg->g.pid = m->pid;
 			sg->g.dir = m->dir;
 			s->last = s->n++;
+		}
+		if (m->reason == NSIGHT_MSG_DROPS) {
+			sg->g.skipped_incomplete++;
+			continue;
 		}
 		if (NSIGHT_VEC_GROW(sg->keys, sg->n_keys, sg->cap_keys))
 			goto nomem;
@@ -1225,6 +1204,14 @@ int nsight_dxs_plan(struct nsight_dxs *s, struct nsight_diag *d)
 	int64_t *lat = NULL;
 	size_t i, k, max = 0;
 
+	/* As nsight_dx_run(): a group for each application with complete messages. */
+	for (i = k = 0; i < s->n; i++) {
+		if (s->groups[i].n_keys)
+			s->groups[k++] = s->groups[i];
+		else
+			free(s->groups[i].keys);
+	}
+	s->n = k;
 	if (s->n > 1)
 		qsort(s->groups, s->n, sizeof(*s->groups), cmp_dxs_group);
 	for (i = 0; i < s->n; i++)
@@ -1250,10 +1237,6 @@ int nsight_dxs_plan(struct nsight_dxs *s, struct nsight_diag *d)
 		for (k = 0; k < n; k++)
 			lat[k] = sg->keys[k].latency;
 		tail_bounds(o, g, lat, n, &first_tail, &end_tail);
-		for (k = 0; k < s->n_drops; k++)
-			if (s->drops[k].pid == g->pid && s->drops[k].dir == g->dir &&
-			    !strncmp(s->drops[k].comm, g->comm, sizeof(g->comm)))
-				g->skipped_incomplete = s->drops[k].n;
 		/* The keys have served: the passes compare with the bounds. */
 		free(sg->keys);
 		sg->keys = NULL;

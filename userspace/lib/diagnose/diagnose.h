@@ -235,19 +235,10 @@ struct nsight_dxs_group {
 	bool tail_ready;		/* the reference was profiled */
 };
 
-struct nsight_dxs_drops {
-	char comm[16];
-	uint32_t pid;
-	uint8_t dir;
-	uint64_t n;
-};
-
 struct nsight_dxs {
 	struct nsight_dx_opts opts;
 	struct nsight_dxs_group *groups;	/* by comm, pid, direction after plan */
 	size_t n, cap, last;
-	struct nsight_dxs_drops *drops;	/* messages lost to drops, by group */
-	size_t n_drops, cap_drops;
 	char (*apps)[16];		/* every message's comm, once */
 	size_t n_apps, cap_apps;
 	uint64_t context_records;

@@ -319,6 +319,15 @@ int nsight_analysis_use_chains(struct nsight_profiler *p, const struct nsight_an
 	return 0;
 }
 
+/* @p for the messages of @a: its timelines and its threads' blocked time. */
+static int profiler_of(struct nsight_profiler *p, const struct nsight_analysis *a,
+		       struct nsight_diag *d)
+{
+	int err = nsight_profiler_init(p, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, d);
+
+	return err ? err : nsight_analysis_use_chains(p, a, d);
+}
+
 int nsight_analysis_dxs_window(struct nsight_dxs *s, struct nsight_analysis *a, int pass,
 			       const struct nsight_cats *cats, struct nsight_diag *d)
 {
@@ -333,9 +342,7 @@ int nsight_analysis_dxs_window(struct nsight_dxs *s, struct nsight_analysis *a, 
 	memset(&prof, 0, sizeof(prof));
 	if (!a->tl.finished)
 		return nsight_diag_set(d, NSIGHT_E_INVAL, "no lifetimes to diagnose");
-	err = nsight_profiler_init(&prof, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, d);
-	if (!err)
-		err = nsight_analysis_use_chains(&prof, a, d);
+	err = profiler_of(&prof, a, d);
 	if (!err)
 		err = pass == 2 ? nsight_dxs_reference(s, &in, a->keys, cats, d) :
 				  nsight_dxs_tail(s, &in, a->keys, cats, d);
@@ -358,16 +365,11 @@ int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
 	    (baseline && (!baseline->have_lifetimes || !baseline->tl.finished ||
 			  baseline->keys != a->keys)))
 		return nsight_diag_set(d, NSIGHT_E_INVAL, "no lifetimes to diagnose");
-	err = nsight_profiler_init(&prof, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, d);
-	if (!err)
-		err = nsight_analysis_use_chains(&prof, a, d);
+	err = profiler_of(&prof, a, d);
 	if (!err && baseline) {
 		bin.lt = &baseline->lt;
 		bin.context_records = baseline->tl.n_records;
-		err = nsight_profiler_init(&bprof, &baseline->tl, &baseline->cap, &baseline->tc,
-					   baseline->sum.hdr.tsc_hz, d);
-		if (!err)
-			err = nsight_analysis_use_chains(&bprof, baseline, d);
+		err = profiler_of(&bprof, baseline, d);
 	}
 	if (!err)
 		err = nsight_dx_run(dx, &in, baseline ? &bin : NULL, a->keys, cats, o, d);

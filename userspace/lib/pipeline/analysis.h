@@ -123,7 +123,6 @@ int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
 			     struct nsight_analysis *baseline, const struct nsight_cats *cats,
 			     const struct nsight_dx_opts *o, struct nsight_diag *d);
 
-/* Give @p the blocked time of @a's threads (when @a has chains). */
 /*
  * The whole capture's diagnosis from its windows (diagnose.h, struct
  * nsight_dxs): window @a (analysed with lifetimes, with the key table all
@@ -134,6 +133,7 @@ int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
 int nsight_analysis_dxs_window(struct nsight_dxs *s, struct nsight_analysis *a, int pass,
 			       const struct nsight_cats *cats, struct nsight_diag *d);
 
+/* Give @p the blocked time of @a's threads (when @a has chains). */
 int nsight_analysis_use_chains(struct nsight_profiler *p, const struct nsight_analysis *a,
 			       struct nsight_diag *d);
 
