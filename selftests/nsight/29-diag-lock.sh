@@ -58,7 +58,7 @@ check "locks: woken most by lockholder inside futex_wake" \
 check "locks: how long the woken server held it" \
 	sh -c "echo \"$lock\" | grep -q '; held after a sleep p50 [0-9.]*[mun]*s, p99 [0-9.]*[mun]*s, max [0-9.]*[mun]*s ([1-9][0-9]* releases through futex_wake)'"
 # The line under that lock: the holder's functions while the server waited,
-# from a second, shorter run with the sample source too (in the first, the
+# from a second run with the sample source too (in the first, the
 # sampling interrupts would change the timing the diagnosis is checked on).
 # A sample every 200us over 1000 requests: at the default 1ms over 300 a
 # run where the holder is on a CPU for under a millisecond while the

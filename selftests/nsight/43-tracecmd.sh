@@ -35,7 +35,7 @@ for p in /usr/sbin/ip /sbin/ip /usr/bin/ip /bin/ip; do
 	[ -x $p ] && ! $p -V 2>&1 | grep -qi busybox && { ipbin=$p; break; }
 done
 
-# The first cause without a module's name: trace-cmd's kallsyms give
+# Causes (a line each) without a module's name: trace-cmd's kallsyms give
 # libtraceevent a work function's name, not the module it is in.
 plain_cause() {
 	echo "$1" | sed 's/ \[[A-Za-z0-9_]*\]//'
@@ -83,7 +83,7 @@ EOS
 # first_two FILE PID: the first two causes of PID's diagnosis in FILE, a
 # line each, without a module's name.
 first_two() {
-	first_causes "$1" "$2" 2 | sed 's/ \[[A-Za-z0-9_]*\]//'
+	plain_cause "$(first_causes "$1" "$2" 2)"
 }
 
 # joined LINES: the lines joined by " + ".
