@@ -8,56 +8,28 @@
 #include "dx_report.h"
 #include "json_out.h"
 
-/* A group's tail: each message's path (in dx order) and their sum. */
-struct cp_group {
-	struct nsight_cp_tail tail;
-	struct nsight_cp_msg *msgs;
-	size_t n;
-};
-
-static void cp_group_fini(struct cp_group *cg)
-{
-	size_t i;
-
-	for (i = 0; i < cg->n; i++)
-		nsight_cp_msg_fini(&cg->msgs[i]);
-	free(cg->msgs);
-	nsight_cp_tail_fini(&cg->tail);
-}
-
-static int cp_group(struct cp_group *cg, struct nsight_profiler *p, const struct nsight_dx_group *g,
-		    const struct nsight_analysis *a)
-{
-	size_t i;
-
-	memset(cg, 0, sizeof(*cg));
-	cg->tail.dir = g->dir;
-	if (!g->n_msgs)
-		return 0;
-	cg->msgs = calloc(g->n_msgs, sizeof(*cg->msgs));
-	if (!cg->msgs)
-		return -1;
-	for (i = 0; i < g->n_msgs; i++) {
-		int err = nsight_cp_message(&cg->msgs[i], p, &a->chains, a->keys,
-					    &a->lt.msgs[g->msgs[i].msg]);
-
-		cg->n++;
-		if (err || nsight_cp_tail_add(&cg->tail, &cg->msgs[i]))
-			return -1;
-	}
-	return 0;
-}
-
-static int prof_init(struct nsight_profiler *p, const struct nsight_analysis *a)
+/* The paths of @dx's groups' tails in @a, into *@out (@dx->n of them). */
+static int cp_groups(struct nsight_cp_group **out, const struct nsight_dx *dx,
+		     const struct nsight_analysis *a)
 {
 	struct nsight_diag d = { 0 };
+	struct nsight_profiler p;
+	size_t gi;
+	int err = 0;
 
-	if (nsight_profiler_init(p, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, &d) ||
-	    nsight_analysis_use_chains(p, a, &d)) {
-		nsight_profiler_fini(p);
+	*out = calloc(dx->n ? dx->n : 1, sizeof(**out));
+	if (!*out)
+		return -1;
+	memset(&p, 0, sizeof(p));
+	if (nsight_analysis_profiler(&p, a, &d)) {
+		nsight_profiler_fini(&p);
 		return -1;
 	}
-	return 0;
+	for (gi = 0; gi < dx->n && !err; gi++)
+		err = nsight_cp_group_build(&(*out)[gi], &p, &a->chains, a->keys, &dx->groups[gi],
+					    &a->lt);
+	nsight_profiler_fini(&p);
+	return err ? -1 : 0;
 }
 
 /* The direction's states by the tail's time, largest first (ties: state order). */
@@ -91,7 +63,7 @@ static double share(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static void group_text(FILE *f, const struct nsight_dx_group *g, const struct cp_group *cg,
+static void group_text(FILE *f, const struct nsight_dx_group *g, const struct nsight_cp_group *cg,
 		       const struct nsight_keys *keys, const struct nsight_tty *t)
 {
 	unsigned int v[NSIGHT_CP_STATES];
@@ -153,26 +125,31 @@ static void group_text(FILE *f, const struct nsight_dx_group *g, const struct cp
 	}
 }
 
+int nsight_critpath_report_groups_text(FILE *f, const struct nsight_dx *dx,
+				       const struct nsight_cp_group *cgs,
+				       const struct nsight_keys *keys, const struct nsight_tty *t)
+{
+	size_t gi;
+
+	for (gi = 0; cgs && gi < dx->n; gi++)
+		if (cgs[gi].n)
+			group_text(f, &dx->groups[gi], &cgs[gi], keys, t);
+	return ferror(f) ? -1 : 0;
+}
+
 int nsight_critpath_report_text(FILE *f, const struct nsight_dx *dx,
 				const struct nsight_analysis *a, const struct nsight_tty *t)
 {
-	struct nsight_profiler p;
-	size_t gi;
+	struct nsight_cp_group *cgs = NULL;
 	int ret = 0;
 
 	if (!a->have_lifetimes || !dx->n)
 		return 0;
-	if (prof_init(&p, a))
-		return -1;
-	for (gi = 0; gi < dx->n && !ret; gi++) {
-		struct cp_group cg;
-
-		ret = cp_group(&cg, &p, &dx->groups[gi], a);
-		if (!ret && cg.n)
-			group_text(f, &dx->groups[gi], &cg, a->keys, t);
-		cp_group_fini(&cg);
-	}
-	nsight_profiler_fini(&p);
+	if (cp_groups(&cgs, dx, a))
+		ret = -1;
+	else
+		ret = nsight_critpath_report_groups_text(f, dx, cgs, a->keys, t);
+	nsight_cp_groups_free(cgs, dx->n);
 	return ret;
 }
 
@@ -208,7 +185,7 @@ static struct json_object *states_json(uint8_t dir, const int64_t *ns,
 
 /* A group's states and each tail message's, to @sink. */
 static void group_json(struct nsight_jsink *sink, const struct nsight_dx_group *g,
-		       const struct cp_group *cg, const struct nsight_keys *keys)
+		       const struct nsight_cp_group *cg, const struct nsight_keys *keys)
 {
 	struct json_object *o = json_object_new_object(), *st = json_object_new_array();
 	struct nsight_jsink go, msgs;
@@ -272,31 +249,33 @@ static void group_json(struct nsight_jsink *sink, const struct nsight_dx_group *
 	nsight_jsink_close(&go);
 }
 
-int nsight_critpath_report_jsink(struct nsight_jsink *s, const struct nsight_dx *dx,
-				 const struct nsight_analysis *a)
+int nsight_critpath_report_groups_jsink(struct nsight_jsink *s, const struct nsight_dx *dx,
+					const struct nsight_cp_group *cgs,
+					const struct nsight_keys *keys)
 {
 	struct nsight_jsink cp = nsight_jsink_open(s, "critical_path", false), groups;
-	struct nsight_profiler p;
 	size_t gi;
 
 	groups = nsight_jsink_open(&cp, "groups", true);
-	if (a->have_lifetimes && dx->n && prof_init(&p, a))
-		*s->err = -1;
-	else if (a->have_lifetimes && dx->n) {
-		for (gi = 0; gi < dx->n && !*s->err; gi++) {
-			struct cp_group cg;
-
-			if (cp_group(&cg, &p, &dx->groups[gi], a))
-				*s->err = -1;
-			else if (cg.n)
-				group_json(&groups, &dx->groups[gi], &cg, a->keys);
-			cp_group_fini(&cg);
-		}
-		nsight_profiler_fini(&p);
-	}
+	for (gi = 0; cgs && gi < dx->n && !*s->err; gi++)
+		if (cgs[gi].n)
+			group_json(&groups, &dx->groups[gi], &cgs[gi], keys);
 	nsight_jsink_close(&groups);
 	nsight_jsink_close(&cp);
 	return *s->err ? -1 : 0;
+}
+
+int nsight_critpath_report_jsink(struct nsight_jsink *s, const struct nsight_dx *dx,
+				 const struct nsight_analysis *a)
+{
+	struct nsight_cp_group *cgs = NULL;
+	int ret;
+
+	if (a->have_lifetimes && dx->n && cp_groups(&cgs, dx, a))
+		*s->err = -1;
+	ret = nsight_critpath_report_groups_jsink(s, dx, *s->err ? NULL : cgs, a->keys);
+	nsight_cp_groups_free(cgs, dx->n);
+	return ret;
 }
 
 int nsight_critpath_report_json(struct json_object *o, const struct nsight_dx *dx,
@@ -306,4 +285,14 @@ int nsight_critpath_report_json(struct json_object *o, const struct nsight_dx *d
 	struct nsight_jsink s = nsight_jsink_tree(o, &err);
 
 	return nsight_critpath_report_jsink(&s, dx, a);
+}
+
+int nsight_critpath_report_groups_json(struct json_object *o, const struct nsight_dx *dx,
+				       const struct nsight_cp_group *cgs,
+				       const struct nsight_keys *keys)
+{
+	int err = 0;
+	struct nsight_jsink s = nsight_jsink_tree(o, &err);
+
+	return nsight_critpath_report_groups_jsink(&s, dx, cgs, keys);
 }

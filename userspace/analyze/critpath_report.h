@@ -38,4 +38,18 @@ int nsight_critpath_report_jsink(struct nsight_jsink *s, const struct nsight_dx 
 int nsight_critpath_report_json(struct json_object *o, const struct nsight_dx *dx,
 				const struct nsight_analysis *a);
 
+/*
+ * The same from paths already built (@cgs, @dx->n of them: the capture's
+ * or, with --whole-diagnosis, its windows'; critpath.h), named with @keys.
+ */
+int nsight_critpath_report_groups_text(FILE *f, const struct nsight_dx *dx,
+				       const struct nsight_cp_group *cgs,
+				       const struct nsight_keys *keys, const struct nsight_tty *t);
+int nsight_critpath_report_groups_jsink(struct nsight_jsink *s, const struct nsight_dx *dx,
+					const struct nsight_cp_group *cgs,
+					const struct nsight_keys *keys);
+int nsight_critpath_report_groups_json(struct json_object *o, const struct nsight_dx *dx,
+				       const struct nsight_cp_group *cgs,
+				       const struct nsight_keys *keys);
+
 #endif /* NSIGHT_CRITPATH_REPORT_H */

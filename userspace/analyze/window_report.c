@@ -289,7 +289,7 @@ static int one_window(struct nsight_windows *w, const char *name,
 	if (nsight_window_analyze(w, &a, &ao, &records, &d) ||
 	    (records && nsight_analysis_diagnose(&dx, &a, NULL, o->cats, o->dx, &d)) ||
 	    (!w->by_trigger && nsight_wtotal_add(total, &a.lt, &d)) ||
-	    (dxs && nsight_analysis_dxs_window(dxs, &a, 1, o->cats, &d)))
+	    (dxs && nsight_analysis_dxs_window(dxs, &a, 1, o->cats, NULL, &d)))
 		fprintf(stderr, "nsight-analyze: %s: window %" PRIu64 ": %s\n", name, k, d.msg);
 	else
 		ret = records ? print_window(w, k, records, &a, &dx, o) : NSIGHT_EXIT_OK;
@@ -301,7 +301,7 @@ static int one_window(struct nsight_windows *w, const char *name,
 /* --whole-diagnosis: its two later passes (window_dx.h), with a progress line. */
 static int whole_dx(struct nsight_windows *w, const char *name,
 		    const struct nsight_window_report_opts *o, struct nsight_dxs *s,
-		    struct nsight_keys *keys, struct nsight_dx *dx)
+		    struct nsight_keys *keys, struct nsight_dx *dx, struct nsight_cp_group **paths)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true };
 	struct nsight_diag d = { 0 };
@@ -311,7 +311,7 @@ static int whole_dx(struct nsight_windows *w, const char *name,
 	/* Nothing reaches stdout meanwhile: a progress line on a terminal. */
 	nsight_progress_init(&pr, nsight_progress_tty(), name);
 	ao.progress = &pr.hooks;
-	err = nsight_windows_whole_dx(w, s, &ao, keys, o->cats, dx, &d);
+	err = nsight_windows_whole_dx(w, s, &ao, keys, o->cats, dx, paths, &d);
 	nsight_progress_end(&pr);
 	if (err)
 		fprintf(stderr, "nsight-analyze: %s: the whole capture's diagnosis: %s\n", name, d.msg);
@@ -321,12 +321,14 @@ static int whole_dx(struct nsight_windows *w, const char *name,
 /*
  * After time windows: the latency of the whole capture, each message in
  * the window it starts in, and with --whole-diagnosis (@dx not NULL, its
- * anomalies' keys in @keys) its diagnosis. Text: the table and histograms,
- * the diagnosis's groups; JSON: a last line, {"capture": {"latency": ...,
- * "diagnosis": ...}}.
+ * anomalies' keys in @keys) its diagnosis and its tail's critical path
+ * (@paths). Text: the table and histograms, the diagnosis's groups, the
+ * critical path; JSON: a last line, {"capture": {"latency": ...,
+ * "diagnosis": ..., "critical_path": ...}}.
  */
 static int print_total(struct nsight_wtotal *t, const struct nsight_dx *dx,
-		       const struct nsight_keys *keys, const struct nsight_window_report_opts *o)
+		       const struct nsight_cp_group *paths, const struct nsight_keys *keys,
+		       const struct nsight_window_report_opts *o)
 {
 	static const struct nsight_tty plain;
 	const struct nsight_tty *tty = o->verbose ? &plain : &o->tty;
@@ -352,7 +354,8 @@ static int print_total(struct nsight_wtotal *t, const struct nsight_dx *dx,
 			jo_push(groups, nsight_report_lat_group_json(&t->lat.groups[i], &err), &err);
 		jo_add(l, "groups", groups, &err);
 		jo_add(c, "latency", l, &err);
-		if (!err && dx && nsight_dx_report_groups_json(c, dx, keys))
+		if (!err && dx && (nsight_dx_report_groups_json(c, dx, keys) ||
+				   nsight_critpath_report_groups_json(c, dx, paths, keys)))
 			err = 1;
 		jo_add(j, "capture", c, &err);
 		if (err) {
@@ -369,8 +372,11 @@ static int print_total(struct nsight_wtotal *t, const struct nsight_dx *dx,
 	for (i = 0; i < t->n; i++)
 		nsight_tty_latency_histogram(stdout, &t->groups[i].g, t->groups[i].v,
 					     t->groups[i].g.count, tty);
-	if (dx)
+	if (dx) {
 		nsight_dx_report_tty(stdout, dx, NULL, tty);
+		if (nsight_critpath_report_groups_text(stdout, dx, paths, keys, tty))
+			return NSIGHT_EXIT_FAIL;
+	}
 	return NSIGHT_EXIT_OK;
 }
 
@@ -381,6 +387,7 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	struct nsight_windows w;
 	struct nsight_dxs dxs;
 	struct nsight_keys keys;
+	struct nsight_cp_group *paths = NULL;
 	struct nsight_dx dx;
 	bool want_dx;
 	int ret;
@@ -412,12 +419,13 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 			break;
 	}
 	if (!ret && want_dx && !w.by_trigger)
-		ret = whole_dx(&w, name, o, &dxs, &keys, &dx);
+		ret = whole_dx(&w, name, o, &dxs, &keys, &dx, &paths);
 	if (!ret && !w.by_trigger)
-		ret = print_total(&total, want_dx ? &dx : NULL, &keys, o);
+		ret = print_total(&total, want_dx ? &dx : NULL, paths, &keys, o);
 	if (!ret && o->strict && w.sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;
 out:
+	nsight_cp_groups_free(paths, dx.n);
 	nsight_dx_fini(&dx);
 	nsight_dxs_fini(&dxs);
 	nsight_keys_fini(&keys);

@@ -71,16 +71,22 @@ dxblock() {
 	     on && /^  / { if ($0 ~ /^    next step:|^      |^    receive work behind/) next; print; next }
 	     { on = 0 }' "$1"
 }
-dxblock "$dir/bench-$n.txt" >"$dir/bench-$n.dx"
-sed -n '/^whole capture:/,$p' "$dir/bench-$n-wdx.txt" | dxblock /dev/stdin >"$dir/bench-$n-wdx.dx"
+# The critical path of each group's tail, and of each tail message.
+cpblock() {
+	awk '/^critical path: / { on = 1; print; next } on && /^  / { print; next } { on = 0 }' "$1"
+}
+{ dxblock "$dir/bench-$n.txt"; cpblock "$dir/bench-$n.txt"; } >"$dir/bench-$n.dx"
+sed -n '/^whole capture:/,$p' "$dir/bench-$n-wdx.txt" >"$dir/bench-$n-wdx.whole"
+{ dxblock "$dir/bench-$n-wdx.whole"; cpblock "$dir/bench-$n-wdx.whole"; } >"$dir/bench-$n-wdx.dx"
+rm -f "$dir/bench-$n-wdx.whole"
 awk -v r="$recs" -v b="$bytes" -v w="$wall" -v m="$rss" -v win="$window" 'BEGIN {
 	printf "whole dx:    --window %s --whole-diagnosis: %.2f s wall, %.2f M records/s, peak memory %.0f MB (%.3fx the capture)\n",
 		win, w, r / w / 1e6, m / 1024, m * 1024 / b
 }'
 if cmp -s "$dir/bench-$n.dx" "$dir/bench-$n-wdx.dx"; then
-	echo "             diagnosis: the same $(grep -c '^diagnosis: ' "$dir/bench-$n.dx") groups and causes as without windows"
+	echo "             diagnosis: the same $(grep -c '^diagnosis: ' "$dir/bench-$n.dx") groups, causes and critical paths as without windows"
 else
-	echo "bench-analyze: the whole capture's diagnosis from the windows differs" >&2
+	echo "bench-analyze: the whole capture's diagnosis or critical path from the windows differs" >&2
 	diff "$dir/bench-$n.dx" "$dir/bench-$n-wdx.dx" | head -n 10 >&2
 	exit 1
 fi

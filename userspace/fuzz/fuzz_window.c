@@ -63,6 +63,7 @@ static void one(const uint8_t *data, size_t size)
 	struct nsight_dx_opts o;
 	struct nsight_keys keys;
 	struct nsight_dxs s;
+	struct nsight_cp_group *paths = NULL;
 	struct nsight_dx whole;
 	FILE *f = fuzz_file(data, size);
 	bool dxs;
@@ -92,20 +93,23 @@ static void one(const uint8_t *data, size_t size)
 		if (!err && records)
 			report(&a, &dx, opt);
 		if (!err && dxs)
-			err = nsight_analysis_dxs_window(&s, &a, 1, &cats, &d);
+			err = nsight_analysis_dxs_window(&s, &a, 1, &cats, NULL, &d);
 		nsight_dx_fini(&dx);
 		nsight_analysis_fini(&a);
 	}
 	if (!err && dxs && !w.by_trigger && w.n_windows <= MAX_WINDOWS &&
-	    !nsight_windows_whole_dx(&w, &s, &ao, &keys, &cats, &whole, &d)) {
+	    !nsight_windows_whole_dx(&w, &s, &ao, &keys, &cats, &whole, &paths, &d)) {
 		struct nsight_tty tty = { .color = true, .width = NSIGHT_TTY_WIDTH };
 		struct json_object *j = json_object_new_object();
 
 		nsight_dx_report_tty(fuzz_null(), &whole, NULL, &tty);
-		if (j && !nsight_dx_report_groups_json(j, &whole, &keys))
+		nsight_critpath_report_groups_text(fuzz_null(), &whole, paths, &keys, &tty);
+		if (j && !nsight_dx_report_groups_json(j, &whole, &keys) &&
+		    !nsight_critpath_report_groups_json(j, &whole, paths, &keys))
 			fputs(json_object_to_json_string(j), fuzz_null());
 		json_object_put(j);
 	}
+	nsight_cp_groups_free(paths, whole.n);
 	nsight_dx_fini(&whole);
 	if (dxs)
 		nsight_keys_fini(&keys);

@@ -400,12 +400,42 @@ static struct json_object *dx_groups(struct json_object *o)
 }
 
 /*
+ * @o's critical path; without what the waits ran through (@via false)
+ * where a window may be narrower than the state of a core around it.
+ */
+static struct json_object *cp_groups(struct json_object *o, bool via)
+{
+	static const char *const in[] = { "states", "messages" };
+	struct json_object *g, *copy = NULL;
+	size_t i, k, j;
+
+	if (!json_object_object_get_ex(o, "critical_path", &g) ||
+	    !json_object_object_get_ex(g, "groups", &g) || json_object_deep_copy(g, &copy, NULL))
+		return NULL;
+	for (i = 0; !via && i < json_object_array_length(copy); i++) {
+		for (j = 0; j < 2; j++) {
+			struct json_object *v;
+
+			if (!json_object_object_get_ex(json_object_array_get_idx(copy, i), in[j], &v))
+				continue;
+			for (k = 0; k < json_object_array_length(v); k++) {
+				json_object_object_del(json_object_array_get_idx(v, k), "via");
+				json_object_object_del(json_object_array_get_idx(v, k), "via_ns");
+			}
+		}
+	}
+	return copy;
+}
+
+/*
  * --whole-diagnosis: after windows of any width, the whole capture's
  * diagnosis as without windows (reference, tail, causes, shares, the
  * slowest messages with their ids, coverage, skipped), in JSON and text;
  * on the mixed capture (drops, a batch), the one whose cause changes
  * halfway, and fuzzing seeds with locks, receive work, faults, lost
- * records, sampled stacks and user-space PT.
+ * records, sampled stacks and user-space PT; and its tail's critical path,
+ * but for what a wait ran through in windows of 60us (a core idle since
+ * before the window's margin is "unknown" there).
  */
 static void test_whole_diagnosis(void)
 {
@@ -426,7 +456,7 @@ static void test_whole_diagnosis(void)
 		file[2 + f] = seed[f];
 	}
 	for (f = 0; f < sizeof(file) / sizeof(file[0]); f++) {
-		struct json_object *whole, *x, *y;
+		struct json_object *whole, *x, *y, *cx[2], *cy;
 
 		run(&r, NULL, (const char *[]){ "--json", file[f], NULL });
 		CHECK_U64(r.status, 0);
@@ -434,6 +464,9 @@ static void test_whole_diagnosis(void)
 		REQUIRE(whole);
 		x = dx_groups(whole);
 		CHECK(x && json_object_array_length(x) > 0);
+		cx[0] = cp_groups(whole, false);
+		cx[1] = cp_groups(whole, true);
+		CHECK(cx[1] && json_object_array_length(cx[1]) > 0);
 		for (k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
 			struct json_object *cap = NULL;
 			bool same;
@@ -450,11 +483,20 @@ static void test_whole_diagnosis(void)
 				printf("# %s --window %s: the whole diagnosis differs\n", file[f],
 				       widths[k]);
 			CHECK(same);
+			cy = cap ? cp_groups(cap, k > 0) : NULL;
+			same = cx[k > 0] && cy && json_object_equal(cx[k > 0], cy);
+			if (!same)
+				printf("# %s --window %s: the critical path differs\n", file[f],
+				       widths[k]);
+			CHECK(same);
+			json_object_put(cy);
 			json_object_put(y);
 			put_all(v, nv);
 			cli_result_free(&w);
 		}
 		json_object_put(x);
+		json_object_put(cx[0]);
+		json_object_put(cx[1]);
 		json_object_put(whole);
 		cli_result_free(&r);
 	}
@@ -471,6 +513,11 @@ static void test_whole_diagnosis(void)
 
 		b = b ? strstr(b, "\ndiagnosis: ") : NULL;
 		/* The group's first line: reference and tail as without windows. */
+		CHECK(a && b && len > 1 && !strncmp(a, b, len));
+		/* Its critical path, after the diagnosis, as without windows. */
+		a = r.out ? strstr(r.out, "\ncritical path: ") : NULL;
+		b = b ? strstr(b, "\ncritical path: ") : NULL;
+		len = a ? strcspn(a + 1, "\n") + 1 : 0;
 		CHECK(a && b && len > 1 && !strncmp(a, b, len));
 	}
 	cli_result_free(&r);

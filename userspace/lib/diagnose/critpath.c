@@ -273,3 +273,146 @@ void nsight_cp_tail_fini(struct nsight_cp_tail *t)
 	free(t->via.v);
 	memset(&t->via, 0, sizeof(t->via));
 }
+
+void nsight_cp_group_fini(struct nsight_cp_group *cg)
+{
+	size_t i;
+
+	for (i = 0; i < cg->n; i++)
+		nsight_cp_msg_fini(&cg->msgs[i]);
+	free(cg->msgs);
+	nsight_cp_tail_fini(&cg->tail);
+	memset(cg, 0, sizeof(*cg));
+}
+
+void nsight_cp_groups_free(struct nsight_cp_group *cgs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; cgs && i < n; i++)
+		nsight_cp_group_fini(&cgs[i]);
+	free(cgs);
+}
+
+int nsight_cp_group_build(struct nsight_cp_group *cg, struct nsight_profiler *p,
+			  const struct nsight_threads *c, const struct nsight_keys *keys,
+			  const struct nsight_dx_group *g, const struct nsight_lifetimes *lt)
+{
+	size_t i;
+
+	memset(cg, 0, sizeof(*cg));
+	cg->tail.dir = g->dir;
+	if (!g->n_msgs)
+		return 0;
+	cg->msgs = calloc(g->n_msgs, sizeof(*cg->msgs));
+	if (!cg->msgs)
+		return -NSIGHT_E_NOMEM;
+	for (i = 0; i < g->n_msgs; i++) {
+		int err = nsight_cp_message(&cg->msgs[i], p, c, keys, &lt->msgs[g->msgs[i].msg]);
+
+		cg->n++;
+		if (!err)
+			err = nsight_cp_tail_add(&cg->tail, &cg->msgs[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A group's paths from the windows, by whole-capture id. */
+struct nsight_cp_wgroup {
+	struct cp_wmsg {
+		uint64_t id;
+		struct nsight_cp_msg m;
+	} *v;
+	size_t n, cap;
+};
+
+void nsight_cp_windows_fini(struct nsight_cp_windows *w)
+{
+	size_t i, k;
+
+	for (i = 0; i < w->n; i++) {
+		for (k = 0; k < w->groups[i].n; k++)
+			nsight_cp_msg_fini(&w->groups[i].v[k].m);
+		free(w->groups[i].v);
+	}
+	free(w->groups);
+	memset(w, 0, sizeof(*w));
+}
+
+int nsight_cp_windows_add(struct nsight_cp_windows *w, size_t group, uint64_t id,
+			  struct nsight_cp_msg *m)
+{
+	struct nsight_cp_wgroup *g;
+
+	if (group >= w->n) {
+		size_t cap = w->n;
+
+		if (nsight_vec_reserve((void **)&w->groups, &cap, group + 1, sizeof(*w->groups)))
+			return -NSIGHT_E_NOMEM;
+		memset(&w->groups[w->n], 0, (group + 1 - w->n) * sizeof(*w->groups));
+		w->n = group + 1;
+	}
+	g = &w->groups[group];
+	if (NSIGHT_VEC_GROW(g->v, g->n, g->cap))
+		return -NSIGHT_E_NOMEM;
+	g->v[g->n].id = id;
+	g->v[g->n++].m = *m;
+	memset(m, 0, sizeof(*m));
+	return 0;
+}
+
+static int cmp_wmsg(const void *a, const void *b)
+{
+	const struct cp_wmsg *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int nsight_cp_windows_finish(struct nsight_cp_windows *w, const struct nsight_dx *dx,
+			     struct nsight_cp_group **out)
+{
+	struct nsight_cp_group *cgs = calloc(dx->n ? dx->n : 1, sizeof(*cgs));
+	size_t gi, i;
+	int err = 0;
+
+	*out = NULL;
+	if (!cgs)
+		return -NSIGHT_E_NOMEM;
+	for (gi = 0; gi < dx->n && !err; gi++) {
+		const struct nsight_dx_group *g = &dx->groups[gi];
+		struct nsight_cp_wgroup *wg = gi < w->n ? &w->groups[gi] : NULL;
+		struct nsight_cp_group *cg = &cgs[gi];
+
+		cg->tail.dir = g->dir;
+		if (!g->n_msgs)
+			continue;
+		cg->msgs = calloc(g->n_msgs, sizeof(*cg->msgs));
+		if (!cg->msgs) {
+			err = -NSIGHT_E_NOMEM;
+			break;
+		}
+		if (wg && wg->n > 1)
+			qsort(wg->v, wg->n, sizeof(*wg->v), cmp_wmsg);
+		for (i = 0; i < g->n_msgs && !err; i++) {
+			struct cp_wmsg key = { .id = g->msgs[i].id }, *hit;
+
+			hit = wg ? bsearch(&key, wg->v, wg->n, sizeof(*wg->v), cmp_wmsg) : NULL;
+			if (!hit || hit->m.dir != g->dir) {
+				err = -NSIGHT_E_INVAL;
+				break;
+			}
+			cg->msgs[cg->n++] = hit->m;
+			memset(&hit->m, 0, sizeof(hit->m));
+			err = nsight_cp_tail_add(&cg->tail, &cg->msgs[i]);
+		}
+	}
+	nsight_cp_windows_fini(w);
+	if (err) {
+		nsight_cp_groups_free(cgs, dx->n);
+		return err;
+	}
+	*out = cgs;
+	return 0;
+}

@@ -58,6 +58,7 @@
 #include <stdint.h>
 
 #include "capture/threads.h"
+#include "diagnose/diagnose.h"
 #include "lifetime/lifetime.h"
 #include "diagnose/profile.h"
 
@@ -119,6 +120,50 @@ void nsight_cp_msg_fini(struct nsight_cp_msg *m);
 /* Add @m to @t (zeroed first). Returns 0 or -NSIGHT_E_NOMEM; nsight_cp_tail_fini(). */
 int nsight_cp_tail_add(struct nsight_cp_tail *t, const struct nsight_cp_msg *m);
 void nsight_cp_tail_fini(struct nsight_cp_tail *t);
+
+/* A diagnosis group's tail: each message's path, in the group's order, and their sum. */
+struct nsight_cp_group {
+	struct nsight_cp_tail tail;
+	struct nsight_cp_msg *msgs;
+	size_t n;
+};
+
+/*
+ * The paths of @g's tail messages (messages of @lt), with the thread
+ * states of @c. Returns 0 or a negative NSIGHT_E_ code;
+ * nsight_cp_group_fini() either way.
+ */
+int nsight_cp_group_build(struct nsight_cp_group *cg, struct nsight_profiler *p,
+			  const struct nsight_threads *c, const struct nsight_keys *keys,
+			  const struct nsight_dx_group *g, const struct nsight_lifetimes *lt);
+void nsight_cp_group_fini(struct nsight_cp_group *cg);
+/* @n groups of @cgs, and the array. */
+void nsight_cp_groups_free(struct nsight_cp_group *cgs, size_t n);
+
+/*
+ * The whole capture's tail paths from its windows (--whole-diagnosis):
+ * each tail message's path is taken in the window that diagnosed it
+ * (nsight_cp_windows_add(), by the diagnosis group's index and the
+ * message's whole-capture id), and nsight_cp_windows_finish() lays them
+ * out in the order of the finished diagnosis's tail and sums them in that
+ * order, as nsight_cp_group_build() does for the capture analysed whole.
+ */
+struct nsight_cp_windows {
+	struct nsight_cp_wgroup *groups;
+	size_t n;
+};
+
+void nsight_cp_windows_fini(struct nsight_cp_windows *w);
+/* Keep @m (moved: @m is left empty) for message @id of group @group. 0 or -NSIGHT_E_NOMEM. */
+int nsight_cp_windows_add(struct nsight_cp_windows *w, size_t group, uint64_t id,
+			  struct nsight_cp_msg *m);
+/*
+ * @dx's groups' paths into *@out (@dx->n of them; nsight_cp_groups_free());
+ * @w is emptied. Returns 0, -NSIGHT_E_NOMEM, or -NSIGHT_E_INVAL when a
+ * tail message has no path.
+ */
+int nsight_cp_windows_finish(struct nsight_cp_windows *w, const struct nsight_dx *dx,
+			     struct nsight_cp_group **out);
 
 /* The key with the most of state @s's time in @v, NULL if none. */
 const struct nsight_cp_via *nsight_cp_via_top(const struct nsight_cp_vias *v, unsigned int s);

@@ -319,20 +319,47 @@ int nsight_analysis_use_chains(struct nsight_profiler *p, const struct nsight_an
 	return 0;
 }
 
-/* @p for the messages of @a: its timelines and its threads' blocked time. */
-static int profiler_of(struct nsight_profiler *p, const struct nsight_analysis *a,
-		       struct nsight_diag *d)
+int nsight_analysis_profiler(struct nsight_profiler *p, const struct nsight_analysis *a,
+			     struct nsight_diag *d)
 {
 	int err = nsight_profiler_init(p, &a->tl, &a->cap, &a->tc, a->sum.hdr.tsc_hz, d);
 
 	return err ? err : nsight_analysis_use_chains(p, a, d);
 }
 
+/* The paths of the tail messages @s's groups took from window @a since @before. */
+static int dxs_paths(const struct nsight_dxs *s, const size_t *before,
+		     struct nsight_profiler *prof, const struct nsight_analysis *a,
+		     struct nsight_cp_windows *paths, struct nsight_diag *d)
+{
+	size_t k, j;
+
+	for (k = 0; k < s->n; k++) {
+		const struct nsight_dx_group *g = &s->groups[k].g;
+
+		for (j = before[k]; j < g->n_msgs; j++) {
+			struct nsight_cp_msg m;
+			int err = nsight_cp_message(&m, prof, &a->chains, a->keys,
+						    &a->lt.msgs[g->msgs[j].msg]);
+
+			if (!err)
+				err = nsight_cp_windows_add(paths, k, g->msgs[j].id, &m);
+			nsight_cp_msg_fini(&m);
+			if (err)
+				return nsight_diag_set(d, -err, err == -NSIGHT_E_NOMEM ? "out of memory" :
+						       "a tail message without its critical path");
+		}
+	}
+	return 0;
+}
+
 int nsight_analysis_dxs_window(struct nsight_dxs *s, struct nsight_analysis *a, int pass,
-			       const struct nsight_cats *cats, struct nsight_diag *d)
+			       const struct nsight_cats *cats, struct nsight_cp_windows *paths,
+			       struct nsight_diag *d)
 {
 	struct nsight_profiler prof;
 	struct nsight_dx_input in = { &a->lt, &prof, a->tl.n_records };
+	size_t *before = NULL, k;
 	int err;
 
 	if (!a->have_lifetimes)
@@ -342,10 +369,20 @@ int nsight_analysis_dxs_window(struct nsight_dxs *s, struct nsight_analysis *a, 
 	memset(&prof, 0, sizeof(prof));
 	if (!a->tl.finished)
 		return nsight_diag_set(d, NSIGHT_E_INVAL, "no lifetimes to diagnose");
-	err = profiler_of(&prof, a, d);
+	err = nsight_analysis_profiler(&prof, a, d);
+	if (!err && pass == 3 && paths) {
+		before = malloc((s->n ? s->n : 1) * sizeof(*before));
+		if (!before)
+			err = nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+		for (k = 0; !err && k < s->n; k++)
+			before[k] = s->groups[k].g.n_msgs;
+	}
 	if (!err)
 		err = pass == 2 ? nsight_dxs_reference(s, &in, a->keys, cats, d) :
 				  nsight_dxs_tail(s, &in, a->keys, cats, d);
+	if (!err && before)
+		err = dxs_paths(s, before, &prof, a, paths, d);
+	free(before);
 	nsight_profiler_fini(&prof);
 	return err;
 }
@@ -365,11 +402,11 @@ int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
 	    (baseline && (!baseline->have_lifetimes || !baseline->tl.finished ||
 			  baseline->keys != a->keys)))
 		return nsight_diag_set(d, NSIGHT_E_INVAL, "no lifetimes to diagnose");
-	err = profiler_of(&prof, a, d);
+	err = nsight_analysis_profiler(&prof, a, d);
 	if (!err && baseline) {
 		bin.lt = &baseline->lt;
 		bin.context_records = baseline->tl.n_records;
-		err = profiler_of(&bprof, baseline, d);
+		err = nsight_analysis_profiler(&bprof, baseline, d);
 	}
 	if (!err)
 		err = nsight_dx_run(dx, &in, baseline ? &bin : NULL, a->keys, cats, o, d);

@@ -16,6 +16,7 @@
 #include "diagnose/categories.h"
 #include "capture/keys.h"
 #include "base/diag.h"
+#include "diagnose/critpath.h"
 #include "diagnose/diagnose.h"
 #include "lifetime/latency.h"
 #include "capture/ksyms.h"
@@ -127,11 +128,20 @@ int nsight_analysis_diagnose(struct nsight_dx *dx, struct nsight_analysis *a,
  * The whole capture's diagnosis from its windows (diagnose.h, struct
  * nsight_dxs): window @a (analysed with lifetimes, with the key table all
  * windows share for @pass 2 and 3) counted (@pass 1), its reference
- * profiled (2) or its tail diagnosed (3). Returns 0 or a negative enum
- * nsight_errcode.
+ * profiled (2) or its tail diagnosed (3), with the critical path of each
+ * tail message kept in @paths when not NULL (pass 3). Returns 0 or a
+ * negative enum nsight_errcode.
  */
 int nsight_analysis_dxs_window(struct nsight_dxs *s, struct nsight_analysis *a, int pass,
-			       const struct nsight_cats *cats, struct nsight_diag *d);
+			       const struct nsight_cats *cats, struct nsight_cp_windows *paths,
+			       struct nsight_diag *d);
+
+/*
+ * @p (zeroed or not) for the messages of @a: its timelines and its
+ * threads' blocked time. nsight_profiler_fini() it either way.
+ */
+int nsight_analysis_profiler(struct nsight_profiler *p, const struct nsight_analysis *a,
+			     struct nsight_diag *d);
 
 /* Give @p the blocked time of @a's threads (when @a has chains). */
 int nsight_analysis_use_chains(struct nsight_profiler *p, const struct nsight_analysis *a,

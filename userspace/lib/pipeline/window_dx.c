@@ -6,8 +6,9 @@
 int nsight_windows_whole_dx(struct nsight_windows *w, struct nsight_dxs *s,
 			    const struct nsight_analysis_opts *ao, struct nsight_keys *keys,
 			    const struct nsight_cats *cats, struct nsight_dx *dx,
-			    struct nsight_diag *d)
+			    struct nsight_cp_group **paths, struct nsight_diag *d)
 {
+	struct nsight_cp_windows cpw = { 0 };
 	static const char *const what[] = { "whole diagnosis: the reference (pass 2 of 3)",
 					    "whole diagnosis: the tail (pass 3 of 3)" };
 	const struct nsight_analysis_progress *pr = ao->progress;
@@ -15,6 +16,8 @@ int nsight_windows_whole_dx(struct nsight_windows *w, struct nsight_dxs *s,
 	int pass, err;
 
 	memset(dx, 0, sizeof(*dx));
+	if (paths)
+		*paths = NULL;
 	/* The progress is this loop's, not each window's. */
 	wo.progress = NULL;
 	wo.keys = keys;
@@ -32,7 +35,8 @@ int nsight_windows_whole_dx(struct nsight_windows *w, struct nsight_dxs *s,
 
 			err = nsight_window_analyze(w, &a, &wo, &records, d);
 			if (!err && records)
-				err = nsight_analysis_dxs_window(s, &a, pass, cats, d);
+				err = nsight_analysis_dxs_window(s, &a, pass, cats,
+								 paths ? &cpw : NULL, d);
 			nsight_analysis_fini(&a);
 			read += records;
 			if (pr)
@@ -43,5 +47,12 @@ int nsight_windows_whole_dx(struct nsight_windows *w, struct nsight_dxs *s,
 	}
 	if (!err)
 		err = nsight_dxs_finish(s, dx, d);
+	if (!err && paths) {
+		err = nsight_cp_windows_finish(&cpw, dx, paths);
+		if (err)
+			nsight_diag_set(d, -err, err == -NSIGHT_E_NOMEM ? "out of memory" :
+					"a tail message without its critical path");
+	}
+	nsight_cp_windows_fini(&cpw);
 	return err;
 }

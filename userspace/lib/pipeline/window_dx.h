@@ -10,6 +10,7 @@
 #define NSIGHT_WINDOW_DX_H
 
 #include "diagnose/categories.h"
+#include "diagnose/critpath.h"
 #include "diagnose/diagnose.h"
 #include "pipeline/analysis.h"
 #include "pipeline/window.h"
@@ -18,12 +19,15 @@
  * Plan @s, profile the reference (pass 2) and diagnose the tail (pass 3)
  * over @w's windows, analysed with @ao and the shared table @keys (which
  * gets their keys: the anomalies' names), into @dx (nsight_dx_fini() it
- * either way). @ao's progress hooks, if any, hear each pass and the
- * records read in it. Returns 0 or a negative enum nsight_errcode.
+ * either way), and, when @paths is not NULL, the critical path of its
+ * groups' tails into *@paths (@dx->n of them, in its groups' order, as
+ * nsight_cp_group_build() gives them for the capture analysed whole;
+ * nsight_cp_groups_free()). @ao's progress hooks, if any, hear each pass
+ * and the records read in it. Returns 0 or a negative enum nsight_errcode.
  */
 int nsight_windows_whole_dx(struct nsight_windows *w, struct nsight_dxs *s,
 			    const struct nsight_analysis_opts *ao, struct nsight_keys *keys,
 			    const struct nsight_cats *cats, struct nsight_dx *dx,
-			    struct nsight_diag *d);
+			    struct nsight_cp_group **paths, struct nsight_diag *d);
 
 #endif /* NSIGHT_WINDOW_DX_H */
