@@ -201,14 +201,14 @@ static void wrapped(FILE *f, const char *text, int indent, unsigned int width)
 
 /* The evidence and what to try for cause @k of @g: two lines or more. */
 static void next_step_text(FILE *f, const struct nsight_dx_group *g, size_t k,
-			   const struct nsight_analysis *a, const struct nsight_tty *t)
+			   const struct nsight_keys *keys, const struct nsight_tty *t)
 {
 	struct nsight_next_step st;
 	char key[NSIGHT_KEY_NAME_MAX + 32], cpu[32], line[NSIGHT_KEY_NAME_MAX + 128];
 
-	if (!nsight_next_step(g, (uint32_t)k, &a->lt, a->keys, &st))
+	if (!nsight_next_step(g, (uint32_t)k, keys, &st))
 		return;
-	nsight_key_printable(a->keys, st.key, key, sizeof(key));
+	nsight_key_printable(keys, st.key, key, sizeof(key));
 	cpu[0] = '\0';
 	if (st.has_cpu)
 		snprintf(cpu, sizeof(cpu), " on cpu %" PRIu32, st.cpu);
@@ -218,14 +218,20 @@ static void next_step_text(FILE *f, const struct nsight_dx_group *g, size_t k,
 	wrapped(f, st.advice, 6, t->width);
 }
 
-/* Under the row of cause @k, within the first DETAIL_CAUSES: its next step and traffic. */
+/*
+ * Under the row of cause @k, within the first DETAIL_CAUSES: its next step
+ * (with the anomalies' @keys) and its traffic (with the analysis @a).
+ */
 static void cause_details(FILE *f, const struct nsight_dx_group *g, size_t k,
-			  const struct nsight_analysis *a, const struct nsight_tty *t)
+			  const struct nsight_analysis *a, const struct nsight_keys *keys,
+			  const struct nsight_tty *t)
 {
-	if (!a || k >= DETAIL_CAUSES)
+	if (k >= DETAIL_CAUSES)
 		return;
-	next_step_text(f, g, k, a, t);
-	rxwork_text(f, g, k, a);
+	if (keys)
+		next_step_text(f, g, k, keys, t);
+	if (a)
+		rxwork_text(f, g, k, a);
 }
 
 /*
@@ -252,7 +258,8 @@ static const char *tail_desc(const struct nsight_dx_opts *o, const struct nsight
 }
 
 static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_dx_group *g,
-		       const struct nsight_analysis *a, const struct nsight_tty *t)
+		       const struct nsight_analysis *a, const struct nsight_keys *keys,
+		       const struct nsight_tty *t)
 {
 	const struct nsight_dx_opts *o = &dx->opts;
 	char comm[17], ref[300], buf[300], b1[32], b2[32], b3[32], b4[32];
@@ -300,7 +307,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 				pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)),
 				nsight_tty_duration(c->total, b4, sizeof(b4)), nw, c->messages, mw, c->main,
 				nsight_tty_duration(c->median, b2, sizeof(b2)), k ? "" : nsight_tty_off(t));
-			cause_details(f, g, k, a, t);
+			cause_details(f, g, k, a, keys, t);
 		}
 	} else if (g->n_causes) {
 		int nw = count_width(g, false, 9), mw = count_width(g, true, 6);
@@ -316,7 +323,7 @@ static void group_text(FILE *f, const struct nsight_dx *dx, const struct nsight_
 			fprintf(f, "  %-*s%7s%16" PRId64 "%*" PRIu64 "%*" PRIu64 "%16" PRId64 "%15" PRId64 "\n",
 				w, buf, pct(nsight_dx_cause_share(g, c), b1, sizeof(b1)), c->total, nw,
 				c->messages, mw, c->main, c->median, c->max);
-			cause_details(f, g, k, a, t);
+			cause_details(f, g, k, a, keys, t);
 		}
 	} else if (g->n_msgs) {
 		fprintf(f, "  no cause: no anomaly of at least %s in the tail\n",
@@ -459,8 +466,9 @@ void nsight_dx_report_text(FILE *f, const struct nsight_dx *dx, const struct nsi
 	nsight_dx_report_tty(f, dx, a, &plain);
 }
 
-void nsight_dx_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
-			  const struct nsight_tty *t)
+/* @dx with its analysis @a (NULL: from windows) and the anomalies' @keys. */
+static void report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
+		       const struct nsight_keys *keys, const struct nsight_tty *t)
 {
 	size_t i;
 
@@ -476,9 +484,21 @@ void nsight_dx_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsig
 	if (a)
 		evidence_text(f, a, t);
 	for (i = 0; i < dx->n; i++)
-		group_text(f, dx, &dx->groups[i], a, t);
+		group_text(f, dx, &dx->groups[i], a, keys, t);
 	if (a && a->have_lifetimes)
 		loops_text(f, a, t);
+}
+
+void nsight_dx_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
+			  const struct nsight_tty *t)
+{
+	report_tty(f, dx, a, a ? a->keys : NULL, t);
+}
+
+void nsight_dx_report_groups_tty(FILE *f, const struct nsight_dx *dx,
+				 const struct nsight_keys *keys, const struct nsight_tty *t)
+{
+	report_tty(f, dx, NULL, keys, t);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -633,16 +653,16 @@ void nsight_dx_group_json_who(struct json_object *o, const struct nsight_dx_grou
 
 /* "next_step" of cause @k: its key, core and what to try. */
 static void next_step_json(struct json_object *co, const struct nsight_dx_group *g, size_t k,
-			   const struct nsight_analysis *a, int *err)
+			   const struct nsight_keys *keys, int *err)
 {
 	struct json_object *ns;
 	struct nsight_next_step st;
 	char key[NSIGHT_KEY_NAME_MAX + 32];
 
-	if (!nsight_next_step(g, (uint32_t)k, &a->lt, a->keys, &st))
+	if (!nsight_next_step(g, (uint32_t)k, keys, &st))
 		return;
 	ns = json_object_new_object();
-	jo_add_str(ns, "key", nsight_key_printable(a->keys, st.key, key, sizeof(key)), err);
+	jo_add_str(ns, "key", nsight_key_printable(keys, st.key, key, sizeof(key)), err);
 	if (st.has_cpu)
 		jo_add_u64(ns, "cpu", st.cpu, err);
 	else
@@ -754,10 +774,10 @@ static struct json_object *group_json(const struct nsight_dx *dx, const struct n
 		jo_add_i64(co, "median_dev_ns", c->median, err);
 		jo_add_i64(co, "max_dev_ns", c->max, err);
 		jo_add_i64(co, "total_dev_ns", c->total, err);
-		if (a) {
-			next_step_json(co, g, k, a, err);
+		if (keys)
+			next_step_json(co, g, k, keys, err);
+		if (a)
 			rxwork_json(co, g, k, a, err);
-		}
 		jo_push(causes, co, err);
 	}
 	jo_add(j, "causes", causes, err);

@@ -32,6 +32,9 @@ void nsight_dx_report_text(FILE *f, const struct nsight_dx *dx, const struct nsi
  * the slowest messages' causes cut at @t->width columns. */
 void nsight_dx_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
 			  const struct nsight_tty *t);
+/* @dx from windows (--whole-diagnosis): the same without what needs the analysis. */
+void nsight_dx_report_groups_tty(FILE *f, const struct nsight_dx *dx,
+				 const struct nsight_keys *keys, const struct nsight_tty *t);
 
 /* Add "diagnosis" to @o. Returns 0, or -1 when out of memory. */
 int nsight_dx_report_json(struct json_object *o, const struct nsight_dx *dx,

@@ -373,7 +373,7 @@ static int print_total(struct nsight_wtotal *t, const struct nsight_dx *dx,
 		nsight_tty_latency_histogram(stdout, &t->groups[i].g, t->groups[i].v,
 					     t->groups[i].g.count, tty);
 	if (dx) {
-		nsight_dx_report_tty(stdout, dx, NULL, tty);
+		nsight_dx_report_groups_tty(stdout, dx, keys, tty);
 		if (nsight_critpath_report_groups_text(stdout, dx, paths, keys, tty))
 			return NSIGHT_EXIT_FAIL;
 	}

@@ -64,11 +64,13 @@ echo "             complete messages: $whole without windows, $windowed in the w
 /usr/bin/time -f '%e %U %S %M' -o "$dir/bench-$n-wdx.time" "$analyze" --verbose \
 	--window "$window" --whole-diagnosis "$big" >"$dir/bench-$n-wdx.txt"
 read -r wall user sys rss <"$dir/bench-$n-wdx.time"
-# The diagnosis's groups, without the next steps and receive work that
-# only the analysis without windows gives.
+# The diagnosis's groups, without the receive work that only the analysis
+# without windows gives (its line and the flows under it).
 dxblock() {
-	awk '/^diagnosis: / { on = 1; print; next }
-	     on && /^  / { if ($0 ~ /^    next step:|^      |^    receive work behind/) next; print; next }
+	awk '/^diagnosis: / { on = 1; rw = 0; print; next }
+	     on && /^  / { if ($0 ~ /^    receive work behind/) { rw = 1; next }
+			   if (rw && $0 ~ /^      /) next
+			   rw = 0; print; next }
 	     { on = 0 }' "$1"
 }
 # The critical path of each group's tail, and of each tail message.

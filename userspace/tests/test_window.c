@@ -377,7 +377,7 @@ static void test_errors(void)
 	cli_result_free(&r);
 }
 
-/* @o's diagnosis groups without what needs the analysis (next steps, receive work). */
+/* @o's diagnosis groups without what needs the analysis (receive work). */
 static struct json_object *dx_groups(struct json_object *o)
 {
 	struct json_object *g, *copy = NULL;
@@ -392,7 +392,6 @@ static struct json_object *dx_groups(struct json_object *o)
 		if (!json_object_object_get_ex(json_object_array_get_idx(copy, i), "causes", &causes))
 			continue;
 		for (k = 0; k < json_object_array_length(causes); k++) {
-			json_object_object_del(json_object_array_get_idx(causes, k), "next_step");
 			json_object_object_del(json_object_array_get_idx(causes, k), "receive_work");
 		}
 	}

@@ -652,6 +652,12 @@ static int tail_msg(struct nsight_dx_run_state *r, struct nsight_dx_group *g, si
 		.deviation = nsight_sat_sub(m->total_ns, ref_median),
 		.anom = g->n_anoms, .mc = g->n_mcs,
 	};
+	for (i = 0; i < NSIGHT_ROLES; i++) {
+		uint64_t from, to;
+
+		if (!nsight_msg_window(m, (uint8_t)i, &dm->cpu[i], &from, &to))
+			dm->cpu[i] = UINT32_MAX;
+	}
 	for (i = 0; i < r->pr.n; i++) {
 		const struct nsight_prof_ent *e = &r->pr.v[i];
 		const struct ref_stat *s = ref_get(r->use_ref, e->role, e->key);

@@ -125,6 +125,7 @@ struct nsight_dx_msg {
 	int64_t explained;
 	size_t anom, n_anom;	/* into the group's anomalies */
 	size_t mc, n_mc;	/* into the group's mcauses, largest first */
+	uint32_t cpu[NSIGHT_ROLES];	/* the core of each role's window; UINT32_MAX: none */
 };
 
 struct nsight_dx_cause {

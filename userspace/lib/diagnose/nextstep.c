@@ -104,8 +104,7 @@ static void advice(const struct nsight_dx_group *g, const struct nsight_keys *ke
 }
 
 bool nsight_next_step(const struct nsight_dx_group *g, uint32_t cause,
-		      const struct nsight_lifetimes *lt, const struct nsight_keys *keys,
-		      struct nsight_next_step *out)
+		      const struct nsight_keys *keys, struct nsight_next_step *out)
 {
 	uint32_t key[MAX_KEYS], cpu[MAX_CPUS];
 	int64_t dev[MAX_KEYS];
@@ -136,13 +135,11 @@ bool nsight_next_step(const struct nsight_dx_group *g, uint32_t cause,
 		if (!in)
 			continue;
 		out->messages++;
-		if (dm->msg < lt->n && cause < g->n_causes) {
-			uint64_t from, to;
-			uint32_t c;
+		if (cause < g->n_causes && g->causes[cause].role < NSIGHT_ROLES) {
+			uint32_t c = dm->cpu[g->causes[cause].role];
 			size_t j;
 
-			if (!nsight_msg_window(&lt->msgs[dm->msg], g->causes[cause].role, &c, &from,
-					       &to))
+			if (c == UINT32_MAX)
 				continue;
 			for (j = 0; j < n_cpus && cpu[j] != c; j++)
 				;

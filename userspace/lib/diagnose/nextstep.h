@@ -14,7 +14,6 @@
 
 #include "capture/keys.h"
 #include "diagnose/diagnose.h"
-#include "lifetime/lifetime.h"
 
 struct nsight_next_step {
 	uint32_t key;		/* the cause's key with the most deviation */
@@ -25,11 +24,11 @@ struct nsight_next_step {
 };
 
 /*
- * The next step for cause @cause of @g (diagnosed from @lt with @keys).
+ * The next step for cause @cause of @g (its anomalies' keys in @keys; the
+ * core from each tail message's, so a diagnosis from windows has it too).
  * Returns false when the cause has no reported anomaly.
  */
 bool nsight_next_step(const struct nsight_dx_group *g, uint32_t cause,
-		      const struct nsight_lifetimes *lt, const struct nsight_keys *keys,
-		      struct nsight_next_step *out);
+		      const struct nsight_keys *keys, struct nsight_next_step *out);
 
 #endif /* NSIGHT_NEXTSTEP_H */
