@@ -64,7 +64,8 @@ for tag in deb612 deb61; do
 		"$kver" <<'EOF'
 import fnmatch, gzip, re, sys
 csv, syms, dest, kver = sys.argv[1:]
-pats = [l.split(',')[1] for l in open(csv) if l.startswith('func,') and ',<outer>: ' in l]
+pats = [l.split(',')[1] for l in open(csv)
+        if l.startswith('func,') and ',<outer>: ' in l and '\\[' not in l]  # not user space
 pats = [(re.match(r'[^*?\[\\]*', p).group(0), p) for p in pats if p != '*']
 names = sorted({l.strip() for l in open(syms) if l.strip()})
 keep = [s for s in names if any(s.startswith(a) and fnmatch.fnmatchcase(s, p) for a, p in pats)]
