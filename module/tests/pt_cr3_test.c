@@ -106,8 +106,11 @@ static void pt_cr3_expect_counts(struct pt_cr3_run *run, u64 written,
 static void pt_cr3_expect_memo(struct kunit *test,
 			       const struct mm_struct *mm, pid_t tgid)
 {
-	KUNIT_EXPECT_PTR_EQ(test, __this_cpu_read(nsight_pt_cr3_memo.mm), mm);
-	KUNIT_EXPECT_EQ(test, __this_cpu_read(nsight_pt_cr3_memo.tgid), tgid);
+	const struct mm_struct *memo_mm = __this_cpu_read(nsight_pt_cr3_memo.mm);
+	pid_t memo_tgid = __this_cpu_read(nsight_pt_cr3_memo.tgid);
+
+	KUNIT_EXPECT_PTR_EQ(test, memo_mm, mm);
+	KUNIT_EXPECT_EQ(test, memo_tgid, tgid);
 }
 
 /*
