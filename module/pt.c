@@ -349,7 +349,7 @@ static void nsight_pt_emit(struct nsight_pt_cpu *pc, u32 flags)
  * the PGD's user half, a page above. Interrupts off. A dropped record
  * leaves the memo as it was: the next switch to @t tries again.
  */
-void nsight_pt_cr3_write(const struct task_struct *t)
+void nsight_pt_cr3_write(struct nsight_buffer *b, const struct task_struct *t)
 {
 	const struct mm_struct *mm = READ_ONCE(t->mm);
 	struct nsight_rec_pt_cr3 *r;
@@ -357,7 +357,7 @@ void nsight_pt_cr3_write(const struct task_struct *t)
 
 	if (!mm)
 		return;
-	r = nsight_reserve(&w, NSIGHT_REC_PT_CR3, sizeof(*r));
+	r = __nsight_reserve(b, &w, NSIGHT_REC_PT_CR3, sizeof(*r));
 	if (!r)
 		return;
 	r->cr3 = __pa(mm->pgd);
@@ -375,7 +375,7 @@ static void nsight_pt_cr3_restart(void)
 {
 	__this_cpu_write(nsight_pt_cr3_memo.mm, NULL);
 	__this_cpu_write(nsight_pt_cr3_memo.tgid, 0);
-	nsight_pt_cr3_write(current);
+	nsight_pt_cr3_write(&nsight_buf, current);
 }
 
 static int nsight_pt_wrmsr(struct nsight_pt_cpu *pc, u32 msr, u64 val)

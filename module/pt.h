@@ -61,6 +61,7 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/nsight.h>
+#include "buffer.h"
 
 struct dentry;
 struct mm_struct;
@@ -81,23 +82,35 @@ struct nsight_pt_cr3_memo {
 DECLARE_STATIC_KEY_FALSE(nsight_pt_cr3_on);
 DECLARE_PER_CPU(struct nsight_pt_cr3_memo, nsight_pt_cr3_memo);
 
-/* Write the pt_cr3 record of @t (which has an mm) on this CPU. */
-void nsight_pt_cr3_write(const struct task_struct *t);
+/*
+ * Write the pt_cr3 record of @t into @b on this CPU (none if @t has no
+ * mm), interrupts off; the memo names it once written.
+ */
+void nsight_pt_cr3_write(struct nsight_buffer *b, const struct task_struct *t);
 
 /*
- * nsight_pt_switch - sched_switch is switching to @next (interrupts off).
- * PT off: a NOP. On: loads of next->mm, next->tgid and the per-CPU memo,
- * and two compares, unless a record is due.
+ * __nsight_pt_switch - this CPU is switching to @next (interrupts off):
+ * its pt_cr3 record into @b if one is due. PT off: a NOP. On: loads of
+ * next->mm, next->tgid and the per-CPU memo, and two compares, unless a
+ * record is due. The capture's is nsight_pt_switch(); KUnit passes a
+ * buffer of its own.
  */
-static __always_inline void nsight_pt_switch(const struct task_struct *next)
+static __always_inline void __nsight_pt_switch(struct nsight_buffer *b,
+					       const struct task_struct *next)
 {
 	if (static_branch_unlikely(&nsight_pt_cr3_on)) {
 		const struct mm_struct *mm = READ_ONCE(next->mm);
 
 		if (mm && (mm != __this_cpu_read(nsight_pt_cr3_memo.mm) ||
 			   next->tgid != __this_cpu_read(nsight_pt_cr3_memo.tgid)))
-			nsight_pt_cr3_write(next);
+			nsight_pt_cr3_write(b, next);
 	}
+}
+
+/* sched_switch is switching to @next (interrupts off). */
+static __always_inline void nsight_pt_switch(const struct task_struct *next)
+{
+	__nsight_pt_switch(&nsight_buf, next);
 }
 
 /*

@@ -5,7 +5,7 @@
 . /lib/nsight/lib.sh
 
 K=/sys/kernel/debug/kunit
-SUITES="nsight_buffer nsight_control nsight_pkt nsight_timeconv nsight_pt"
+SUITES="nsight_buffer nsight_control nsight_pkt nsight_timeconv nsight_pt nsight_pt_cr3"
 
 if [ ! -d $K ]; then
 	ktap_plan 1

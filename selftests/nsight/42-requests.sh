@@ -3,15 +3,16 @@
 # Requests across threads: twostage receives each request on CPU 0 and
 # hands it to its worker "ts-work" on CPU 1, where "hog" (nice -5) runs;
 # the marks of nsight_request.h (/dev/nsight) let nsight-analyze follow each
-# request to the worker and name the hog behind the slow ones, which the
-# receiving thread's messages alone cannot show. Also the device's answers
+# request to the worker, join it with the reply the worker sends between
+# its resume and end marks, and name the hog behind the slow ones, which
+# the receiving thread's messages alone cannot show. Also the device's answers
 # to bad and unwanted marks, and rmmod while a process holds it open.
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
 DIAG_N=${nsight_requests_count:-400}
 
-ktap_plan 15
+ktap_plan 16
 diag_setup
 
 twostage probe >/tmp/rq.probe 2>&1
@@ -54,18 +55,26 @@ check "every mark was recorded" grep -q "^served $DIAG_N marks-failed 0" /tmp/rq
 pid=$(awk '/^listening/ {print $4}' /tmp/rq.server)
 nsightctl dump -o /tmp/rq.nsight 2>/tmp/rq.dump
 nsight-analyze --verbose /tmp/rq.nsight >/tmp/rq.txt 2>&1
-sed -n "/^requests: /,/^[a-z]/p" /tmp/rq.txt | head -n 16 | while IFS= read -r l; do
-	ktap_diag "  $l"
-done
+# The server's section: its "requests:" line and the indented ones under it.
+awk -v h="requests: twostage[$pid]: " 'index($0, h) == 1 { p = 1; print; next }
+	p && /^  / { print; next } { p = 0 }' /tmp/rq.txt | head -n 16 |
+	while IFS= read -r l; do
+		ktap_diag "  $l"
+	done
 head=$(grep "^requests: twostage\[$pid\]: " /tmp/rq.txt)
 check "the requests of twostage are followed" test -n "$head"
 complete=$(echo "$head" | sed -n 's/.* marked, \([0-9]*\) complete.*/\1/p')
 check "at least 90% of the requests are complete (${complete:-0} of $DIAG_N)" \
 	test "${complete:-0}" -ge $((DIAG_N * 9 / 10))
-tids=$(sed -n "/^requests: twostage\[$pid\]: /{n;p;}" /tmp/rq.txt |
+who=$(sed -n "/^requests: twostage\[$pid\]: /{n;p;}" /tmp/rq.txt)
+tids=$(echo "$who" |
 	sed -n 's/.*begun most by tid \([0-9]*\), ended most by tid \([0-9]*\);.*/\1 \2/p')
 check "begun on one thread, ended on another ($tids)" \
 	sh -c "set -- $tids; [ \$# -eq 2 ] && [ \$1 != \$2 ]"
+# The worker's sendto() between resume and end: the request's response.
+resp=$(echo "$who" | sed -n 's/.*; \([0-9]*\) complete with their response$/\1/p')
+check "at least 90% of the requests are joined with their reply (${resp:-0} of ${complete:-0} complete)" \
+	test "${resp:-0}" -ge $((DIAG_N * 9 / 10))
 top=$(sed -n "/^requests: twostage\[$pid\]: /,/^[a-z]/p" /tmp/rq.txt |
 	sed -n '/^  tail (/{n;p;q;}')
 check "the slow requests' first cause is the hog on the worker's CPU ($top)" \

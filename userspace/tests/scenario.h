@@ -529,7 +529,9 @@ static inline void scen_preempted(struct scen *sc)
  * "twostage" (tid 101) receives each request on Y (a message 2.7 us from
  * the NIC), marks it begun 100 ns after its receive and hands it off
  * 500 ns after it; the worker "ts-work" (tid 103) on X, woken 100 ns
- * before the hand-off, takes it up and answers it in sc_work_ns(i). With
+ * before the hand-off, takes it up and answers it in sc_work_ns(i): its
+ * response (a datagram back to the client) leaves SC_ANSWER ns before the
+ * end mark, or, from a late server (sc_late(i)), 20 ns after it. With
  * @hog, "stress" holds X from before the hand-off for SC_HOG_RUN ns more
  * of the worker's time.
  */
@@ -537,6 +539,25 @@ static const struct syn_task sc_recvr = { 101, 100, "twostage" };
 static const struct syn_task sc_worker = { 103, 100, "ts-work" };
 
 #define SC_HOG_RUN	40100
+#define SC_ANSWER	1000
+
+/* Every 10th request from the 5th is answered after its end mark. */
+static inline bool sc_late(size_t i)
+{
+	return i % 10 == 4;
+}
+
+/* The worker sends a response at @t on X. */
+static inline void scen_answer(struct scen *sc, uint64_t t)
+{
+	struct nsight_flow f = flow4("10.0.0.2", 9000, "10.0.0.1", 5000, IPPROTO_UDP);
+	uint64_t id = ++sc->pkt;
+
+	synth_app(&sc->s, NSIGHT_REC_APP_SEND, SC_X, t, 0x51, f, 64, 0, sc_worker.tid,
+		  sc_worker.pid, sc_worker.comm);
+	synth_pkt(&sc->s, SC_X, t + 10, NSIGHT_PKT_TX_QUEUE, id, f, 0, 64, 0);
+	synth_pkt(&sc->s, SC_X, t + 20, NSIGHT_PKT_TX_XMIT, id, f, 0, 64, 0);
+}
 
 static inline uint64_t sc_work_ns(size_t i)
 {
@@ -572,7 +593,11 @@ static inline void scen_request(struct scen *sc, size_t i, bool hog)
 	}
 	synth_request(&sc->s, SC_X, r, sc_worker, NSIGHT_REQ_RESUME, i);
 	e = r + sc_work_ns(i);
+	if (!sc_late(i))
+		scen_answer(sc, e - SC_ANSWER);
 	synth_request(&sc->s, SC_X, e, sc_worker, NSIGHT_REQ_END, i);
+	if (sc_late(i))
+		scen_answer(sc, e + 20);
 	synth_switch_st(&sc->s, SC_X, e + 100, sc_worker, sc_swapper0, 1, 0);
 	synth_idle(&sc->s, SC_X, e + 200, true);
 }

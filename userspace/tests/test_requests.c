@@ -2,8 +2,10 @@
 /*
  * Requests across threads on a synthetic two-stage server with known
  * answers (scen_twostage(), scenario.h): each request's phases to the
- * nanosecond, the tail's first cause ("stress" on the worker's CPU) and
- * its excess, the malformed requests by kind, text and JSON.
+ * nanosecond, the response each one is joined with (the worker's send
+ * between its resume and end marks, not one after the end), the tail's
+ * first cause ("stress" on the worker's CPU) and its excess, the
+ * malformed requests by kind, text and JSON.
  */
 #include <json-c/json.h>
 
@@ -51,7 +53,7 @@ static void test_build(void)
 	struct nsight_requests r;
 	struct nsight_diag d = { 0 };
 	const struct nsight_rq_group *g;
-	size_t i, hogs = 0;
+	size_t i, hogs = 0, late = 0;
 
 	REQUIRE(synth_analyze_file(&a, cli_file(&c, "twostage")) == 0);
 	REQUIRE(nsight_requests_build(&r, &a.cap, &a.lt, &a.chains, a.keys, 90000, &d) == 0);
@@ -85,8 +87,25 @@ static void test_build(void)
 		CHECK_U64(q->phase_ns[NSIGHT_RQ_WORKER], (int64_t)sc_work_ns(q->id));
 		CHECK_U64(q->total_ns, 2700 + 500 + q->phase_ns[NSIGHT_RQ_QUEUED] +
 				       (int64_t)sc_work_ns(q->id));
+		/* Its response: the worker's datagram before the end, if any. */
+		if (sc_late(q->id)) {
+			late++;
+			CHECK_U64(q->resp, 0);
+		} else {
+			const struct nsight_msg *m;
+
+			REQUIRE(q->resp > 0 && q->resp <= a.lt.n);
+			m = &a.lt.msgs[q->resp - 1];
+			CHECK_U64(m->dir, NSIGHT_MSG_TX);
+			CHECK_U64(m->tid, 103);
+			CHECK_U64(m->t[NSIGHT_TX_SEND].tsc, q->end - SC_ANSWER);
+			CHECK_U64(m->reason, NSIGHT_MSG_COMPLETE);
+			CHECK(q->resp != q->msg);
+		}
 	}
 	CHECK_U64(hogs, N_REQ / 10);
+	CHECK_U64(late, N_REQ / 10);
+	CHECK_U64(g->with_response, N_REQ - late);
 	CHECK_U64(g->phase_p50[NSIGHT_RQ_QUEUED], 200);
 	/* The tail: the 10 slow ones and the slowest of the others. */
 	CHECK_U64(g->tail_count, N_REQ / 10 + 1);
@@ -129,7 +148,7 @@ static void test_report(void)
 	cli_run(&c, &res, NULL, (const char *[]){ "--verbose", cli_file(&c, "twostage"), NULL });
 	CHECK_U64(res.status, 0);
 	CHECK_STR_HAS(res.out, "requests: twostage[100]: 103 marked, 100 complete (incomplete: 1 no-end, 1 bad-order, 1 no-message)\n");
-	CHECK_STR_HAS(res.out, "  begun most by tid 101, ended most by tid 103; 0 complete with their response\n");
+	CHECK_STR_HAS(res.out, "  begun most by tid 101, ended most by tid 103; 90 complete with their response\n");
 	CHECK_STR_HAS(res.out, "  phases p50/p99: receive 2700 ns/2700 ns, receiving thread 500 ns/500 ns, queued 200 ns/40200 ns");
 	CHECK_STR_HAS(res.out, "     99%  queued: worker preempted by task:stress  (36454 ns per tail request)\n");
 	CHECK_STR_HAS(res.out, "requests: 1 marks with no begin before them, 1 with an unknown op\n");
@@ -146,6 +165,8 @@ static void test_report(void)
 	p = json_object_array_get_idx(p, 0);
 	REQUIRE(p);
 	CHECK(json_object_object_get_ex(p, "complete", &x) && json_object_get_int64(x) == N_REQ);
+	CHECK(json_object_object_get_ex(p, "with_response", &x) &&
+	      json_object_get_int64(x) == N_REQ - N_REQ / 10);
 	REQUIRE(json_object_object_get_ex(p, "tail_causes", &x));
 	x = json_object_array_get_idx(x, 0);
 	REQUIRE(x);
