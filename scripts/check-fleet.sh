@@ -231,7 +231,7 @@ sum_got=$(cut -f1-3 "$out/causes.tsv" | sort)
 # The slowest message of one host and its first cause.
 fleet slowest host-mixed >"$out/slowest.tsv"
 want=$(jq -r '.diagnosis.groups[0].slowest[0] | [.latency_ns, .causes[0].category] | @tsv' "$out/mixed.json")
-got=$(head -n 1 "$out/slowest.tsv" | awk -F '\t' '{split($15, c, " \\("); print $6 "\t" c[1]}')
+got=$(head -n 1 "$out/slowest.tsv" | awk -F '\t' '{split($16, c, " \\("); print $6 "\t" c[1]}')
 [ -n "$want" ] && [ "$want" = "$got" ] && [ "$(wc -l <"$out/slowest.tsv")" = 20 ] &&
 	ktap_result OK "slowest: 20 messages of host-mixed, the first $want" ||
 	ktap_result FAIL "slowest: 20 messages of host-mixed" "# --json: $want, query: $got"
