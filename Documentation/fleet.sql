@@ -75,12 +75,12 @@ LIMIT 1 BY host, comm, dir;
 -- name: slowest
 -- The 20 slowest messages of host {host} in [from, to): their stages and
 -- their causes (category, core role, ns of the deviation each explains).
-SELECT time, comm, pid, dir, id, total_ns, n_h_ns, h_a_ns, send_queue_ns,
+SELECT time, comm, pid, dir, id, total_ns, n_h_ns, h_a_ns, app_ns, send_queue_ns,
     queue_xmit_ns, xmit_done_ns, cpu_from, cpu_to, deviation_ns, causes
 FROM
 (
-    SELECT capture_id, dir, id, time, comm, pid, total_ns, n_h_ns, h_a_ns, send_queue_ns,
-        queue_xmit_ns, xmit_done_ns, cpu_from, cpu_to, deviation_ns
+    SELECT capture_id, dir, id, time, comm, pid, total_ns, n_h_ns, h_a_ns, app_ns,
+        send_queue_ns, queue_xmit_ns, xmit_done_ns, cpu_from, cpu_to, deviation_ns
     FROM {db}.messages
     WHERE host = {host} AND complete
         AND time >= toDateTime({from}) AND time < toDateTime({to})

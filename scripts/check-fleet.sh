@@ -13,6 +13,8 @@
 #     its capture; its causes queries give each cause's explained ns
 #     (total_dev_ns) and the top cause; slowest gives the slowest message
 #     with its first cause; compare splits the messages by time;
+#   - with guests' captures (NSIGHT_FLEET_CAPTURES), one of them at least
+#     has cause rows and its top cause is nsight-analyze --json's first;
 #   - errors: a database that does not exist (HTTP status and the server's
 #     message), no server, and an export that fails half-way (no causes
 #     table): exit 1, and the fleet queries count none of its rows.
@@ -198,6 +200,28 @@ done
 	ktap_result FAIL "causes: each cause's explained ns per host as --json's total_dev_ns" "$cause_diag"
 [ $top_ok = 1 ] && ktap_result OK "top-causes and rank 1: --json's first cause per host and application" ||
 	ktap_result FAIL "top-causes and rank 1: --json's first cause per host and application" "$top_diag"
+# The guests' captures: the comparisons above pass on no causes against
+# none, so at least one guest capture must have cause rows, and its
+# top-causes row (and rank 1) be --json's first cause, category and role.
+if [ -n "${NSIGHT_FLEET_CAPTURES:-}" ]; then
+	guest_ok=0
+	guest_diag=
+	for c in $NSIGHT_FLEET_CAPTURES; do
+		k=${c%%=*}
+		want=$(jq -r '.diagnosis.groups[] | select(.causes | length > 0) |
+			[.comm, .dir, .causes[0].category, .causes[0].role] | @tsv' "$out/$k.json" | sort)
+		rows=$(q "$http1" "SELECT count() FROM fleet.causes WHERE host = 'host-$k'")
+		got=$(awk -F '\t' -v h="host-$k" '$1 == h {print $2 "\t" $3 "\t" $4 "\t" $5}' "$out/top.tsv" | sort)
+		r1=$(q "$http1" "SELECT DISTINCT comm, dir, category, role FROM fleet.causes WHERE host = 'host-$k' AND rank = 1 ORDER BY comm, dir")
+		guest_diag="$guest_diag
+host-$k: ${rows:-?} cause rows; top-causes: $(echo "${got:-none}" | tr '\t' ' ' | paste -sd '|' -); --json's first: $(echo "${want:-none}" | tr '\t' ' ' | paste -sd '|' -)"
+		[ "${rows:-0}" -gt 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && [ "$r1" = "$want" ] &&
+			guest_ok=1
+	done
+	[ $guest_ok = 1 ] &&
+		ktap_result OK "guest captures: one at least has causes, its top cause --json's first" "${guest_diag#?}" ||
+		ktap_result FAIL "guest captures: one at least has causes, its top cause --json's first" "${guest_diag#?}"
+fi
 # Across hosts: the causes query's sums are the per-host sums added up.
 sum_want=$(awk -F '\t' '{s[$4 "\t" $5] += $6} END {for (k in s) print k "\t" s[k]}' "$out/want-all.tsv" | sort)
 sum_got=$(cut -f1-3 "$out/causes.tsv" | sort)
@@ -207,7 +231,7 @@ sum_got=$(cut -f1-3 "$out/causes.tsv" | sort)
 # The slowest message of one host and its first cause.
 fleet slowest host-mixed >"$out/slowest.tsv"
 want=$(jq -r '.diagnosis.groups[0].slowest[0] | [.latency_ns, .causes[0].category] | @tsv' "$out/mixed.json")
-got=$(head -n 1 "$out/slowest.tsv" | awk -F '\t' '{split($15, c, " \\("); print $6 "\t" c[1]}')
+got=$(head -n 1 "$out/slowest.tsv" | awk -F '\t' '{split($16, c, " \\("); print $6 "\t" c[1]}')
 [ -n "$want" ] && [ "$want" = "$got" ] && [ "$(wc -l <"$out/slowest.tsv")" = 20 ] &&
 	ktap_result OK "slowest: 20 messages of host-mixed, the first $want" ||
 	ktap_result FAIL "slowest: 20 messages of host-mixed" "# --json: $want, query: $got"

@@ -11,7 +11,8 @@
 # merge. Either side can delay its egress on the guest link with netem
 # (nsight_netem); the server can run a periodic CPU hog (10 ms of every
 # 27 ms at nice -5, a period prime to the requests' 20 ms) on its echo
-# server's core (nsight_hog=1, both pinned to the last CPU).
+# server's core (nsight_hog=1, both pinned to the last CPU); that server
+# also records the scheduler and interrupt context, for a diagnosis.
 #
 # Variables (kernel command line): nsight_role=client|server, nsight_mac
 # (the MAC of the NIC on the guest link), nsight_requests, nsight_gap_us,
@@ -68,8 +69,18 @@ probe() {
 probe 1
 check "time probe before" grep -q '^probe ' /tmp/probe.1
 
-check "capture the msgload flow" sh -c "
-	nsightctl config --sources handoff,clock,net_rx,net_tx,app --filter port=$PORT &&
+# The hog's server records the scheduler and interrupt context too, so
+# that nsight-analyze diagnoses its capture alone (the hog named as the
+# cause; the fleet check compares the exported causes with it); context
+# records are never filtered, the network records are, to the flow.
+# A larger buffer holds the extra records of the whole run (without
+# drops; the merge checks count the requests found whole).
+sources=handoff,clock,net_rx,net_tx,app buffer=4M
+if [ "$ROLE" = server ] && [ "${nsight_hog:-0}" = 1 ]; then
+	sources=$sources,sched_switch,sched_waking,irq,softirq,idle buffer=16M
+fi
+check "capture the msgload flow (sources $sources)" sh -c "
+	nsightctl config --sources $sources --buffer-size $buffer --filter port=$PORT &&
 	nsightctl start"
 
 if [ -n "${nsight_netem:-}" ]; then

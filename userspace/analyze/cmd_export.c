@@ -97,6 +97,50 @@ static int open_raw(const char *name, FILE **raw)
 	return NSIGHT_EXIT_OK;
 }
 
+static void exported(const char *name, const struct nsight_chhttp *h,
+		     const struct nsight_chexport_opts *eo, const struct nsight_chexport_counts *c)
+{
+	printf("%s: exported to %s as host %s, capture %s: %" PRIu64 " messages (%" PRIu64
+	       " complete), %" PRIu64 " causes\n", name, h->url.shown, eo->host, eo->capture_id,
+	       c->messages, c->complete, c->causes);
+}
+
+/*
+ * The export failed with @msg after @c's batches: say so, and what the
+ * server holds. The INSERT of the capture's row can fail here and be
+ * committed there (its answer lost, a timeout): the captures table is
+ * asked again, and if it has this export's row, the export is complete.
+ */
+static int failed(const char *name, struct nsight_chhttp *h, const struct nsight_chexport_opts *eo,
+		  const struct nsight_chexport_counts *c, const char *msg)
+{
+	struct nsight_diag d = { 0 };
+	int64_t when;
+	bool there;
+
+	if (c->failed && c->failed_table == NSIGHT_CH_CAPTURES) {
+		if (nsight_chexport_exists(h, eo->capture_id, eo->export_id, &there, &when, &d)) {
+			fprintf(stderr, "nsight-analyze: %s: export failed: %s\n"
+				"nsight-analyze: %s: whether the capture's row was written is not known: "
+				"asking the captures table again failed: %s (an export of the capture again "
+				"writes it, or finds it there)\n", name, msg, name, d.msg);
+			return NSIGHT_EXIT_FAIL;
+		}
+		if (there) {
+			fprintf(stderr, "nsight-analyze: %s: the capture's row was written although its "
+				"INSERT failed here (%s): the captures table has export %" PRIu64
+				"; the export is complete\n", name, msg, eo->export_id);
+			exported(name, h, eo, c);
+			return NSIGHT_EXIT_OK;
+		}
+	}
+	fprintf(stderr, "nsight-analyze: %s: export failed: %s\n", name, msg);
+	if (c->batches)
+		fprintf(stderr, "nsight-analyze: %s: the capture's row was not written: the fleet queries "
+			"leave out the rows of export %" PRIu64 " already written\n", name, eo->export_id);
+	return NSIGHT_EXIT_FAIL;
+}
+
 /* Analyse and diagnose @in, then write its rows (@eo) to @h. */
 static int analyse_and_send(FILE *in, const char *name, struct nsight_chhttp *h,
 			    struct nsight_chexport_opts *eo, const struct opts *o)
@@ -128,17 +172,10 @@ static int analyse_and_send(FILE *in, const char *name, struct nsight_chhttp *h,
 		goto out;
 	}
 	if (nsight_chexport_send(h, &a, &dx, eo, &c, &d)) {
-		fprintf(stderr, "nsight-analyze: %s: export failed: %s\n", name, d.msg);
-		if (c.batches)
-			fprintf(stderr, "nsight-analyze: %s: the capture's row was not written: the fleet queries "
-				"leave out the rows of export %" PRIu64 " already written\n", name,
-				eo->export_id);
-		ret = NSIGHT_EXIT_FAIL;
+		ret = failed(name, h, eo, &c, d.msg);
 		goto out;
 	}
-	printf("%s: exported to %s as host %s, capture %s: %" PRIu64 " messages (%" PRIu64
-	       " complete), %" PRIu64 " causes\n", name, h->url.shown, eo->host, eo->capture_id,
-	       c.messages, c.complete, c.causes);
+	exported(name, h, eo, &c);
 out:
 	nsight_dx_fini(&dx);
 	nsight_analysis_fini(&a);
@@ -207,7 +244,7 @@ int cmd_export(struct opts *o, int argc, char **argv)
 		return NSIGHT_EXIT_FAIL;
 	}
 	/* The server first: one that is down or lacks the tables fails before the analysis. */
-	if (nsight_chexport_exists(&h, eo.capture_id, &exists, &when, &d)) {
+	if (nsight_chexport_exists(&h, eo.capture_id, 0, &exists, &when, &d)) {
 		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
 		ret = NSIGHT_EXIT_FAIL;
 	} else if (exists) {

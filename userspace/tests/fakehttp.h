@@ -2,13 +2,15 @@
 /*
  * A fake HTTP server on a loopback port for the tests of the ClickHouse
  * client (test_chexport, test_chfleet): a child process that answers
- * every connection with the same bytes, or never.
+ * every connection with the same bytes, or never, or some requests as
+ * scripted.
  */
 #ifndef NSIGHT_TEST_FAKEHTTP_H
 #define NSIGHT_TEST_FAKEHTTP_H
 
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +41,23 @@ static inline size_t fake_http_read(int c, char *buf, size_t cap)
 }
 
 /*
- * Listen on a loopback port (into *@port) and answer each connection with
- * @answer (NULL: read and never answer), writing the last request to
- * @save if not NULL. Returns the child's pid, or -1.
+ * A scripted answer: to the first request (in the order they come) that
+ * contains @when, once; @answer NULL: read it and never answer (the
+ * connection is left open, the next one accepted).
  */
-static inline pid_t fake_http(const char *answer, const char *save, unsigned int *port)
+struct fake_reply {
+	const char *when;
+	const char *answer;
+};
+
+/*
+ * Listen on a loopback port (into *@port) and answer each connection with
+ * the first unused of the @n @replies whose "when" its request contains,
+ * else with @answer (NULL: read and never answer), writing the last
+ * request to @save if not NULL. Returns the child's pid, or -1.
+ */
+static inline pid_t fake_http_script(const struct fake_reply *replies, size_t n,
+				     const char *answer, const char *save, unsigned int *port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sa);
@@ -58,30 +72,43 @@ static inline pid_t fake_http(const char *answer, const char *save, unsigned int
 	pid = fork();
 	if (pid == 0) {
 		static char buf[1 << 20];
+		static bool used[64];
 
 		for (;;) {
 			int c = accept(fd, NULL, NULL);
-			size_t n;
+			const char *a = answer;
+			size_t len, i;
 			FILE *f;
 
 			if (c < 0)
 				_exit(0);
-			n = fake_http_read(c, buf, sizeof(buf));
+			len = fake_http_read(c, buf, sizeof(buf));
 			if (save && (f = fopen(save, "wb"))) {
-				fwrite(buf, 1, n, f);
+				fwrite(buf, 1, len, f);
 				fclose(f);
 			}
-			if (!answer) {
-				sleep(30);
-				_exit(0);
-			}
-			if (write(c, answer, strlen(answer)) < 0)
+			for (i = 0; i < n && i < 64; i++)
+				if (!used[i] && strstr(buf, replies[i].when)) {
+					used[i] = true;
+					a = replies[i].answer;
+					break;
+				}
+			/* Never answered: left open until the parent kills us. */
+			if (!a)
+				continue;
+			if (write(c, a, strlen(a)) < 0)
 				_exit(0);
 			close(c);
 		}
 	}
 	close(fd);
 	return pid;
+}
+
+/* Each connection answered with @answer (NULL: never), the last request to @save. */
+static inline pid_t fake_http(const char *answer, const char *save, unsigned int *port)
+{
+	return fake_http_script(NULL, 0, answer, save, port);
 }
 
 static inline void fake_http_stop(pid_t pid)

@@ -3,10 +3,12 @@
  * The fleet export without a server: TabSeparated rows and SQL literals
  * (chrow), the URL (churl), the tables' columns against the rows written
  * (chschema, chexport: a diagnosed scenario through a sink in memory, in
- * batches, and a sink that fails), and nsight-analyze export's errors: a
+ * batches, and a sink that fails; a request's application time), and nsight-analyze export's errors: a
  * bad URL, no server, a server that answers an HTTP error, one that does
- * not answer (a fake one on loopback).
+ * not answer, one that stops answering at an INSERT (a fake one on
+ * loopback).
  */
+#include "base/sort.h"
 #include "diagnose/categories_builtin.h"
 #include "export/chexport.h"
 #include "export/chrow.h"
@@ -316,6 +318,89 @@ static void test_rows_fail(void)
 	nsight_analysis_fini(&a);
 }
 
+/* The values of column @name of the messages rows @rows, each into @v (INT64_MIN for \N). */
+static size_t message_col(const char *rows, const char *name, int64_t *v, size_t max)
+{
+	const struct nsight_chtable_def *t = &nsight_chtables[NSIGHT_CH_MESSAGES];
+	size_t col, n = 0, k;
+
+	for (col = 0; col < t->n_cols && strcmp(t->cols[col].name, name); col++)
+		;
+	if (col == t->n_cols)
+		return 0;
+	while (rows && *rows && n < max) {
+		const char *p = rows;
+
+		for (k = 0; k < col; k++)
+			p = strchr(p, '\t') + 1;
+		v[n++] = !strncmp(p, "\\N", 2) ? INT64_MIN : strtoll(p, NULL, 10);
+		rows = strchr(rows, '\n');
+		rows = rows ? rows + 1 : NULL;
+	}
+	return n;
+}
+
+#define N_REQ 100
+
+/* The app_ns values of @a's message rows (@dx: its diagnosis) into @got. */
+static size_t app_col(const struct nsight_analysis *a, const struct nsight_dx *dx, int64_t *got,
+		      size_t max)
+{
+	struct nsight_chexport_counts c;
+	struct nsight_diag d = { 0 };
+	struct mem_sink m = { 0 };
+	struct nsight_chexport_sink s = { mem_batch, &m };
+	size_t n, t;
+
+	CHECK(nsight_chexport_rows(a, dx, &eo, &s, &c, &d) == 0);
+	n = message_col(m.rows[NSIGHT_CH_MESSAGES], "app_ns", got, max);
+	CHECK_U64(n, a->lt.n);
+	for (t = 0; t < __NSIGHT_CH_TABLES; t++)
+		free(m.rows[t]);
+	return n;
+}
+
+/*
+ * app_ns: the two-stage server's requests (request marks) each give their
+ * message the time from its receive to the end, as built by the scenario
+ * (receiving thread 500 ns, queued 200 or SC_HOG_RUN + 100, the work);
+ * the other messages, and every one of a capture without marks, NULL.
+ */
+static void test_app_ns(void)
+{
+	static int64_t got[4 * N_REQ], want[N_REQ];
+	struct nsight_analysis a;
+	struct nsight_dx dx;
+	struct scen sc;
+	size_t i, n, k = 0;
+
+	scen_init(&sc, "twostage");
+	scen_twostage(&sc, N_REQ);
+	synth_flush(&sc.s);
+	REQUIRE(synth_analyze(&sc.s, &a) == 0);
+	synth_free(&sc.s);
+	n = app_col(&a, NULL, got, 4 * N_REQ);
+	nsight_analysis_fini(&a);
+	for (i = 0; i < n; i++)
+		if (got[i] != INT64_MIN)
+			got[k++] = got[i];
+	for (i = 0; i < N_REQ; i++)
+		want[i] = 500 + (i % 10 == 9 ? SC_HOG_RUN + 100 : 200) + (int64_t)sc_work_ns(i);
+	REQUIRE(k == N_REQ);
+	nsight_sort_i64(got, k);
+	nsight_sort_i64(want, N_REQ);
+	for (i = 0; i < N_REQ; i++)
+		CHECK_U64(got[i], want[i]);
+
+	REQUIRE(mixed(&a, &dx) == 0);
+	n = app_col(&a, &dx, got, 4 * N_REQ);
+	CHECK(n > 0);
+	for (i = 0; i < n; i++)
+		CHECK(got[i] == INT64_MIN);
+	nsight_dx_fini(&dx);
+	nsight_analysis_fini(&a);
+}
+
 static void test_cli(void)
 {
 	static const char http_404[] =
@@ -381,6 +466,84 @@ static void test_cli(void)
 	cli_fini(&c, (const char *[]){ "hog.nsight", NULL });
 }
 
+#define HTTP_200(body) "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n" \
+	"Content-Length: " body
+
+/*
+ * A server that stops answering after the capture check: at the first
+ * INSERT, or at the captures row's, which it may have committed (the
+ * captures table asked again says whether).
+ */
+static void test_cli_stalls(void)
+{
+	static const char none[] = HTTP_200("4\r\n\r\n0\t0\n"), ok[] = HTTP_200("0\r\n\r\n"),
+			  there[] = HTTP_200("22\r\n\r\n1\t1700000000000000000\n");
+	static const char check[] = "SELECT count()", captures[] = "INSERT%20INTO%20db.captures";
+	static const struct {
+		const char *what;
+		struct fake_reply r[3];
+		size_t n;
+		const char *dflt;
+		int status;
+		const char *err[3];
+		bool complete;
+	} cases[] = {
+		{ "the first INSERT", { { check, none } }, 1, NULL, 1,
+		  { ": INSERT INTO db.messages (capture_id, ", "timed out",
+		    "the capture's row was not written" }, false },
+		{ "the captures row, committed", { { check, none }, { captures, NULL }, { check, there } }, 3,
+		  ok, 0, { ": INSERT INTO db.captures (capture_id, ", "timed out",
+			   "the capture's row was written although its INSERT failed here" }, true },
+		{ "the captures row, not committed", { { check, none }, { captures, NULL }, { check, none } },
+		  3, ok, 1, { ": INSERT INTO db.captures (capture_id, ", "timed out",
+			      "the capture's row was not written" }, false },
+		{ "the captures row, the check again unanswered", { { check, none }, { captures, NULL } }, 2,
+		  ok, 1, { "unexpected answer to the capture check",
+			   "whether the capture's row was written is not known", "timed out" }, false },
+	};
+	struct cli_result r;
+	struct scen sc;
+	struct cli c;
+	char url[128];
+	unsigned int port;
+	size_t i, k;
+	pid_t pid;
+
+	REQUIRE(cli_init(&c) == 0);
+	scen_init(&sc, "server");
+	scen_run(&sc, 40, SC_HOG, 8, 7);
+	REQUIRE(scen_save(&sc, cli_file(&c, "hog.nsight")) == 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		printf("# stalls at %s\n", cases[i].what);
+		pid = fake_http_script(cases[i].r, cases[i].n, cases[i].dflt, cli_file(&c, "last.req"),
+				       &port);
+		REQUIRE(pid > 0);
+		snprintf(url, sizeof(url), "clickhouse://127.0.0.1:%u/db", port);
+		cli_run(&c, &r, NULL, (const char *[]){ "--export", url, "--timeout", "1",
+							 cli_file(&c, "hog.nsight"), NULL });
+		CHECK_U64(r.status, cases[i].status);
+		CHECK_STR_HAS(r.err, url);
+		for (k = 0; k < 3; k++)
+			CHECK_STR_HAS(r.err, cases[i].err[k]);
+		/* Complete only when the server has the capture's row. */
+		if (cases[i].complete)
+			CHECK_STR_HAS(r.out, "exported to");
+		else
+			CHECK(r.out && !r.out[0]);
+		cli_result_free(&r);
+		fake_http_stop(pid);
+		/* The check again asks for this export's row. */
+		if (cases[i].n > 2) {
+			char *req = cli_slurp(cli_file(&c, "last.req"));
+
+			CHECK_STR_HAS(req, "SELECT count(), min(exported_ns) FROM db.captures WHERE capture_id = '");
+			CHECK_STR_HAS(req, "' AND export_id = ");
+			free(req);
+		}
+	}
+	cli_fini(&c, (const char *[]){ "hog.nsight", "last.req", NULL });
+}
+
 KTAP_MAIN(
 	KTAP_TEST(test_row),
 	KTAP_TEST(test_sql_literal),
@@ -388,5 +551,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_schema),
 	KTAP_TEST(test_rows),
 	KTAP_TEST(test_rows_fail),
+	KTAP_TEST(test_app_ns),
 	KTAP_TEST(test_cli),
+	KTAP_TEST(test_cli_stalls),
 )

@@ -10,6 +10,7 @@
 
 #include "base/version.h"
 #include "diagnose/profile.h"
+#include "diagnose/requests.h"
 #include "export/chexport.h"
 #include "export/chrow.h"
 #include "format/flow.h"
@@ -47,6 +48,10 @@ static int batch_flush(struct batch *b, bool last, struct nsight_diag *d)
 	if (!err && b->rows) {
 		err = b->s->batch(b->s->arg, b->t, b->buf, b->len, b->rows, d);
 		b->c->batches++;
+		if (err) {
+			b->c->failed = true;
+			b->c->failed_table = b->t;
+		}
 	}
 	free(b->buf);
 	b->buf = NULL;
@@ -123,9 +128,45 @@ static void opt_cpu(struct nsight_chrow *r, const struct nsight_msg_time *t)
 		nsight_chrow_null(r);
 }
 
-/* The row of @m in the column order of chschema.c's messages. */
+#define NO_APP INT64_MIN
+
+/*
+ * Each message's time in the application (NO_APP: none): for the message
+ * that brought a complete request (request marks, diagnose/requests.h),
+ * from its receive's return to the request's end, the request's phases
+ * "receiving thread", "queued" and "worker" (the requests' --json) added
+ * up. NULL *@app without request records.
+ */
+static int app_times(int64_t **app, const struct nsight_analysis *a,
+		     const struct nsight_chexport_opts *o, struct nsight_diag *d)
+{
+	struct nsight_requests r;
+	size_t i;
+	int err;
+
+	*app = NULL;
+	if (!a->cap.n_requests)
+		return 0;
+	err = nsight_requests_build(&r, &a->cap, &a->lt, &a->chains, a->keys,
+				    (uint32_t)(o->tail_pct * 1000), d);
+	if (!err && !(*app = malloc((a->lt.n ? a->lt.n : 1) * sizeof(**app))))
+		err = nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
+	for (i = 0; !err && i < a->lt.n; i++)
+		(*app)[i] = NO_APP;
+	for (i = 0; !err && i < r.n; i++) {
+		const struct nsight_rq *q = &r.v[i];
+
+		if (q->state == NSIGHT_RQ_COMPLETE && q->msg && q->msg <= a->lt.n)
+			(*app)[q->msg - 1] = q->phase_ns[NSIGHT_RQ_RECEIVER] +
+					     q->phase_ns[NSIGHT_RQ_QUEUED] + q->phase_ns[NSIGHT_RQ_WORKER];
+	}
+	nsight_requests_fini(&r);
+	return err;
+}
+
+/* The row of @m in the column order of chschema.c's messages (@app: its application time). */
 static void message_row(FILE *f, const struct nsight_msg *m, const struct nsight_dx_msg *dm,
-			const struct nsight_chexport_opts *o)
+			int64_t app, const struct nsight_chexport_opts *o)
 {
 	static const unsigned int rx_seg[] = { 0, 1, 3, 3, 3 }, tx_seg[] = { 3, 3, 0, 1, 2 };
 	const unsigned int *seg = m->dir == NSIGHT_MSG_RX ? rx_seg : tx_seg;
@@ -157,6 +198,8 @@ static void message_row(FILE *f, const struct nsight_msg *m, const struct nsight
 
 		opt_i64(&r, st < 3 && st + 1 < nsight_msg_n_stages(m->dir) && m->t[st].timed &&
 			m->t[st + 1].timed, st < 3 ? m->seg_ns[st] : 0);
+		if (k == 1)	/* app after h_a */
+			opt_i64(&r, app != NO_APP, app);
 	}
 	opt_i64(&r, m->reason == NSIGHT_MSG_COMPLETE, m->total_ns);
 	from = &m->t[m->dir == NSIGHT_MSG_RX ? NSIGHT_RX_H : NSIGHT_TX_SEND];
@@ -281,16 +324,19 @@ int nsight_chexport_rows(const struct nsight_analysis *a, const struct nsight_dx
 	const struct nsight_lifetimes *lt = &a->lt;
 	struct batch b = { .s = s, .c = c, .max = o->batch ? o->batch : NSIGHT_CHEXPORT_BATCH };
 	struct dx_index x = { 0 };
+	int64_t *app = NULL;
 	size_t i;
 	int err;
 
 	memset(c, 0, sizeof(*c));
 	err = dx_index(&x, lt, dx, d);
+	if (!err)
+		err = app_times(&app, a, o, d);
 	b.t = NSIGHT_CH_MESSAGES;
 	if (!err)
 		err = batch_open(&b, d);
 	for (i = 0; !err && i < lt->n; i++) {
-		message_row(b.f, &lt->msgs[i], x.m[i], o);
+		message_row(b.f, &lt->msgs[i], x.m[i], app ? app[i] : NO_APP, o);
 		c->messages++;
 		c->complete += lt->msgs[i].reason == NSIGHT_MSG_COMPLETE;
 		err = batch_row(&b, d);
@@ -310,6 +356,7 @@ int nsight_chexport_rows(const struct nsight_analysis *a, const struct nsight_dx
 		err = batch_flush(&b, true, d);
 	}
 	batch_abandon(&b);
+	free(app);
 	free(x.g);
 	free(x.m);
 	return err;
@@ -353,8 +400,8 @@ uint64_t nsight_chexport_new_id(void)
 	return v ? v : 1;
 }
 
-int nsight_chexport_exists(struct nsight_chhttp *h, const char *capture_id, bool *exists,
-			   int64_t *when, struct nsight_diag *d)
+int nsight_chexport_exists(struct nsight_chhttp *h, const char *capture_id, uint64_t export_id,
+			   bool *exists, int64_t *when, struct nsight_diag *d)
 {
 	char *q = NULL;
 	size_t qlen = 0;
@@ -365,6 +412,8 @@ int nsight_chexport_exists(struct nsight_chhttp *h, const char *capture_id, bool
 		return nsight_diag_set(d, NSIGHT_E_NOMEM, "out of memory");
 	fprintf(f, "SELECT count(), min(exported_ns) FROM %s.captures WHERE capture_id = ", h->url.db);
 	nsight_chrow_sql_str(f, capture_id);
+	if (export_id)
+		fprintf(f, " AND export_id = %" PRIu64, export_id);
 	fputs(" FORMAT TabSeparated", f);
 	if (fclose(f)) {
 		free(q);

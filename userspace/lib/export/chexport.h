@@ -54,7 +54,9 @@ struct nsight_chexport_sink {
 
 struct nsight_chexport_counts {
 	uint64_t messages, complete, causes;
-	uint64_t batches;
+	uint64_t batches;		/* sent to the sink, the failed one too */
+	bool failed;			/* a batch failed: the last one sent, of table failed_table */
+	enum nsight_chtable failed_table;
 };
 
 /*
@@ -73,9 +75,12 @@ int nsight_chexport_hash(FILE *f, char id[33], struct nsight_diag *d);
 /* A random export id (never 0). */
 uint64_t nsight_chexport_new_id(void);
 
-/* Whether the server's captures table has o->capture_id: *@when its export's realtime ns. */
-int nsight_chexport_exists(struct nsight_chhttp *h, const char *capture_id, bool *exists,
-			   int64_t *when, struct nsight_diag *d);
+/*
+ * Whether the server's captures table has @capture_id (from export
+ * @export_id; 0: any export): *@when its export's realtime ns.
+ */
+int nsight_chexport_exists(struct nsight_chhttp *h, const char *capture_id, uint64_t export_id,
+			   bool *exists, int64_t *when, struct nsight_diag *d);
 
 /* nsight_chexport_rows() to the server of @h (steps 2 and 3 above). */
 int nsight_chexport_send(struct nsight_chhttp *h, const struct nsight_analysis *a,

@@ -49,6 +49,7 @@ static const struct nsight_chcol messages[] = {
 	{ "reason", "String", NULL },		/* "complete" or why not */
 	{ "n_h_ns", "Nullable(Int64)", NULL },	/* rx: NIC -> hand-off */
 	{ "h_a_ns", "Nullable(Int64)", NULL },	/* rx: hand-off -> application */
+	{ "app_ns", "Nullable(Int64)", NULL },	/* rx: application -> its request's end mark */
 	{ "send_queue_ns", "Nullable(Int64)", NULL },	/* tx: send -> qdisc */
 	{ "queue_xmit_ns", "Nullable(Int64)", NULL },	/* tx: qdisc -> driver */
 	{ "xmit_done_ns", "Nullable(Int64)", NULL },	/* tx: driver -> completion */
