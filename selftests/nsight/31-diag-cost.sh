@@ -27,10 +27,21 @@
 #
 # 3. Request marks: twostage bench's marks with no capture and with one,
 #    the mark handler's cycles from the hook profile, a getppid() beside.
+# 4. The futex and sample sources (asked for, so left out of part 2's
+#    default set): 29-diag-lock's server (msgload server -L: every request
+#    under a mutex that its "lockholder" thread, on the server's CPU,
+#    takes nsight_cost_hold us after it last let it go and holds for as
+#    long), the same client at nsight_cost_lock_rate requests/s
+#    (29-diag-lock's 500), captured with the default sources, futex and
+#    sample (every 1 ms, the default period); its per-hook table, the
+#    futex_wait and futex_wake hooks' calls per message, handler cycles,
+#    ftrace's dispatch from part 1 and bytes per call, and the sample
+#    handler's cycles and bytes per sample.
 #
 # nsight_cost_n (requests per workload), nsight_cost_rate (requests/s),
 # nsight_cost_calls (target calls per mechanism), nsight_cost_marks
-# (begin/end pairs of request marks).
+# (begin/end pairs of request marks), nsight_cost_hold (part 4's hold and
+# interval, us), nsight_cost_lock_rate (part 4's requests/s).
 . /lib/nsight/lib.sh
 . /tests/diag-lib.sh
 
@@ -38,11 +49,13 @@ N=${nsight_cost_n:-200}
 RATE=${nsight_cost_rate:-1000}
 CALLS=${nsight_cost_calls:-25600}
 MARKS=${nsight_cost_marks:-5000}
+HOLD=${nsight_cost_hold:-1000}
+LOCK_RATE=${nsight_cost_lock_rate:-500}
 S=/sys/kernel/nsight
 D=/sys/kernel/debug/nsight
 H=/sys/kernel/debug/nsight_hookbench
 
-ktap_plan 8
+ktap_plan 10
 nsight_load
 netns_pair nsa nsb 10.16.0.1 10.16.0.2
 hz=$(cat $S/tsc_hz)
@@ -87,14 +100,20 @@ check "memcached answers" test $? -eq 0
 echo 8388608 >$S/buffer_size
 echo 1 >$S/profile
 echo all >$S/sources
-# The default sources: all but sample, pt and futex.
+# The default sources: all but sample, pt and futex (asked for: futex's
+# hooks fire on every contended lock of every process, part 4 measures
+# them on their own workload).
 echo "$(sed 's/,sample//; s/,pt//; s/,futex//' $S/sources)" >$S/sources
 
-# workload W: one capture of W (udp or memcached); writes /tmp/cost.W.prof
-# (the hook profile), .client (msgload's output) and .counters.
+# workload W: one capture of W (udp, memcached, or lock: the UDP echo
+# server taking 29-diag-lock's mutex); writes /tmp/cost.W.prof (the hook
+# profile), .client (msgload's output) and .counters.
 workload() {
 	echo 1 >$S/enable
-	load_run "$1" "$N" "$RATE" /tmp/cost.$1.client
+	case $1 in
+	lock) load_run udp "$N" "$LOCK_RATE" /tmp/cost.lock.client "-L $HOLD -I $HOLD -C 1" ;;
+	*) load_run "$1" "$N" "$RATE" /tmp/cost.$1.client ;;
+	esac
 	echo 0 >$S/enable
 	cat $D/hook_profile >/tmp/cost.$1.prof
 	echo "$(cat $S/records_written) $(cat $S/records_dropped)" >/tmp/cost.$1.counters
@@ -110,11 +129,16 @@ agrees() {
 		/tmp/cost.$1.prof
 }
 
-# table W: the per-hook table of W as "T " lines.
-table() {
+# msgs W: the messages of W, two per reply the client received.
+msgs() {
 	received=$(awk '$1 == "sent" { for (i = 1; i < NF; i++) if ($i == "received") print $(i + 1) }' \
 		/tmp/cost.$1.client)
-	awk -v w="$1" -v msgs=$((2 * ${received:-0})) -v hz="$hz" -v mf=/tmp/cost.mech '
+	echo $((2 * ${received:-0}))
+}
+
+# table W: the per-hook table of W as "T " lines.
+table() {
+	awk -v w="$1" -v msgs="$(msgs "$1")" -v hz="$hz" -v mf=/tmp/cost.mech '
 	BEGIN {
 		while ((getline l < mf) > 0) { split(l, f, " "); disp[f[1]] = f[2] - 0 }
 		base = disp["none"]
@@ -175,6 +199,28 @@ ktap_diag "$(awk -v f=/tmp/cost.marks.on '
 	$1 == "NSIGHT_IOC_REQUEST" { h = $9; b = $10 }
 	$1 == "marks" { printf "T request marks: %s ns per mark with no capture (ENODATA), %s ns with one (handler %d cycles, %d bytes), getppid() %s ns\n", $4, o[4], h, b, o[8] }' \
 	/tmp/cost.marks.prof /tmp/cost.marks.off)"
+# 4. The futex and sample sources on the lock-holder server.
+echo "$(cat $S/sources),futex,sample" >$S/sources
+echo 1000000 >$S/sample_period
+workload lock
+check "lock: profile records and drops equal the capture counters" agrees lock
+# Each futex_wait, futex_wake and sample call is a record (or a drop).
+check "lock: the futex and sample hooks were hit, a record per call" sh -c "
+	for h in futex_wait futex_wake cpu-clock; do
+		awk -v h=\$h '\$1 == h && \$4 > 0 && \$4 == \$5 + \$6 { f = 1 } END { exit !f }' \
+			/tmp/cost.lock.prof || { echo \"\$h: not hit, or calls without records\"; exit 1; }
+	done"
+table lock | while IFS= read -r l; do ktap_diag "$l"; done
+ktap_diag "$(awk -v msgs="$(msgs lock)" -v mf=/tmp/cost.mech '
+	BEGIN { while ((getline l < mf) > 0) { split(l, f, " "); disp[f[1]] = f[2] - 0 } }
+	$1 == "futex_wait" || $1 == "futex_wake" || $1 == "cpu-clock" {
+		c[$1] = $4; h[$1] = $9; b[$1] = $10
+	}
+	END {
+		d = disp["ftrace"] - disp["none"]
+		printf "T futex source (the 29-diag-lock server, %d messages): futex_wait %.2f calls per message, %d cycles in the handler + %.0f ftrace dispatch, %d bytes per call; futex_wake %.2f calls per message, %d + %.0f cycles, %d bytes per call\n", msgs, msgs ? c["futex_wait"] / msgs : 0, h["futex_wait"], d, b["futex_wait"], msgs ? c["futex_wake"] / msgs : 0, h["futex_wake"], d, b["futex_wake"]
+		printf "T sample source (every 1 ms, the same capture): %d samples, %d cycles in the handler per sample (the perf hrtimer interrupt that calls it not included), %d bytes per sample\n", c["cpu-clock"], h["cpu-clock"], b["cpu-clock"]
+	}' /tmp/cost.lock.prof)"
 echo 0 >$S/profile
 check "profile off again" test "$(cat $S/profile)" = 0
 ktap_finish

@@ -57,14 +57,16 @@ memcached_start() {
 	wait_until 50 0.2 memcached_up
 }
 
-# load_run udp|memcached N RATE OUT: N requests at RATE/s (Poisson, seed 7)
-# from msgload's client on CPU 0 in nsa to the UDP echo server (started
-# here, on CPU 1 in nsb) or to memcached; the client's output goes to OUT.
+# load_run udp|memcached N RATE OUT [SERVER_ARGS]: N requests at RATE/s
+# (Poisson, seed 7) from msgload's client on CPU 0 in nsa to the UDP echo
+# server (started here, on CPU 1 in nsb, with SERVER_ARGS) or to memcached;
+# the client's output goes to OUT.
 load_run() {
 	case $1 in
 	udp)
 		rm -f /tmp/load.server
-		ip netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n "$2" \
+		# shellcheck disable=SC2086
+		ip netns exec nsb taskset -c 1 msgload server -p udp -P $DIAG_PORT -n "$2" ${5:-} \
 			>/tmp/load.server 2>&1 &
 		_lr_pid=$!
 		wait_until 100 0.1 grep -qs listening /tmp/load.server

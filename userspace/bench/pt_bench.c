@@ -6,7 +6,9 @@
  * calls f, f calls g; g's return compressed into a TNT bit, f's as a TIP,
  * main loops with a conditional branch), with MTC timing packets and a
  * PSB+ (TSC, TMA, FUP, MODE.Exec) every 4 KiB, then decodes it whole on
- * one thread and prints the throughput.
+ * one thread and prints the throughput, per second of wall time and per
+ * second of the thread's CPU time (which the host's other load does not
+ * stretch).
  *
  *   pt_bench [--size MB] [--nops N]
  *
@@ -235,12 +237,17 @@ static int count(void *arg, const struct nsight_pt_call *c)
 	return 0;
 }
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 static void usage(void)
@@ -262,7 +269,7 @@ int main(int argc, char **argv)
 	struct image im;
 	unsigned long size_mb = 128, nops = 8;
 	size_t size, len;
-	double t0, t1, mb;
+	double t0, t1, c0, c1, mb;
 	uint8_t *buf;
 	int i, ret;
 
@@ -307,7 +314,9 @@ int main(int argc, char **argv)
 	       mb, g.packets, g.iterations, t1 - t0);
 
 	t0 = now();
+	c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 	ret = nsight_pt_decode(buf, len, &cfg, img, NULL, 0, count, &k, &st, &d);
+	c1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 	t1 = now();
 	if (ret) {
 		fprintf(stderr, "pt_bench: %s\n", d.msg);
@@ -317,6 +326,9 @@ int main(int argc, char **argv)
 	       "%.1f M insns/s\n", mb, t1 - t0, mb / (t1 - t0),
 	       (double)g.packets / (t1 - t0) / 1e6, (double)k.calls / (t1 - t0) / 1e6,
 	       (double)st.insns / (t1 - t0) / 1e6);
+	printf("CPU time %.3f s: %.1f MB/s, %.2f M packets/s, %.1f M insns/s per CPU second\n",
+	       c1 - c0, mb / (c1 - c0), (double)g.packets / (c1 - c0) / 1e6,
+	       (double)st.insns / (c1 - c0) / 1e6);
 	printf("calls %" PRIu64 " (expected %" PRIu64 "), blocks %" PRIu64 ", insns %" PRIu64
 	       ", errors %" PRIu64 "%s%s\n", k.calls, 2 * g.iterations, st.blocks, st.insns,
 	       st.errors, st.errors ? ": " : "", st.first_error);
