@@ -357,6 +357,15 @@ int nsight_cp_windows_add(struct nsight_cp_windows *w, size_t group, uint64_t id
 	g = &w->groups[group];
 	if (NSIGHT_VEC_GROW(g->v, g->n, g->cap))
 		return -NSIGHT_E_NOMEM;
+	/* Kept to the end of the passes: no room to grow. */
+	if (m->via.n && m->via.n < m->via.cap) {
+		struct nsight_cp_via *v = realloc(m->via.v, m->via.n * sizeof(*v));
+
+		if (v) {
+			m->via.v = v;
+			m->via.cap = m->via.n;
+		}
+	}
 	g->v[g->n].id = id;
 	g->v[g->n++].m = *m;
 	memset(m, 0, sizeof(*m));
