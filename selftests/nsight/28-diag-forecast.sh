@@ -139,7 +139,7 @@ saturate() {
 capacity_check() {
 	_n=$DIAG_N
 	DIAG_N=1000
-	hog_start
+	hog_start -5 0 1500 4000
 	diag_run caphog "-w 1000" ""
 	caphog_spid=$DIAG_SPID
 	saturate caphog_sat
@@ -172,26 +172,10 @@ capacity_check() {
 	done
 }
 
-# hog_start: the periodic hog on CPU 1 in nsb, its pid in $hpid (ip is a
-# shell function here, so $! would be a subshell's); hog_stop ends it.
-hog_start() {
-	rm -f /tmp/hog.pid
-	ip netns exec nsb taskset -c 1 sh -c 'echo $$ >/tmp/hog.pid; exec hog -5 0 1500 4000' \
-		>/dev/null 2>&1 &
-	wait_until 50 0.1 test -s /tmp/hog.pid
-	hpid=$(cat /tmp/hog.pid)
-	at_exit "kill $hpid 2>/dev/null"
-}
-
-hog_stop() {
-	kill "$hpid"
-	wait_until 50 0.1 exited "$hpid"
-}
-
 ktap_plan 11
 diag_setup
 
-hog_start
+hog_start -5 0 1500 4000
 diag_run hog "" ""
 hog_spid=$DIAG_SPID
 hog_stop
@@ -201,7 +185,7 @@ forecast hog hog nohog "$hog_spid" "$DIAG_SPID" "$HOG"
 
 insmod /lib/nsight/nsight_busywork.ko cpu=1 period_us=4000 spin_us=1500
 at_exit "rmmod nsight_busywork 2>/dev/null"
-hog_start
+hog_start -5 0 1500 4000
 diag_run both "" ""
 both_spid=$DIAG_SPID
 hog_stop

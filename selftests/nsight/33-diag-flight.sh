@@ -25,9 +25,7 @@ check "--before needs --flight-recorder" sh -c \
 	'nsightctl record --before 10ms -o /tmp/fr.bad; test $? -eq 2'
 
 # hog NICE SECONDS BUSY_US PERIOD_US
-ip netns exec nsb taskset -c 1 hog -10 0 40000 1000000 >/dev/null 2>&1 &
-hpid=$!
-at_exit "kill $hpid 2>/dev/null"
+hog_start -10 0 40000 1000000
 # nsightctl on CPU 0: its copies on the application core show up as
 # "nsightctl interference" in the windows (as they would on a real core,
 # only longer under the emulator).
@@ -36,7 +34,7 @@ taskset -c 0 nsightctl record --flight-recorder --trigger 'latency>1ms' --before
 rp=$!
 wait_until 600 0.1 grep -q 1 /sys/kernel/nsight/enable
 load_run udp "$DIAG_N" "$DIAG_RATE" /tmp/fr.client
-kill $hpid
+hog_stop
 kill -INT $rp
 wait $rp
 rc=$?

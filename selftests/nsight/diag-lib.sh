@@ -131,6 +131,24 @@ first_causes() {
 	on && /^  [^ ]/ { print row($0); if (++k == n) exit }' "$1"
 }
 
+# band_first FILE PID [DIR]: the first row of PID's cause table in the
+# "band pA-pB of both captures" section (--tail pA-pB --baseline, the
+# compact text): "cause|this capture's share|the baseline's share", a
+# share "-" where that band lacks the cause; "|-|-" with no cause.
+band_first() {
+	awk -v pid="$2" -v dir="${3:-rx}" '
+	/^band p/ { band = 1; next }
+	!/^  / { band = 0; on = 0 }
+	band && $1 == "comm[pid]" { on = 0; next }
+	band && index($1, "[" pid "]") && $2 == dir && $3 == "this" { on = 1; next }
+	on && /^  no cause in either band/ { print "|-|-"; exit }
+	on && $1 == "cause" { rows = 1; next }
+	on && rows && /^  [^ ]/ {
+		c = $1; for (i = 2; i <= NF - 4; i++) c = c " " $i
+		print c "|" $(NF - 3) "|" $(NF - 1); exit
+	}' "$1"
+}
+
 # coverage FILE PID: the median coverage of PID's diagnosis.
 coverage() {
 	awk -v pid="$2" '
@@ -164,6 +182,23 @@ diag_explain() {
 		free -k | head -n 2
 		df -k /tmp | tail -n 1
 	} | while IFS= read -r _l; do ktap_diag "  $_l"; done
+}
+
+# hog_start [HOG ARGS]: the hog on CPU 1 in nsb, its pid in $hpid (ip is a
+# shell function here, so $! would be a subshell's: killing it would leave
+# the hog running); hog_stop ends it.
+hog_start() {
+	rm -f /tmp/hog.pid
+	ip netns exec nsb taskset -c 1 sh -c 'echo $$ >/tmp/hog.pid; exec hog "$@"' hog "$@" \
+		>/dev/null 2>&1 &
+	wait_until 50 0.1 test -s /tmp/hog.pid
+	hpid=$(cat /tmp/hog.pid)
+	at_exit "kill $hpid 2>/dev/null"
+}
+
+hog_stop() {
+	kill "$hpid"
+	wait_until 50 0.1 exited "$hpid"
 }
 
 # diag_run NAME "SERVER ARGS" "CLIENT ARGS": capture one run of the

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "format/stream.h"
+#include "band_report.h"
 #include "chains_report.h"
 #include "requests_report.h"
 #include "cli.h"
@@ -58,7 +59,8 @@ struct extras {
 	const struct nsight_whatif *wi;		/* n_wi steps */
 	size_t n_wi;
 	const struct nsight_analysis *b;	/* --baseline */
-	const struct nsight_dx *bdx;		/* a band: the baseline's own */
+	/* A band: each capture's against the baseline's fastest 20%. */
+	const struct nsight_dx *adx, *bdx;
 };
 
 /*
@@ -266,24 +268,40 @@ static void dx_json(struct nsight_jsink *s, const struct report *r)
 	put_section(s, t, !t || nsight_dx_report_json(t, r->dx, r->a));
 }
 
-/* A band and a baseline: the baseline's band against its own reference, after ours. */
+/*
+ * A band and a baseline, after our diagnosis: both bands side by side
+ * (band_report.h); --verbose adds the baseline's band's own diagnosis.
+ */
 static int band_text(const struct report *r)
 {
 	if (!r->x->bdx)
 		return 0;
+	if (nsight_band_report_text(stdout, r->x->adx, r->x->bdx, r->o->dx.baseline, r->t)) {
+		cli_nomem();
+		return -1;
+	}
+	return 0;
+}
+
+static int band_verbose(const struct report *r)
+{
+	if (!r->x->bdx || band_text(r))
+		return r->x->bdx ? -1 : 0;
 	printf("baseline %s, the same band against its own fastest 20%%:\n", r->o->dx.baseline);
 	nsight_dx_report_tty(stdout, r->x->bdx, r->x->b, r->t);
 	return 0;
 }
 
-/* "baseline_diagnosis": the same, with the baseline's file. */
+/* "band_comparison", and "baseline_diagnosis": the baseline's band, with its file. */
 static void band_json(struct nsight_jsink *s, const struct report *r)
 {
-	struct json_object *b;
+	struct json_object *b, *t;
 	int err = 0;
 
 	if (!r->x->bdx)
 		return;
+	t = json_object_new_object();
+	put_section(s, t, !t || nsight_band_report_json(t, r->x->adx, r->x->bdx, r->o->dx.baseline));
 	b = json_object_new_object();
 	if (!b || nsight_dx_report_json(b, r->x->bdx, r->x->b))
 		err = -1;
@@ -384,7 +402,7 @@ static const struct section sections[] = {
 	{ baseline_text,    baseline_compact,  NULL },		/* --baseline's table */
 	{ messages_text,    messages_text,     messages_json },	/* --messages */
 	{ dx_text,          dx_compact,        dx_json },	/* the diagnosis */
-	{ band_text,        band_text,         band_json },	/* --tail pA-pB --baseline */
+	{ band_verbose,     band_text,         band_json },	/* --tail pA-pB --baseline */
 	{ chains_text,      chains_text,       chains_json },
 	{ locks_text,       locks_text,        locks_json },
 	{ requests_text,    requests_text,     requests_json },	/* request marks */
@@ -506,6 +524,29 @@ static int what_if(struct nsight_whatif *wi, struct nsight_analysis *a,
 	return err ? NSIGHT_EXIT_FAIL : NSIGHT_EXIT_OK;
 }
 
+/*
+ * The band of @x (@name) against the fastest 20% of @base, or of @x's own
+ * when @base is NULL (the baseline).
+ */
+static int band_diagnose(struct nsight_dx *dx, struct nsight_analysis *x,
+			 struct nsight_analysis *base, const struct nsight_cats *cats,
+			 const char *name, const struct opts *o)
+{
+	struct nsight_dx_opts bo = o->dx;
+	struct nsight_diag d = { 0 };
+
+	if (!base)
+		bo.baseline = NULL;
+	bo.slice = false;
+	bo.ref_lo = 0;
+	bo.ref_hi = 20000;
+	if (nsight_analysis_diagnose(dx, x, base, cats, &bo, &d)) {
+		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
+		return NSIGHT_EXIT_FAIL;
+	}
+	return NSIGHT_EXIT_OK;
+}
+
 static int report(FILE *in, const char *name, const struct opts *o)
 {
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true,
@@ -517,11 +558,12 @@ static int report(FILE *in, const char *name, const struct opts *o)
 	struct nsight_intervals iv = { 0 };
 	struct nsight_whatif wi[NSIGHT_WI_MAX_SPECS] = { 0 };
 	struct nsight_cats cats;
-	struct nsight_dx dx, bdx;
+	struct nsight_dx dx, adx, bdx;
 	bool have_b = false, have_bdx = false;
 	int ret;
 
 	memset(&dx, 0, sizeof(dx));
+	memset(&adx, 0, sizeof(adx));
 	memset(&bdx, 0, sizeof(bdx));
 	if (cli_load_categories(&cats, o)) {
 		nsight_cats_fini(&cats);
@@ -544,20 +586,13 @@ static int report(FILE *in, const char *name, const struct opts *o)
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
 	}
-	/* A band and a baseline: the baseline's band against its own fastest 20% too. */
+	/* A band and a baseline: each capture's band against the baseline's fastest 20% too. */
 	if (have_b && o->dx.tail_hi < 100000) {
-		struct nsight_dx_opts bo = o->dx;
-
-		bo.baseline = NULL;
-		bo.slice = false;
-		bo.ref_lo = 0;
-		bo.ref_hi = 20000;
-		ret = nsight_analysis_diagnose(&bdx, &b, NULL, &cats, &bo, &d);
-		if (ret) {
-			fprintf(stderr, "nsight-analyze: %s: %s\n", o->dx.baseline, d.msg);
-			ret = NSIGHT_EXIT_FAIL;
+		ret = band_diagnose(&adx, &a, &b, &cats, name, o);
+		if (!ret)
+			ret = band_diagnose(&bdx, &b, NULL, &cats, o->dx.baseline, o);
+		if (ret)
 			goto out;
-		}
 		have_bdx = true;
 	}
 	if (o->intervals &&
@@ -574,6 +609,7 @@ static int report(FILE *in, const char *name, const struct opts *o)
 	ret = print_report(&a, &dx, &(struct extras){ o->intervals ? &iv : NULL,
 						     o->n_whatif ? wi : NULL, o->n_whatif,
 						     have_b ? &b : NULL,
+						     have_bdx ? &adx : NULL,
 						     have_bdx ? &bdx : NULL }, name, o);
 	if (a.sum.triggers && !o->whole)
 		fprintf(stderr, "nsight-analyze: %s: a flight recorder's capture with %" PRIu64
@@ -588,6 +624,7 @@ out:
 		nsight_whatif_fini(&wi[i]);
 	nsight_intervals_fini(&iv);
 	nsight_dx_fini(&dx);
+	nsight_dx_fini(&adx);
 	nsight_dx_fini(&bdx);
 	if (have_b)
 		nsight_analysis_fini(&b);	/* before a: it uses a's keys */

@@ -1103,6 +1103,100 @@ static void test_json(void)
 	cli_result_free(&r);
 }
 
+/*
+ * A band beside the baseline's: both bands against the baseline's fastest
+ * 20%, their bounds and counts, and one table of both bands' causes, each
+ * in its capture's column and a dash where a band lacks it.
+ */
+static void test_band_side(void)
+{
+	struct json_object *o, *g, *v;
+	struct cli_result r;
+	char want[2048];
+
+	/* Every message hogged here, none in the clean baseline. */
+	run(&r, (const char *[]){ "--baseline", path("clean"), "--tail", "p20-p30", path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	snprintf(want, sizeof(want),
+		 "\nband p20-p30 of both captures, each against the fastest 20%% of baseline %s:\n"
+		 "  comm[pid] dir            capture    msgs           from             to      excess_ns\n"
+		 "  server[100] rx           this         40          51700          51700        1960000\n"
+		 "                           baseline      8           2790           2880           1080\n"
+		 "  cause                                     this      excess_ns  baseline      excess_ns\n"
+		 "  stress interference (A)                   100%%        1960000         -              -\n"
+		 "baseline %s, the same band against its own fastest 20%%:\n", path("clean"), path("clean"));
+	CHECK_STR_HAS(r.out, want);
+	cli_result_free(&r);
+	/* Compact: readable durations, and no baseline diagnosis after the table. */
+	cli_run(&c, &r, NULL, (const char *[]){ "--baseline", path("clean"), "--tail", "p20-p30",
+						path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "  comm[pid] dir            capture    msgs      from        to    excess\n"
+			     "  server[100] rx           this         40    51.7us    51.7us    1.96ms\n"
+			     "                           baseline      8    2.79us    2.88us    1.08us\n"
+			     "  cause                                     this    excess  baseline    excess\n"
+			     "  stress interference (A)                   100%    1.96ms         -         -\n");
+	CHECK(r.out && !strstr(r.out, "the same band against its own"));
+	cli_result_free(&r);
+
+	/* A cause only here (the kworker's), one only in the baseline (the hog's). */
+	run(&r, (const char *[]){ "--baseline", path("hog"), "--tail", "p80-p99", path("kworker"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out,
+		      "  server[100] rx           this         40           2700          32700         150000\n"
+		      "                           baseline     40           2700          51700         245000\n"
+		      "  cause                                     this      excess_ns  baseline      excess_ns\n"
+		      "  OS threads: vmstat_update (A)             100%         150000         -              -\n"
+		      "  stress interference (A)                      -              -      100%         245000\n");
+	cli_result_free(&r);
+	/* The same cause in both: one row, each capture's excess in its column. */
+	run(&r, (const char *[]){ "--baseline", path("hog"), "--tail", "p80-p99", path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out,
+		      "  cause                                     this      excess_ns  baseline      excess_ns\n"
+		      "  stress interference (A)                   100%        1960000      100%         245000\n"
+		      "baseline ");
+	cli_result_free(&r);
+	/* No such application in the baseline: no table. */
+	run(&r, (const char *[]){ "--baseline", path("client"), "--tail", "p80-p99", path("allhog"), NULL });
+	CHECK_U64(r.status, 0);
+	CHECK_STR_HAS(r.out, "  server[100] rx: no such messages in the baseline\nbaseline ");
+	cli_result_free(&r);
+
+	/* The JSON: both bands' bounds, and each cause's figures in both or null. */
+	run(&r, (const char *[]){ "--json", "--baseline", path("hog"), "--tail", "p80-p99",
+				  path("kworker"), NULL });
+	CHECK_U64(r.status, 0);
+	o = r.out ? json_tokener_parse(r.out) : NULL;
+	cli_result_free(&r);
+	REQUIRE(o);
+	CHECK(jd(o, "band_comparison.from_pct") == 80.0);
+	CHECK(jd(o, "band_comparison.to_pct") == 99.0);
+	CHECK(jd(o, "band_comparison.reference_to_pct") == 20.0);
+	CHECK(jget(o, "baseline_diagnosis.diagnosis") != NULL);
+	g = jget(o, "band_comparison.groups.0");
+	REQUIRE(g);
+	CHECK(!strcmp(js(g, "comm"), "server") && !strcmp(js(g, "direction"), "rx"));
+	CHECK_U64(ji(g, "this.messages"), 40);
+	CHECK_U64(ji(g, "this.from_ns"), 2700);
+	CHECK_U64(ji(g, "this.to_ns"), 32700);
+	CHECK_U64(ji(g, "this.excess_ns"), 150000);
+	CHECK_U64(ji(g, "baseline.pid"), 100);
+	CHECK_U64(ji(g, "baseline.to_ns"), 51700);
+	CHECK_U64(ji(g, "baseline.excess_ns"), 245000);
+	CHECK(json_object_array_length(jget(g, "causes")) == 2);
+	CHECK(!strcmp(js(g, "causes.0.category"), "OS threads: vmstat_update"));
+	CHECK(jd(g, "causes.0.this.share") == 1.0);
+	CHECK_U64(ji(g, "causes.0.this.excess_ns"), 150000);
+	CHECK(json_object_object_get_ex(jget(g, "causes.0"), "baseline", &v) && !v);
+	CHECK(!strcmp(js(g, "causes.1.category"), "stress interference"));
+	CHECK(json_object_object_get_ex(jget(g, "causes.1"), "this", &v) && !v);
+	CHECK(jd(g, "causes.1.baseline.share") == 1.0);
+	CHECK_U64(ji(g, "causes.1.baseline.excess_ns"), 245000);
+	CHECK_U64(ji(g, "causes.1.baseline.messages"), 5);
+	json_object_put(o);
+}
+
 /* Each cause's total and main, and the group's tail excess, from --json. */
 static struct json_object *diag_json(const char *name, const char *extra)
 {
@@ -1521,6 +1615,7 @@ KTAP_MAIN(
 	KTAP_TEST(test_clean_and_min_dev),
 	KTAP_TEST(test_slice_and_tail),
 	KTAP_TEST(test_baseline),
+	KTAP_TEST(test_band_side),
 	KTAP_TEST(test_nic_delay),
 	KTAP_TEST(test_categories),
 	KTAP_TEST(test_drops),
