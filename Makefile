@@ -5,6 +5,8 @@
 #   make              module/nsight.ko (against KDIR) + nsightctl + nsight-analyze
 #   make deps         install the Debian packages the build and tests need
 #   make check        every test suite; ends with "N passed, N failed, N skipped"
+#                     (its igb guest runs QEMU 10 from bookworm-backports,
+#                     which scripts/qemu-igb.sh fetches to /var/cache/nsight)
 #   make demo         boot a guest, capture a workload, print the diagnosis
 #   make bench        tracing overhead (ratios to no tracing) and cost per
 #                     record, in a guest under -icount, nsight-analyze's

@@ -31,28 +31,45 @@
 #               the server's clock stepped and skewed, the client's egress
 #               delayed; nsight-analyze --merge of their captures
 #               (scripts/check-twohost.sh), after the other guests
+#   guest-igb   one Debian 6.12 guest under QEMU 10 (bookworm-backports'
+#               qemu-system-x86, fetched and cached by scripts/qemu-igb.sh;
+#               skipped when it cannot be fetched) with an igb NIC:
+#               selftests/nsight/*-igb.sh, the NIC hardware stamps of a
+#               NIC that gives them (Debian 12's QEMU 7.2 has no igb)
 #
 # Logs and KTAP of each suite go to build/check/. The last line is
 # "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
 #
-# Environment: NSIGHT_GUESTS="deb612 deb61 test diag1 diag2 twohost" (which guests to boot),
+# Environment: NSIGHT_GUESTS="deb612 deb61 test diag1 diag2 twohost igb" (which guests to boot),
 # NSIGHT_TESTS="01-load 05-udp" (which guest tests, default all),
-# NSIGHT_CACHE (test-kernel cache, default /var/cache/nsight).
+# NSIGHT_CACHE (the test kernel's and QEMU 10's cache, default /var/cache/nsight).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 harness=$top/selftests/harness
 out=$top/build/check
-guests=${NSIGHT_GUESTS:-deb612 deb61 test diag1 diag2 twohost}
+guests=${NSIGHT_GUESTS:-deb612 deb61 test diag1 diag2 twohost igb}
+# take TAG: whether $guests names TAG, which then leaves it: a suite run
+# on its own after the guests booted in parallel.
+take() {
+	case " $guests " in
+	*" $1 "*) guests=$(echo " $guests " | sed "s/ $1 / /"); return 0 ;;
+	esac
+	return 1
+}
 twohost=
-case " $guests " in *" twohost "*) twohost=1; guests=$(echo " $guests " | sed 's/ twohost / /') ;; esac
+igb=
+take twohost && twohost=1
+take igb && igb=1
 # Test lists: the diagnosis scenarios run in the "diag" guests only.
 diag1_tests=$(cd "$top/selftests/nsight" && ls 2?-diag-*.sh | tr '\n' ' ')
 # 43-tracecmd's scenario comparisons too (nsight_tracecmd_all=1 below):
 # without -icount the host's load shows as the server's idle and queueing.
 diag2_tests="$(cd "$top/selftests/nsight" && ls 3?-diag-*.sh | tr '\n' ' ')43-tracecmd.sh"
-other_tests=$(cd "$top/selftests/nsight" && ls [0-9]*.sh | grep -v -- '-diag-' | tr '\n' ' ')
+# The igb tests in the igb guest only (QEMU 10).
+igb_tests=$(cd "$top/selftests/nsight" && ls [0-9]*-igb.sh | tr '\n' ' ')
+other_tests=$(cd "$top/selftests/nsight" && ls [0-9]*.sh | grep -v -e '-diag-' -e '-igb\.sh' | tr '\n' ' ')
 rm -rf "$out"
 mkdir -p "$out"
 
@@ -305,6 +322,51 @@ if [ -n "$twohost" ]; then
 		suite fleet-twohost "$out/fleet-twohost.ktap"
 		echo "   ($(elapsed $t))"
 	fi
+fi
+
+# guest_igb KTAP-FILE: the igb guest, Debian 6.12 under QEMU 10; skipped
+# when scripts/qemu-igb.sh cannot fetch QEMU 10.
+guest_igb() {
+	"$top/scripts/qemu-igb.sh" >"$out/qemu-igb.paths" 2>"$out/qemu-igb.err"
+	case $? in
+	0) ;;
+	2)
+		printf 'KTAP version 1\n1..1\nok 1 - guest igb # SKIP QEMU 10 not available: %s\n' \
+			"$(head -n 1 "$out/qemu-igb.err")" >"$1"
+		return 0
+		;;
+	*)
+		one_result "$1" "QEMU 10 from bookworm-backports runs, with igb" FAIL "$out/qemu-igb.err"
+		return 0
+		;;
+	esac
+	qemu=$(awk '$1 == "qemu" {print $2}' "$out/qemu-igb.paths")
+	moddir=$(awk '$1 == "module-dir" {print $2}' "$out/qemu-igb.paths")
+	datadir=$(awk '$1 == "data-dir" {print $2}' "$out/qemu-igb.paths")
+	ko=$(awk '$1 == "deb612" {print $2}' "$out/modules.list")
+	testko=$(awk '$1 == "deb612" {print $3}' "$out/modules.list")
+	kver=$(basename "$(dirname "$(kdir_of deb612)")")
+	if [ -z "$ko" ] || [ ! -r "/boot/vmlinuz-$kver" ] ||
+	   ! guest_initramfs "$out/guest-igb.cpio.gz" "$kver" "$ko" "$testko" --kmods igb \
+		2>"$out/guest-igb.err"; then
+		one_result "$1" "guest igb: Debian 6.12's module and initramfs" FAIL "$out/guest-igb.err"
+		return 0
+	fi
+	QEMU=$qemu QEMU_MODULE_DIR=$moddir "$harness/run-guest.sh" --kernel "/boot/vmlinuz-$kver" \
+		--initrd "$out/guest-igb.cpio.gz" --log "$out/guest-igb.serial.log" --tests "$igb_tests" \
+		--timeout 1200 --test-timeout 900 --append tsc=reliable \
+		--qemu-args "-L $datadir -netdev user,id=n0 -device igb,netdev=n0" \
+		>"$1" 2>>"$out/guest-igb.err"
+	[ -s "$1" ] || one_result "$1" "guest igb boots and runs" FAIL "$out/guest-igb.err"
+}
+
+if [ -n "$igb" ]; then
+	echo "== igb guest: NIC hardware stamps under QEMU 10 (scripts/qemu-igb.sh)"
+	t=$(date +%s)
+	guest_igb "$out/guest-igb.ktap"
+	suite guest-igb "$out/guest-igb.ktap"
+	sed -n 's/^qemu /   QEMU 10: /p' "$out/qemu-igb.paths"
+	echo "   ($(elapsed $t))"
 fi
 
 echo "== total wall time $(elapsed $t0)"

@@ -28,7 +28,8 @@ kdir_of() {
 # the test programs, the real servers and load generators from Debian
 # (memcached, sockperf, redis-server and redis-benchmark, nginx, wrk), tc
 # with sch_netem and sch_tbf for loss and shaping, linuxptp's hwstamp_ctl
-# (an outside view of a NIC's timestamping setting),
+# (an outside view of a NIC's timestamping setting), hwts_tx (a NIC's TX
+# stamps against a capture's),
 # selftests/nsight and whatever the further arguments add) for kernel KVER,
 # written to OUT.
 guest_initramfs() {
@@ -51,7 +52,7 @@ guest_initramfs() {
 		--bin /usr/bin/memcached --bin /usr/bin/sockperf --bin /usr/bin/redis-server \
 		--bin /usr/bin/redis-benchmark --bin /usr/bin/redis-cli --bin /usr/sbin/nginx \
 		--bin /usr/bin/wrk --bin /usr/bin/stress-ng --bin /usr/sbin/tc \
-		--bin /usr/sbin/hwstamp_ctl \
+		--bin /usr/sbin/hwstamp_ctl --bin "$_sp/hwts_tx" \
 		--tests "$top/selftests/nsight" "$@"
 }
 

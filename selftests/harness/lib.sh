@@ -289,3 +289,32 @@ netns_cleanup() {
 	done
 	return 0
 }
+
+# nic_of DRIVER: the first interface DRIVER drives (after modprobe DRIVER);
+# nothing if none.
+nic_of() {
+	modprobe "$1" 2>/dev/null
+	for _d in /sys/class/net/*; do
+		if [ "$(basename "$(readlink "$_d/device/driver" 2>/dev/null)")" = "$1" ]; then
+			basename "$_d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# hwts_get IFNAME: the driver's hardware timestamping setting, "tx_type
+# rx_filter" as numbers, read from outside by linuxptp's hwstamp_ctl.
+hwts_get() {
+	hwstamp_ctl -i "$1" 2>&1 |
+		awk '$1 == "tx_type" { t = $2 } $1 == "rx_filter" { r = $2 } END { print t " " r }'
+}
+
+# hwts_is IFNAME WANT: whether the setting is WANT ("1 1": tx on, rx all);
+# if not, says what it is.
+hwts_is() {
+	_now=$(hwts_get "$1")
+	[ "$_now" = "$2" ] && return 0
+	echo "# $1: tx_type rx_filter are '$_now', expected '$2'"
+	return 1
+}

@@ -10,29 +10,12 @@
 # reads the driver's setting from outside.
 . /lib/nsight/lib.sh
 
-modprobe e1000e 2>/dev/null
-ifname=
-for d in /sys/class/net/*; do
-	[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = e1000e ] &&
-		ifname=$(basename "$d") && break
-done
-[ -n "$ifname" ] || ktap_skip_all "no e1000e in this guest"
+ifname=$(nic_of e1000e) || ktap_skip_all "no e1000e in this guest"
 ip link set "$ifname" up
 STATE=/run/nsight/hwtstamp
 
-# hw: the driver's "tx_type rx_filter" now.
-hw() {
-	hwstamp_ctl -i "$ifname" 2>&1 |
-		awk '$1 == "tx_type" { t = $2 } $1 == "rx_filter" { r = $2 } END { print t " " r }'
-}
-
-# is_hw WANT: the driver's setting is WANT ("1 1": tx on, rx all).
-is_hw() {
-	now=$(hw)
-	[ "$now" = "$1" ] && return 0
-	echo "# $ifname: tx_type rx_filter are '$now', expected '$1'"
-	return 1
-}
+hw() { hwts_get "$ifname"; }
+is_hw() { hwts_is "$ifname" "$1"; }
 
 ktap_plan 15
 nsight_load
