@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* What nsight-analyze's commands share: the options, the input, the output files. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -36,6 +37,8 @@ enum {
 	OPT_TRIGGERS,
 	OPT_WHOLE,
 	OPT_WHOLE_DX,
+	OPT_STREAM,
+	OPT_MEMORY,
 	OPT_THREADS,
 	OPT_EXPORT,
 	OPT_EXPORT_SCHEMA,
@@ -77,6 +80,8 @@ static const struct option lopts[] = {
 	{ "triggers", no_argument, NULL, OPT_TRIGGERS },
 	{ "whole", no_argument, NULL, OPT_WHOLE },
 	{ "whole-diagnosis", no_argument, NULL, OPT_WHOLE_DX },
+	{ "stream", required_argument, NULL, OPT_STREAM },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "export-schema", no_argument, NULL, OPT_EXPORT_SCHEMA },
@@ -245,6 +250,33 @@ static int parse_tail(const char *arg, struct nsight_dx_opts *dx)
 	return *p ? -1 : 0;
 }
 
+/* A size in bytes, with an optional K, M or G (powers of 1024). */
+static int parse_size(const char *s, uint64_t *bytes)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *e;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (errno)
+		return -1;
+	if (*e == 'K' || *e == 'k')
+		shift = 10;
+	else if (*e == 'M')
+		shift = 20;
+	else if (*e == 'G')
+		shift = 30;
+	if (shift)
+		e++;
+	if (*e || v > (UINT64_MAX >> shift))
+		return -1;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
 /* Option @c (getopt_long's return) into @o: CLI_GO or the exit status. */
 static int parse_one(struct opts *o, int c)
 {
@@ -380,6 +412,22 @@ static int parse_one(struct opts *o, int c)
 		break;
 	case OPT_WHOLE_DX:
 		o->whole_dx = true;
+		break;
+	case OPT_STREAM:
+		o->stream_set = true;
+		if (!strcmp(optarg, "auto"))
+			o->stream = CLI_STREAM_AUTO;
+		else if (!strcmp(optarg, "never"))
+			o->stream = CLI_STREAM_NEVER;
+		else if (!strcmp(optarg, "always"))
+			o->stream = CLI_STREAM_ALWAYS;
+		else
+			return cli_usage_error(o, "bad --stream '%s' (auto, always or never)", optarg);
+		break;
+	case OPT_MEMORY:
+		if (parse_size(optarg, &o->memory) || !o->memory)
+			return cli_usage_error(o, "bad --memory '%s' (bytes, or with K, M or G, e.g. 4G)",
+					       optarg);
 		break;
 	case OPT_THREADS: {
 		char *e;
@@ -542,6 +590,18 @@ int cli_check_capture(struct opts *o, int n, char **args, const char **name)
 		return cli_usage_error(o, "%s", "--window does not go with --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 	if (o->whole_dx && !o->window_ns)
 		return cli_usage_error(o, "%s", "--whole-diagnosis needs --window DURATION");
+	if (o->stream == CLI_STREAM_ALWAYS &&
+	    (whole_only || o->range || o->messages || o->triggers || o->whole || o->whole_dx))
+		return cli_usage_error(o, "%s", "--stream always does not go with --baseline, --html, --perfetto, --intervals, --what-if, --range, --messages, --triggers, --whole or --whole-diagnosis");
+	if (o->window_ns && o->cmd->name && !strcmp(o->cmd->name, "report") &&
+	    o->stream != CLI_STREAM_ALWAYS)
+		return cli_usage_error(o, "%s", "report --window DURATION sets the windows of --stream always");
+	if ((o->stream_set || o->memory) &&
+	    (o->pairs || o->merge || o->export_url || o->export_schema || o->fleet_url ||
+	     (o->window_ns && o->stream != CLI_STREAM_ALWAYS)))
+		return cli_usage_error(o, "%s", "--stream and --memory go with the report");
+	if (o->memory && o->stream != CLI_STREAM_AUTO)
+		return cli_usage_error(o, "%s", "--memory is the budget of --stream auto");
 	if (o->triggers && (o->window_ns || o->whole || whole_only))
 		return cli_usage_error(o, "%s", "--triggers does not go with --window, --whole, --baseline, --html, --perfetto, --intervals, --what-if or --time-check");
 	if (cli_stdin_is_terminal(*name) || (o->dx.baseline && cli_stdin_is_terminal(o->dx.baseline)))

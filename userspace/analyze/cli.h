@@ -46,6 +46,13 @@ struct cli_cmd {
 	void (*usage)(FILE *f);
 };
 
+/* --stream: the report streamed through windows (window_report.h). */
+enum cli_stream {
+	CLI_STREAM_AUTO,		/* when the capture would not fit in memory */
+	CLI_STREAM_NEVER,
+	CLI_STREAM_ALWAYS,
+};
+
 struct opts {
 	const struct cli_cmd *cmd;
 	bool json, strict, messages, verbose;
@@ -71,6 +78,9 @@ struct opts {
 	bool triggers;			/* --triggers */
 	bool whole;			/* --whole */
 	bool whole_dx;			/* --whole-diagnosis */
+	enum cli_stream stream;		/* --stream WHEN */
+	bool stream_set;		/* --stream given */
+	uint64_t memory;		/* --memory SIZE in bytes, 0 if not given */
 	unsigned int threads;		/* --threads, or 2 with two CPUs online */
 	FILE *progress;			/* stderr if a terminal, else NULL */
 	const char *export_url;		/* --export URL */
@@ -165,7 +175,11 @@ void cmd_merge_usage(FILE *f);
 void cmd_export_usage(FILE *f);
 void cmd_fleet_usage(FILE *f);
 
-/* window's run on an open capture, also report's for a flight recorder's. */
-int cmd_window_run(FILE *in, const char *name, const struct opts *o);
+/*
+ * window's run on an open capture, also report's for a flight recorder's
+ * and, @streamed, report --stream's (@why it streams, NULL: asked for).
+ */
+int cmd_window_run(FILE *in, const char *name, const struct opts *o, bool streamed,
+		   const char *why);
 
 #endif /* NSIGHT_ANALYZE_CLI_H */

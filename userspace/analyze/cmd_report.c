@@ -50,7 +50,8 @@ void cmd_report_usage(FILE *f)
 	      "  -h, --help              this help\n"
 	      "The diagnosis: --slice pA-pB, --min-dev NS, --nested-threshold PCT,\n"
 	      "--categories FILE; the text: --color WHEN, -c, --clock CLOCK; the time:\n"
-	      "-p, --time-params PARAMS; --threads N. See nsight-analyze(1).\n", f);
+	      "-p, --time-params PARAMS; --threads N; a capture too big for memory: --stream\n"
+	      "WHEN, --memory SIZE, --window DURATION. See nsight-analyze(1).\n", f);
 }
 
 /* What the options add to the report; NULL when not asked for. */
@@ -634,8 +635,62 @@ out:
 }
 
 
+/*
+ * The memory the analysis may take before the report streams (--stream
+ * auto): --memory, or half of what /proc/meminfo says is available; 0 if
+ * unknown.
+ */
+static uint64_t memory_budget(const struct opts *o)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f;
+
+	if (o->memory)
+		return o->memory;
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024 / 2;
+}
+
+/*
+ * Whether the report of @in streams, and why in @why: always with
+ * --stream always; with auto (the default) when @in is a file whose
+ * analysis in memory, about twice its size (nsight.rst, Benchmarks,
+ * Analyzer), would pass the budget, and nothing asked needs the whole
+ * capture at once.
+ */
+static bool stream_it(FILE *in, const struct opts *o, bool whole_only, char *why, size_t len)
+{
+	uint64_t budget, need;
+	struct stat st;
+	char b1[32], b2[32], b3[32];
+	int fd = fileno(in);
+
+	why[0] = 0;
+	if (o->stream != CLI_STREAM_AUTO)
+		return o->stream == CLI_STREAM_ALWAYS;
+	if (whole_only || o->range || o->messages || o->whole || in == stdin || fd < 0 ||
+	    fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return false;
+	budget = memory_budget(o);
+	need = (uint64_t)st.st_size * 2;
+	if (!budget || need <= budget)
+		return false;
+	snprintf(why, len, "the capture is %s, about %s at once, over the budget of %s (--memory)",
+		 nsight_tty_bytes((uint64_t)st.st_size, b1, sizeof(b1)),
+		 nsight_tty_bytes(need, b2, sizeof(b2)), nsight_tty_bytes(budget, b3, sizeof(b3)));
+	return true;
+}
+
 int cmd_report(struct opts *o, int argc, char **argv)
 {
+	char why[200];
 	struct out_file html_out = { 0 }, perfetto_out = { 0 };
 	const char *name;
 	bool whole_only;
@@ -665,7 +720,9 @@ int cmd_report(struct opts *o, int argc, char **argv)
 	if (!o->whole && !whole_only && in != stdin &&
 	    nsight_stream_has_chunk(in, NSIGHT_CHUNK_TRIGGER) == 1) {
 		o->triggers = true;
-		ret = cmd_window_run(in, name, o);
+		ret = cmd_window_run(in, name, o, false, NULL);
+	} else if (stream_it(in, o, whole_only, why, sizeof(why))) {
+		ret = cmd_window_run(in, name, o, true, why[0] ? why : NULL);
 	} else {
 		ret = report(in, name, o);
 	}

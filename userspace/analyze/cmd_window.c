@@ -34,12 +34,13 @@ void cmd_window_usage(FILE *f)
 	      "-p, --time-params PARAMS. See nsight-analyze(1).\n", f);
 }
 
-int cmd_window_run(FILE *in, const char *name, const struct opts *o)
+int cmd_window_run(FILE *in, const char *name, const struct opts *o, bool streamed,
+		   const char *why)
 {
 	struct nsight_window_report_opts wo = {
 		.width_ns = o->window_ns, .json = o->json, .verbose = o->verbose,
 		.strict = o->strict, .messages = o->messages, .whole_dx = o->whole_dx,
-		.tty = o->tty, .clk = o->clk,
+		.report = streamed, .why = why, .tty = o->tty, .clk = o->clk,
 		.params = o->params,
 		.dx = &o->dx,
 	};
@@ -67,7 +68,7 @@ int cmd_window(struct opts *o, int argc, char **argv)
 		return ret;
 	if (cli_open_input(name, &in))
 		return NSIGHT_EXIT_FAIL;
-	ret = cmd_window_run(in, name, o);
+	ret = cmd_window_run(in, name, o, false, NULL);
 	if (in != stdin)
 		fclose(in);
 	return ret;

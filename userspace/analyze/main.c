@@ -13,7 +13,8 @@
 static const char *const report_options[] = {
 	"json", "verbose", "messages", "strict", "html", "perfetto", "baseline", "tail",
 	"what-if", "intervals", "range", "whole", "slice", "min-dev", "nested-threshold",
-	"categories", "color", "clock", "time-params", "threads", "help", NULL,
+	"categories", "color", "clock", "time-params", "threads", "stream", "memory", "window",
+	"help", NULL,
 };
 
 static const char *const window_options[] = {
@@ -170,7 +171,7 @@ int main(int argc, char **argv)
 		cmd = find("fleet");
 	else if (o.pairs)
 		cmd = find("time-check");
-	else if (o.window_ns || o.triggers)
+	else if ((o.window_ns && o.stream != CLI_STREAM_ALWAYS) || o.triggers)
 		cmd = find("window");
 	else
 		cmd = find("report");

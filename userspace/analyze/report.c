@@ -220,25 +220,11 @@ static void print_reasons(FILE *f, const uint64_t *by_reason)
 	}
 }
 
-void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a)
+void nsight_report_latency_table(FILE *f, const struct nsight_latency *l)
 {
-	const struct nsight_lifetimes *lt = &a->lt;
-	const struct nsight_latency *l = &a->lat;
-	uint64_t incomplete = lt->n - lt->n_complete;
 	char comm[17];
 	size_t i, k;
 
-	fprintf(f, "latency: %zu messages, %" PRIu64 " complete, %" PRIu64 " incomplete", lt->n,
-		lt->n_complete, incomplete);
-	if (incomplete) {
-		fputs(" (", f);
-		print_reasons(f, lt->by_reason);
-		fputc(')', f);
-	}
-	if (!lt->n)
-		fputs(" (no packet, hand-off or application records make one)\n", f);
-	else
-		fputs("; total ns (rx n->a, tx send->xmit or ->done), nearest-rank percentiles\n", f);
 	if (l->n) {
 		fprintf(f, "  %-16s %8s %-3s %8s", "comm", "pid", "dir", "count");
 		for (k = 0; k < NSIGHT_LAT_NPCT; k++)
@@ -268,6 +254,25 @@ void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a)
 		}
 		fputc('\n', f);
 	}
+}
+
+void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a)
+{
+	const struct nsight_lifetimes *lt = &a->lt;
+	uint64_t incomplete = lt->n - lt->n_complete;
+
+	fprintf(f, "latency: %zu messages, %" PRIu64 " complete, %" PRIu64 " incomplete", lt->n,
+		lt->n_complete, incomplete);
+	if (incomplete) {
+		fputs(" (", f);
+		print_reasons(f, lt->by_reason);
+		fputc(')', f);
+	}
+	if (!lt->n)
+		fputs(" (no packet, hand-off or application records make one)\n", f);
+	else
+		fputs("; total ns (rx n->a, tx send->xmit or ->done), nearest-rank percentiles\n", f);
+	nsight_report_latency_table(f, &a->lat);
 	fprintf(f, "  out-of-order records: %" PRIu64 "\n", lt->ooo_records);
 	if (lt->stages_unresolved)
 		fprintf(f, "  packet stages whose first stage was not read: %" PRIu64 "\n",

@@ -24,6 +24,8 @@ void nsight_report_phc_text(FILE *f, const struct nsight_analysis *a);
  */
 void nsight_report_loss_text(FILE *f, const struct nsight_analysis *a);
 void nsight_report_time_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk);
+/* The full text's latency table of @l (ns, nearest rank), a row per group. */
+void nsight_report_latency_table(FILE *f, const struct nsight_latency *l);
 void nsight_report_latency_text(FILE *f, const struct nsight_analysis *a);
 /* Complete messages by direction and id, then the incomplete ones. */
 void nsight_report_messages_text(FILE *f, const struct nsight_analysis *a, enum nsight_clockid clk);

@@ -55,6 +55,22 @@ const char *nsight_tty_duration(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *nsight_tty_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KB", "MB", "GB", "TB" };
+	double v = (double)bytes;
+	size_t i = 0;
+
+	if (bytes < 1000) {
+		snprintf(buf, len, "%" PRIu64 " bytes", bytes);
+		return buf;
+	}
+	for (v /= 1000; v >= 1000 && i + 1 < sizeof(unit) / sizeof(unit[0]); i++)
+		v /= 1000;
+	snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, unit[i]);
+	return buf;
+}
+
 const char *nsight_tty_dur(const struct nsight_tty *t, int64_t ns, char *buf, size_t len)
 {
 	if (t->width)

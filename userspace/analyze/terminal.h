@@ -31,6 +31,8 @@ bool nsight_tty_auto_color(void);
 
 /* "950ns", "83.5us", "1.44ms", "12.4ms", "3.21s": @ns in 3 significant digits. */
 const char *nsight_tty_duration(int64_t ns, char *buf, size_t len);
+/* @bytes in decimal units, as "302 MB" or "6.0 GB" (under 1000: "512 bytes"). */
+const char *nsight_tty_bytes(uint64_t bytes, char *buf, size_t len);
 
 /*
  * A duration in a report: in readable units in the compact text (@t has

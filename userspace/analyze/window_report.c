@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <string.h>
 #include <json-c/json.h>
 
@@ -26,6 +27,20 @@ static int put_line(struct json_object *j)
 		return NSIGHT_EXIT_FAIL;
 	}
 	fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+					     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
+	fputc('\n', stdout);
+	json_object_put(j);
+	return NSIGHT_EXIT_OK;
+}
+
+/* One JSON object indented, as the report in memory prints it. */
+static int put_pretty(struct json_object *j)
+{
+	if (!j) {
+		fprintf(stderr, "nsight-analyze: out of memory\n");
+		return NSIGHT_EXIT_FAIL;
+	}
+	fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 					     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
 	fputc('\n', stdout);
 	json_object_put(j);
@@ -278,7 +293,9 @@ static int one_window(struct nsight_windows *w, const char *name,
 		      const struct nsight_window_report_opts *o, struct nsight_wtotal *total,
 		      struct nsight_dxs *dxs)
 {
-	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true };
+	/* Streamed, the first pass needs the lifetimes alone. */
+	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true,
+					   .no_context = o->report };
 	struct nsight_diag d = { 0 };
 	struct nsight_analysis a;
 	struct nsight_dx dx;
@@ -286,13 +303,14 @@ static int one_window(struct nsight_windows *w, const char *name,
 	int ret = NSIGHT_EXIT_FAIL;
 
 	memset(&dx, 0, sizeof(dx));
+	/* Streamed, a window is only a part of the whole capture's passes. */
 	if (nsight_window_analyze(w, &a, &ao, &records, &d) ||
-	    (records && nsight_analysis_diagnose(&dx, &a, NULL, o->cats, o->dx, &d)) ||
+	    (records && !o->report && nsight_analysis_diagnose(&dx, &a, NULL, o->cats, o->dx, &d)) ||
 	    (!w->by_trigger && nsight_wtotal_add(total, &a.lt, &d)) ||
 	    (dxs && nsight_analysis_dxs_window(dxs, &a, 1, o->cats, NULL, &d)))
 		fprintf(stderr, "nsight-analyze: %s: window %" PRIu64 ": %s\n", name, k, d.msg);
 	else
-		ret = records ? print_window(w, k, records, &a, &dx, o) : NSIGHT_EXIT_OK;
+		ret = records && !o->report ? print_window(w, k, records, &a, &dx, o) : NSIGHT_EXIT_OK;
 	nsight_dx_fini(&dx);
 	nsight_analysis_fini(&a);
 	return ret;
@@ -319,6 +337,42 @@ static int whole_dx(struct nsight_windows *w, const char *name,
 }
 
 /*
+ * The whole capture's latency in JSON: {"unit", "percentiles", "messages",
+ * "complete", "incomplete", "groups"}; NULL when out of memory.
+ */
+static struct json_object *total_latency_json(const struct nsight_wtotal *t)
+{
+	struct json_object *l = json_object_new_object(), *groups = json_object_new_array();
+	int err = !l || !groups;
+	size_t i;
+
+	jo_add_str(l, "unit", "ns", &err);
+	jo_add_str(l, "percentiles", "nearest-rank", &err);
+	jo_add_u64(l, "messages", t->messages, &err);
+	jo_add_u64(l, "complete", t->complete, &err);
+	jo_add_u64(l, "incomplete", t->messages - t->complete, &err);
+	for (i = 0; i < t->lat.n; i++)
+		jo_push(groups, nsight_report_lat_group_json(&t->lat.groups[i], &err), &err);
+	jo_add(l, "groups", groups, &err);
+	if (err) {
+		json_object_put(l);
+		return NULL;
+	}
+	return l;
+}
+
+/* Its compact text: the table and each group's histogram. */
+static void total_latency_tty(const struct nsight_wtotal *t, const struct nsight_tty *tty)
+{
+	size_t i;
+
+	nsight_tty_latency_table(stdout, &t->lat);
+	for (i = 0; i < t->n; i++)
+		nsight_tty_latency_histogram(stdout, &t->groups[i].g, t->groups[i].v,
+					     t->groups[i].g.count, tty);
+}
+
+/*
  * After time windows: the latency of the whole capture, each message in
  * the window it starts in, and with --whole-diagnosis (@dx not NULL, its
  * anomalies' keys in @keys) its diagnosis and its tail's critical path
@@ -326,34 +380,18 @@ static int whole_dx(struct nsight_windows *w, const char *name,
  * critical path; JSON: a last line, {"capture": {"latency": ...,
  * "diagnosis": ..., "critical_path": ...}}.
  */
-static int print_total(struct nsight_wtotal *t, const struct nsight_dx *dx,
+static int print_total(const struct nsight_wtotal *t, const struct nsight_dx *dx,
 		       const struct nsight_cp_group *paths, const struct nsight_keys *keys,
 		       const struct nsight_window_report_opts *o)
 {
 	static const struct nsight_tty plain;
 	const struct nsight_tty *tty = o->verbose ? &plain : &o->tty;
-	struct nsight_diag d = { 0 };
-	size_t i;
 
-	if (nsight_wtotal_finish(t, &d)) {
-		fprintf(stderr, "nsight-analyze: %s\n", d.msg);
-		return NSIGHT_EXIT_FAIL;
-	}
 	if (o->json) {
-		struct json_object *j = json_object_new_object();
-		struct json_object *c = json_object_new_object(), *l = json_object_new_object();
-		struct json_object *groups = json_object_new_array();
-		int err = !j || !c || !l || !groups;
+		struct json_object *j = json_object_new_object(), *c = json_object_new_object();
+		int err = !j || !c;
 
-		jo_add_str(l, "unit", "ns", &err);
-		jo_add_str(l, "percentiles", "nearest-rank", &err);
-		jo_add_u64(l, "messages", t->messages, &err);
-		jo_add_u64(l, "complete", t->complete, &err);
-		jo_add_u64(l, "incomplete", t->messages - t->complete, &err);
-		for (i = 0; i < t->lat.n; i++)
-			jo_push(groups, nsight_report_lat_group_json(&t->lat.groups[i], &err), &err);
-		jo_add(l, "groups", groups, &err);
-		jo_add(c, "latency", l, &err);
+		jo_add(c, "latency", total_latency_json(t), &err);
 		if (!err && dx && (nsight_dx_report_groups_json(c, dx, keys) ||
 				   nsight_critpath_report_groups_json(c, dx, paths, keys)))
 			err = 1;
@@ -368,15 +406,85 @@ static int print_total(struct nsight_wtotal *t, const struct nsight_dx *dx,
 	       " incomplete, each in the window it starts in; rx n->a, tx send->xmit or ->done\n",
 	       nsight_tty_bold(tty), nsight_tty_off(tty), t->messages, t->complete,
 	       t->messages - t->complete);
-	nsight_tty_latency_table(stdout, &t->lat);
-	for (i = 0; i < t->n; i++)
-		nsight_tty_latency_histogram(stdout, &t->groups[i].g, t->groups[i].v,
-					     t->groups[i].g.count, tty);
+	total_latency_tty(t, tty);
 	if (dx) {
 		nsight_dx_report_groups_tty(stdout, dx, keys, tty);
 		if (nsight_critpath_report_groups_text(stdout, dx, paths, keys, tty))
 			return NSIGHT_EXIT_FAIL;
 	}
+	return NSIGHT_EXIT_OK;
+}
+
+/* What a streamed report leaves out: the sections that need the whole capture at once. */
+static const char stream_left_out[] = "the evidence, receive work, chains, queues, locks and requests";
+
+/* The streamed report's heading: the summary, then how it was streamed. */
+static void streamed_head(const struct nsight_windows *w, const char *name,
+			  const struct nsight_window_report_opts *o, uint64_t width_ns,
+			  const struct nsight_tty *t)
+{
+	char b[32];
+
+	if (o->verbose)
+		nsight_summary_print_text(stdout, name, &w->sum);
+	else
+		nsight_tty_header(stdout, name, &w->sum, &o->tty);
+	printf("%sstreamed:%s %" PRIu64 " windows of %s, three passes, in memory that follows "
+	       "the busiest window\n", nsight_tty_bold(t), nsight_tty_off(t), w->n_windows,
+	       nsight_tty_duration((int64_t)width_ns, b, sizeof(b)));
+	printf("  why: %s\n  left out: %s (--stream never)\n", o->why ? o->why : "--stream always",
+	       stream_left_out);
+}
+
+/*
+ * The streamed report's body, after the passes: the whole capture's
+ * latency, diagnosis and critical path as the report without streaming
+ * prints them; with --json the whole report in one object, the summary's
+ * members first.
+ */
+static int streamed_body(const struct nsight_windows *w, const char *name,
+			 const struct nsight_wtotal *t, const struct nsight_dx *dx,
+			 const struct nsight_cp_group *paths, const struct nsight_keys *keys,
+			 const struct nsight_window_report_opts *o, uint64_t width_ns)
+{
+	static const struct nsight_tty plain;
+	const struct nsight_tty *tty = o->verbose ? &plain : &o->tty;
+
+	if (o->json) {
+		struct json_object *j = nsight_summary_to_json(name, &w->sum);
+		struct json_object *st = json_object_new_object();
+		int err = !j || !st;
+
+		jo_add_u64(st, "windows", w->n_windows, &err);
+		jo_add_u64(st, "width_ns", width_ns, &err);
+		jo_add_str(st, "why", o->why ? o->why : "asked for", &err);
+		jo_add_str(st, "left_out", stream_left_out, &err);
+		jo_add(j, "streamed", st, &err);
+		jo_add(j, "latency", total_latency_json(t), &err);
+		if (!err && (nsight_dx_report_groups_json(j, dx, keys) ||
+			     nsight_critpath_report_groups_json(j, dx, paths, keys)))
+			err = 1;
+		if (err) {
+			json_object_put(j);
+			j = NULL;
+		}
+		return put_pretty(j);
+	}
+	if (o->verbose) {
+		/* The full text's: in ns, without the lifetimes' counts the windows do not sum. */
+		printf("latency: %" PRIu64 " messages, %" PRIu64 " complete, %" PRIu64
+		       " incomplete; total ns (rx n->a, tx send->xmit or ->done), nearest-rank "
+		       "percentiles\n", t->messages, t->complete, t->messages - t->complete);
+		nsight_report_latency_table(stdout, &t->lat);
+	} else {
+		printf("%slatency:%s %" PRIu64 " messages, %" PRIu64 " complete, %" PRIu64
+		       " incomplete; rx n->a, tx send->xmit or ->done\n", nsight_tty_bold(tty),
+		       nsight_tty_off(tty), t->messages, t->complete, t->messages - t->complete);
+		total_latency_tty(t, tty);
+	}
+	nsight_dx_report_groups_tty(stdout, dx, keys, tty);
+	if (nsight_critpath_report_groups_text(stdout, dx, paths, keys, tty))
+		return NSIGHT_EXIT_FAIL;
 	return NSIGHT_EXIT_OK;
 }
 
@@ -388,14 +496,25 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	struct nsight_dxs dxs;
 	struct nsight_keys keys;
 	struct nsight_cp_group *paths = NULL;
+	static const struct nsight_tty plain;
+	uint64_t width_ns = o->width_ns;
 	struct nsight_dx dx;
 	bool want_dx;
-	int ret;
+	int ret = NSIGHT_EXIT_OK;
 
+	/*
+	 * Each window allocates and frees arrays of about the sizes of the
+	 * last: keep what it frees in the heap for the next. glibc would give
+	 * the large ones back to the kernel, and each window fault them in
+	 * again (3.0 against 0.9 s of system time for --stream on 10 M
+	 * records, nsight.rst, Benchmarks, Analyzer; the same peak).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	memset(&dxs, 0, sizeof(dxs));
 	memset(&keys, 0, sizeof(keys));
 	memset(&dx, 0, sizeof(dx));
-	want_dx = o->whole_dx && o->width_ns;
+	want_dx = (o->whole_dx && o->width_ns) || o->report;
 	if (want_dx && (nsight_dxs_init(&dxs, o->dx, &d) || nsight_keys_init(&keys))) {
 		fprintf(stderr, "nsight-analyze: out of memory\n");
 		nsight_dxs_fini(&dxs);
@@ -404,14 +523,19 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	}
 
 	if (nsight_windows_open(&w, in, &d) ||
-	    (o->width_ns ? nsight_windows_set_width(&w, o->width_ns, &d) :
+	    (o->report && !o->width_ns ?
+	     nsight_windows_set_records(&w, NSIGHT_STREAM_RECORDS, &width_ns, &d) :
+	     o->width_ns ? nsight_windows_set_width(&w, o->width_ns, &d) :
 			   nsight_windows_use_triggers(&w, &d))) {
 		fprintf(stderr, "nsight-analyze: %s: %s\n", name, d.msg);
 		ret = NSIGHT_EXIT_FAIL;
 		goto out;
 	}
 	nsight_summary_warn_cut(&w.sum, name);
-	ret = print_summary(&w, name, o);
+	if (!o->report)
+		ret = print_summary(&w, name, o);
+	else if (!o->json)
+		streamed_head(&w, name, o, width_ns, o->verbose ? &plain : &o->tty);
 	while (!ret && w.next < w.n_windows) {
 		ret = one_window(&w, name, o, &total, want_dx ? &dxs : NULL);
 		/* Each window reaches the reader as soon as it is done. */
@@ -420,7 +544,13 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	}
 	if (!ret && want_dx && !w.by_trigger)
 		ret = whole_dx(&w, name, o, &dxs, &keys, &dx, &paths);
-	if (!ret && !w.by_trigger)
+	if (!ret && !w.by_trigger && nsight_wtotal_finish(&total, &d)) {
+		fprintf(stderr, "nsight-analyze: %s\n", d.msg);
+		ret = NSIGHT_EXIT_FAIL;
+	}
+	if (!ret && o->report)
+		ret = streamed_body(&w, name, &total, &dx, paths, &keys, o, width_ns);
+	else if (!ret && !w.by_trigger)
 		ret = print_total(&total, want_dx ? &dx : NULL, paths, &keys, o);
 	if (!ret && o->strict && w.sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;

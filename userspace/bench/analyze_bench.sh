@@ -93,6 +93,26 @@ else
 	exit 1
 fi
 
+# The report streamed (--stream always; what --stream auto does when the
+# capture would not fit): the same diagnosis and critical paths, in the
+# memory of its windows.
+/usr/bin/time -f '%e %U %S %M' -o "$dir/bench-$n-stream.time" "$analyze" --verbose \
+	--stream always "$big" >"$dir/bench-$n-stream.txt"
+read -r wall user sys rss <"$dir/bench-$n-stream.time"
+{ dxblock "$dir/bench-$n-stream.txt"; cpblock "$dir/bench-$n-stream.txt"; } >"$dir/bench-$n-stream.dx"
+awk -v r="$recs" -v b="$bytes" -v w="$wall" -v u="$user" -v m="$rss" \
+	-v k="$(sed -n 's/^streamed: \([0-9]*\) windows of \([^,]*\),.*/\1 windows of \2/p' "$dir/bench-$n-stream.txt")" 'BEGIN {
+	printf "streamed:    --stream always (%s): %.2f s wall (%.2f user), %.2f M records/s, peak memory %.0f MB (%.3fx the capture)\n",
+		k, w, u, r / w / 1e6, m / 1024, m * 1024 / b
+}'
+if cmp -s "$dir/bench-$n.dx" "$dir/bench-$n-stream.dx"; then
+	echo "             diagnosis: the same groups, causes and critical paths as without streaming"
+else
+	echo "bench-analyze: the streamed report's diagnosis or critical path differs" >&2
+	diff "$dir/bench-$n.dx" "$dir/bench-$n-stream.dx" | head -n 10 >&2
+	exit 1
+fi
+
 [ "$cg_n" -gt 0 ] || exit 0
 if ! command -v valgrind >/dev/null 2>&1; then
 	echo "callgrind:   valgrind is not installed"

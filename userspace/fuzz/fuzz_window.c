@@ -9,8 +9,11 @@
  *
  * The input is a stream as nsightctl dump writes it (see fuzz_common.h for
  * the framing repair). Bits 24-31 of the stream header's sources field,
- * which no source uses, choose the options: 24-28 the width, 1 us << N;
+ * which no source uses, choose the options: 24-28 the width, 1 us << N
+ * (31: windows of about 1,000 records, as report --stream cuts them);
  * 29 --messages; 30 the flight recorder's windows (--triggers); 31 --json.
+ * Time windows are then read again with the lifetimes alone, as a
+ * streamed report's first pass reads them.
  */
 #include <json-c/json.h>
 
@@ -77,6 +80,8 @@ static void one(const uint8_t *data, size_t size)
 	err = nsight_windows_open(&w, f, &d);
 	if (!err && (opt & OPT(30)))
 		err = nsight_windows_use_triggers(&w, &d);
+	else if (!err && ((opt >> 24) & 31) == 31)
+		err = nsight_windows_set_records(&w, 1000, &(uint64_t){ 0 }, &d);
 	else if (!err)
 		err = nsight_windows_set_width(&w, 1000ULL << ((opt >> 24) & 31), &d);
 	if (!err)
@@ -96,6 +101,21 @@ static void one(const uint8_t *data, size_t size)
 			err = nsight_analysis_dxs_window(&s, &a, 1, &cats, NULL, &d);
 		nsight_dx_fini(&dx);
 		nsight_analysis_fini(&a);
+	}
+	if (!err && !w.by_trigger) {
+		struct nsight_analysis_opts lo = { .lifetimes = true, .no_context = true };
+
+		nsight_windows_rewind(&w);
+		while (!err && w.next < w.n_windows && w.next < MAX_WINDOWS) {
+			struct nsight_analysis a;
+			uint64_t records;
+
+			err = nsight_window_analyze(&w, &a, &lo, &records, &d);
+			if (!err)
+				nsight_tty_latency(fuzz_null(), &a, &(struct nsight_tty){ 0 });
+			nsight_analysis_fini(&a);
+		}
+		nsight_windows_rewind(&w);
 	}
 	if (!err && dxs && !w.by_trigger && w.n_windows <= MAX_WINDOWS &&
 	    !nsight_windows_whole_dx(&w, &s, &ao, &keys, &cats, &whole, &paths, &d)) {

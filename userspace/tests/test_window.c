@@ -427,6 +427,45 @@ static struct json_object *cp_groups(struct json_object *o, bool via)
 }
 
 /*
+ * The whole capture's diagnosis and critical path in @got as in @want, the
+ * analysis without windows (@via: with what the waits ran through); @file
+ * and @what name the run when they differ.
+ */
+static void same_dx(struct json_object *want, struct json_object *got, bool via, const char *file,
+		    const char *what)
+{
+	struct json_object *x = dx_groups(want), *y = got ? dx_groups(got) : NULL;
+	struct json_object *cx = cp_groups(want, via), *cy = got ? cp_groups(got, via) : NULL;
+	bool same = x && y && json_object_equal(x, y);
+
+	CHECK(x && json_object_array_length(x) > 0);
+	if (!same)
+		printf("# %s %s: the whole diagnosis differs\n", file, what);
+	CHECK(same);
+	same = cx && cy && json_object_equal(cx, cy);
+	if (!same)
+		printf("# %s %s: the critical path differs\n", file, what);
+	CHECK(same);
+	json_object_put(x);
+	json_object_put(y);
+	json_object_put(cx);
+	json_object_put(cy);
+}
+
+/* In @file: the mixed and two-phase captures, then the window fuzzer's @n @seeds (named in @seed). */
+static void capture_files(const char **file, char (*seed)[128], const char *const *seeds, size_t n)
+{
+	size_t f;
+
+	file[0] = path("mixed");
+	file[1] = path("phases");
+	for (f = 0; f < n; f++) {
+		snprintf(seed[f], sizeof(seed[f]), "fuzz/corpus/window/%s", seeds[f]);
+		file[2 + f] = seed[f];
+	}
+}
+
+/*
  * --whole-diagnosis: after windows of any width, the whole capture's
  * diagnosis as without windows (reference, tail, causes, shares, the
  * slowest messages with their ids, coverage, skipped), in JSON and text;
@@ -448,54 +487,33 @@ static void test_whole_diagnosis(void)
 	struct cli_result r, w;
 	size_t f, k, nv;
 
-	file[0] = path("mixed");
-	file[1] = path("phases");
-	for (f = 0; f < sizeof(seeds) / sizeof(seeds[0]); f++) {
-		snprintf(seed[f], sizeof(seed[f]), "fuzz/corpus/window/%s", seeds[f]);
-		file[2 + f] = seed[f];
-	}
+	capture_files(file, seed, seeds, sizeof(seeds) / sizeof(seeds[0]));
 	for (f = 0; f < sizeof(file) / sizeof(file[0]); f++) {
-		struct json_object *whole, *x, *y, *cx[2], *cy;
+		struct json_object *whole, *cx;
 
 		run(&r, NULL, (const char *[]){ "--json", file[f], NULL });
 		CHECK_U64(r.status, 0);
 		whole = r.out ? json_tokener_parse(r.out) : NULL;
 		REQUIRE(whole);
-		x = dx_groups(whole);
-		CHECK(x && json_object_array_length(x) > 0);
-		cx[0] = cp_groups(whole, false);
-		cx[1] = cp_groups(whole, true);
-		CHECK(cx[1] && json_object_array_length(cx[1]) > 0);
+		cx = cp_groups(whole, true);
+		CHECK(cx && json_object_array_length(cx) > 0);
+		json_object_put(cx);
 		for (k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
 			struct json_object *cap = NULL;
-			bool same;
+			char what[64];
 
 			run(&w, NULL, (const char *[]){ "--json", "--window", widths[k],
 							"--whole-diagnosis", file[f], NULL });
 			CHECK_U64(w.status, 0);
 			nv = parse_lines(w.out, v, LINES);
 			CHECK(nv >= 2 && nv < LINES);
-			y = nv && json_object_object_get_ex(v[nv - 1], "capture", &cap) ?
-			    dx_groups(cap) : NULL;
-			same = x && y && json_object_equal(x, y);
-			if (!same)
-				printf("# %s --window %s: the whole diagnosis differs\n", file[f],
-				       widths[k]);
-			CHECK(same);
-			cy = cap ? cp_groups(cap, k > 0) : NULL;
-			same = cx[k > 0] && cy && json_object_equal(cx[k > 0], cy);
-			if (!same)
-				printf("# %s --window %s: the critical path differs\n", file[f],
-				       widths[k]);
-			CHECK(same);
-			json_object_put(cy);
-			json_object_put(y);
+			if (nv)
+				json_object_object_get_ex(v[nv - 1], "capture", &cap);
+			snprintf(what, sizeof(what), "--window %s", widths[k]);
+			same_dx(whole, cap, k > 0, file[f], what);
 			put_all(v, nv);
 			cli_result_free(&w);
 		}
-		json_object_put(x);
-		json_object_put(cx[0]);
-		json_object_put(cx[1]);
 		json_object_put(whole);
 		cli_result_free(&r);
 	}
@@ -528,6 +546,217 @@ static void test_whole_diagnosis(void)
 	cli_result_free(&r);
 }
 
+/* The text of @out from the line starting with @from, its first @n lines ("" if none). */
+static char *lines_from(const char *out, const char *from, size_t n)
+{
+	const char *a = out ? strstr(out, from) : NULL, *e;
+
+	if (!a)
+		return strdup("");
+	for (e = a; n && e; n--) {
+		e = strchr(e, '\n');
+		e = e ? e + 1 : NULL;
+	}
+	return strndup(a, e ? (size_t)(e - a) : strlen(a));
+}
+
+/*
+ * report --stream: the whole capture's report from its windows' passes,
+ * in the report's own shape: the same check, latency, diagnosis and
+ * critical path as the report in memory (JSON) on the scenarios and the
+ * seeds of test_whole_diagnosis, with windows of any width or of the
+ * default count of records; the text's latency, diagnosis and critical
+ * path lines; streamed by itself when the capture passes --memory, never
+ * from stdin; and the options' errors.
+ */
+static void test_streamed(void)
+{
+	static const char *const widths[] = { NULL, "60us", "7ms" };
+	static const char *const seeds[] = { "seed-sampled", "seed-fault", "seed-lock",
+					     "seed-pt-user" };
+	const char *file[2 + sizeof(seeds) / sizeof(seeds[0])];
+	char seed[sizeof(seeds) / sizeof(seeds[0])][128];
+	struct cli_result r, w;
+	size_t f, k;
+
+	capture_files(file, seed, seeds, sizeof(seeds) / sizeof(seeds[0]));
+	for (f = 0; f < sizeof(file) / sizeof(file[0]); f++) {
+		struct json_object *whole;
+
+		run(&r, NULL, (const char *[]){ "--json", file[f], NULL });
+		CHECK_U64(r.status, 0);
+		whole = r.out ? json_tokener_parse(r.out) : NULL;
+		REQUIRE(whole);
+		for (k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+			struct json_object *st, *a, *b;
+			char what[64];
+			bool same;
+
+			if (widths[k])
+				run(&w, NULL, (const char *[]){ "--json", "--stream", "always", "--window",
+								widths[k], file[f], NULL });
+			else
+				run(&w, NULL, (const char *[]){ "--json", "--stream", "always", file[f],
+								NULL });
+			CHECK_U64(w.status, 0);
+			snprintf(what, sizeof(what), "--stream always --window %s",
+				 widths[k] ? widths[k] : "(auto)");
+			st = w.out ? json_tokener_parse(w.out) : NULL;
+			CHECK(st != NULL);
+			CHECK(json_object_object_get_ex(st, "streamed", &a) &&
+			      json_object_object_get_ex(a, "windows", &a) && json_object_get_uint64(a) >= 1);
+			same = json_object_object_get_ex(st, "check", &a) &&
+			       json_object_object_get_ex(whole, "check", &b) && json_object_equal(a, b);
+			CHECK(same);
+			same = json_object_object_get_ex(st, "latency", &a) &&
+			       json_object_object_get_ex(a, "groups", &a) &&
+			       json_object_object_get_ex(whole, "latency", &b) &&
+			       json_object_object_get_ex(b, "groups", &b) && json_object_equal(a, b);
+			if (!same)
+				printf("# %s %s: the latency differs\n", file[f], what);
+			CHECK(same);
+			/* What a wait ran through: not in windows of 60us (test_whole_diagnosis). */
+			same_dx(whole, st, k != 1, file[f], what);
+			/* What it leaves out is not there, not empty. */
+			CHECK(st && !json_object_object_get_ex(st, "chains", NULL));
+			json_object_put(st);
+			cli_result_free(&w);
+		}
+		json_object_put(whole);
+		cli_result_free(&r);
+	}
+
+	/*
+	 * The text, full and compact: the lines of the report in memory, and
+	 * what it left out said.
+	 */
+	for (k = 0; k < 2; k++) {
+		static const char *const from[] = { "\nlatency: ", "\ndiagnosis: ",
+						     "\ncritical path: " };
+		const char *const plain[] = { "--color", "never", path("phases"), NULL };
+		const char *const streamed[] = { "--color", "never", "--stream", "always", "--window",
+						 "1ms", path("phases"), NULL };
+		char *a, *b;
+		size_t i;
+
+		if (k) {
+			cli_run(&c, &r, NULL, plain);
+			cli_run(&c, &w, NULL, streamed);
+		} else {
+			run(&r, NULL, plain);
+			run(&w, NULL, streamed);
+		}
+		CHECK_U64(w.status, 0);
+		CHECK_STR_HAS(w.out, "\nstreamed: ");
+		CHECK_STR_HAS(w.out, "\n  why: --stream always\n");
+		CHECK_STR_HAS(w.out, "\n  left out: the evidence, receive work, chains, queues, locks and requests (--stream never)\n");
+		CHECK(!strstr(w.out ? w.out : "", "\nwindow 0:"));
+		/* The latency up to what streaming leaves out (the lifetimes' counts, the evidence). */
+		a = lines_from(r.out, from[0], k ? 6 : 3);
+		b = lines_from(w.out, from[0], k ? 6 : 3);
+		CHECK(a[0] && !strcmp(a, b));
+		if (strcmp(a, b))
+			printf("# --stream always, the latency differs:\n# %s\n# %s\n", a, b);
+		free(a);
+		free(b);
+		for (i = 1; i < 3; i++) {
+			a = lines_from(r.out, from[i], i == 1 ? 8 : 2);
+			b = lines_from(w.out, from[i], i == 1 ? 8 : 2);
+			CHECK(a[0] && !strcmp(a, b));
+			if (strcmp(a, b))
+				printf("# --stream always, the text from '%s' differs:\n# %s\n# %s\n",
+				       from[i] + 1, a, b);
+			free(a);
+			free(b);
+		}
+		cli_result_free(&w);
+		if (!k)
+			cli_result_free(&r);
+	}
+
+	/* By itself: a file over --memory streams, the same under it does not, stdin never. */
+	cli_run(&c, &w, NULL, (const char *[]){ "--color", "never", "--memory", "1K", path("phases"),
+						 NULL });
+	CHECK_U64(w.status, 0);
+	CHECK_STR_HAS(w.out, "\nstreamed: ");
+	CHECK_STR_HAS(w.out, "  why: the capture is ");
+	CHECK_STR_HAS(w.out, "over the budget of 1.0 KB (--memory)\n");
+	{
+		char *a = lines_from(r.out, "\ndiagnosis: ", 8), *b = lines_from(w.out, "\ndiagnosis: ", 8);
+
+		CHECK(a[0] && !strcmp(a, b));
+		free(a);
+		free(b);
+	}
+	cli_result_free(&w);
+	cli_run(&c, &w, NULL, (const char *[]){ "--color", "never", "--memory", "1G", path("phases"),
+						 NULL });
+	CHECK_U64(w.status, 0);
+	CHECK(w.out && r.out && !strcmp(w.out, r.out));
+	cli_result_free(&w);
+	run(&w, path("phases"), (const char *[]){ "--color", "never", "--memory", "1K", "-", NULL });
+	CHECK_U64(w.status, 0);
+	CHECK(w.out && !strstr(w.out, "streamed:"));
+	cli_result_free(&w);
+	/* Asked for something that needs the whole capture: not streamed. */
+	run(&w, NULL, (const char *[]){ "--color", "never", "--memory", "1K", "--range", "0s:1s",
+					path("phases"), NULL });
+	CHECK_U64(w.status, 0);
+	CHECK(w.out && !strstr(w.out, "streamed:"));
+	cli_result_free(&w);
+	/* --strict: the check's problems fail it, as in memory. */
+	run(&w, NULL, (const char *[]){ "--stream", "always", "--strict", path("cut"), NULL });
+	CHECK_U64(w.status, 1);
+	cli_result_free(&w);
+	cli_result_free(&r);
+
+	/* The options' errors. */
+	{
+		static const char *const bad[][6] = {
+			{ "--stream", "sometimes", NULL },
+			{ "--stream", "always", "--html", "/tmp/x.html", NULL },
+			{ "--stream", "always", "--messages", NULL },
+			{ "--memory", "0", NULL },
+			{ "--memory", "12Q", NULL },
+			{ "--memory", "1G", "--stream", "never", NULL },
+			{ "--stream", "always", "--window", "1ms", "--whole-diagnosis", NULL },
+		};
+		static const char *const said[] = {
+			"bad --stream 'sometimes' (auto, always or never)",
+			"--stream always does not go with",
+			"--stream always does not go with",
+			"bad --memory '0'",
+			"bad --memory '12Q'",
+			"--memory is the budget of --stream auto",
+			"--stream always does not go with",
+		};
+
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			const char *args[8];
+			size_t i;
+
+			for (i = 0; bad[k][i]; i++)
+				args[i] = bad[k][i];
+			args[i++] = path("mixed");
+			args[i] = NULL;
+			run(&w, NULL, args);
+			CHECK_U64(w.status, 2);
+			CHECK_STR_HAS(w.err, said[k]);
+			cli_result_free(&w);
+		}
+		cli_run(&c, &w, NULL, (const char *[]){ "report", "--window", "1ms", path("mixed"),
+							 NULL });
+		CHECK_U64(w.status, 2);
+		CHECK_STR_HAS(w.err, "report --window DURATION sets the windows of --stream always");
+		cli_result_free(&w);
+		cli_run(&c, &w, NULL, (const char *[]){ "window", "--window", "1ms", "--stream",
+							 "always", path("mixed"), NULL });
+		CHECK_U64(w.status, 2);
+		CHECK_STR_HAS(w.err, "window does not take --stream");
+		cli_result_free(&w);
+	}
+}
+
 static void cleanup(void)
 {
 	CHECK(cli_fini(&c, files) == 0);
@@ -541,5 +770,6 @@ KTAP_MAIN(
 	KTAP_TEST(test_stdin),
 	KTAP_TEST(test_errors),
 	KTAP_TEST(test_whole_diagnosis),
+	KTAP_TEST(test_streamed),
 	KTAP_TEST(cleanup),
 )

@@ -275,6 +275,22 @@ static uint32_t softirq_key(struct nsight_timeline *tl, uint32_t vec)
 	return nsight_keys_intern(tl->keys, NSIGHT_KEY_SOFTIRQ, name, sizeof(buf));
 }
 
+/* The types add_record() takes. */
+bool nsight_timeline_is_context(uint32_t type)
+{
+	switch (type) {
+	case NSIGHT_REC_SCHED_SWITCH:
+	case NSIGHT_REC_IRQ:
+	case NSIGHT_REC_SOFTIRQ:
+	case NSIGHT_REC_IDLE:
+	case NSIGHT_REC_WORK:
+	case NSIGHT_REC_FAULT:
+		return true;
+	}
+	return false;
+}
+
+/* A record of a type nsight_timeline_is_context() names; 1 for any other. */
 static int add_record(struct nsight_timeline *tl, struct tl_cbuild *c, const struct nsight_rec *rec,
 		      uint64_t tsc, uint64_t seq)
 {

@@ -112,6 +112,9 @@ int nsight_timeline_init(struct nsight_timeline *tl, uint32_t nr_cpus, struct ns
 			 struct nsight_diag *d);
 void nsight_timeline_fini(struct nsight_timeline *tl);
 
+/* Whether a record of @type is one the timeline takes (and counts in n_records). */
+bool nsight_timeline_is_context(uint32_t type);
+
 /*
  * Take one record (any type) as the walker yields it; a CPU's records must
  * come in stream order. Returns 0 or a negative enum nsight_errcode.

@@ -17,8 +17,13 @@ int nsight_analysis_context_record(struct nsight_analysis *a, const struct nsigh
 {
 	int err;
 
-	if (!a->tl.b)
+	if (!a->tl.b) {
+		/* Lifetimes alone: the context records counted as the timeline counts them. */
+		if (a->no_context && rec->hdr.cpu < a->cap.nr_cpus &&
+		    nsight_timeline_is_context(rec->hdr.type))
+			a->tl.n_records++;
 		return 0;
+	}
 	err = nsight_timeline_add(&a->tl, rec, d);
 	if (!err && rec->hdr.type == NSIGHT_REC_SAMPLE)
 		err = nsight_samples_add(&a->samples, rec, d);
@@ -125,9 +130,10 @@ int nsight_analysis_begin(struct nsight_analysis *a, uint32_t nr_cpus,
 
 	if (!err)
 		err = nsight_capture_init(&a->cap, nr_cpus, d);
-	if (!err && o->lifetimes)
+	a->no_context = o->lifetimes && o->no_context;
+	if (!err && o->lifetimes && !o->no_context)
 		err = nsight_timeline_init(&a->tl, nr_cpus, a->keys, d);
-	if (!err && o->lifetimes)
+	if (!err && o->lifetimes && !o->no_context)
 		err = nsight_ptev_init(&a->ptev, nr_cpus, d);
 	return err;
 }
@@ -221,7 +227,7 @@ int nsight_analysis_end(struct nsight_analysis *a, const uint64_t *tail_drops,
 
 	if (err)
 		return err;
-	if (!o->lifetimes)
+	if (!o->lifetimes || o->no_context)
 		return lifetimes_end(a, o, d);
 	if (o->threads < 2) {
 		cerr = context_end(&ce);

@@ -58,6 +58,12 @@ struct nsight_analysis_opts {
 	 * on the caller's. The result is the same.
 	 */
 	unsigned int threads;
+	/*
+	 * The lifetimes and their latency alone: no timelines, threads'
+	 * states, samples or PT, their context records only counted
+	 * (tl.n_records), as a streamed report's first pass needs.
+	 */
+	bool no_context;
 };
 
 struct nsight_analysis {
@@ -75,6 +81,7 @@ struct nsight_analysis {
 	struct nsight_samples samples;	/* the sample source's stacks, and PT's */
 	struct nsight_ptev ptev;	/* Intel PT trace, code and parameters */
 	bool have_lifetimes;
+	bool no_context;		/* opts' no_context: tl holds only n_records */
 	bool have_range;		/* --range: messages and the Perfetto */
 	uint64_t range_lo, range_hi;	/* trace kept to [lo, hi) (TSC) */
 };

@@ -77,7 +77,39 @@ static int idx_records(void *ctx, const struct nsight_chunk *ch, struct nsight_d
 	if (ch->cpu < w->sum.nr_cpus) {
 		c->dec_tsc = w->sum.cpus[ch->cpu].dec.tsc;
 		c->dec_have = w->sum.cpus[ch->cpu].dec.have_tsc;
+		c->bad_before = w->sum.cpus[ch->cpu].bad_tsc;
 	}
+	return 0;
+}
+
+/*
+ * Which RECORDS chunks the first pass found no corrupt TSC in: their
+ * CPU's count did not grow up to its next chunk (or the end). A chunk
+ * forgotten as empty between two adds its count to the earlier, which is
+ * then read again with the check: never the other way round.
+ */
+static int mark_clean(struct nsight_windows *w, struct nsight_diag *d)
+{
+	uint32_t n = w->sum.nr_cpus, c;
+	size_t *last = calloc(n ? n : 1, sizeof(*last)), i;
+
+	if (!last)
+		return nomem(d);
+	for (i = 0; i < w->n_recs; i++) {
+		struct nsight_win_chunk *k = &w->recs[i];
+
+		if (k->cpu >= n)
+			continue;
+		if (last[k->cpu])
+			w->recs[last[k->cpu] - 1].clean =
+				k->bad_before == w->recs[last[k->cpu] - 1].bad_before;
+		last[k->cpu] = i + 1;
+	}
+	for (c = 0; c < n; c++)
+		if (last[c])
+			w->recs[last[c] - 1].clean =
+				w->sum.cpus[c].bad_tsc == w->recs[last[c] - 1].bad_before;
+	free(last);
 	return 0;
 }
 
@@ -263,6 +295,8 @@ int nsight_windows_open(struct nsight_windows *w, FILE *in, struct nsight_diag *
 	}
 	err = nsight_summarize_hooked(&r, &w->sum, &hook, d);
 	drop_empty(w);
+	if (!err)
+		err = mark_clean(w, d);
 	nsight_tscguard_init(&w->guard, w->sum.hdr.tsc_hz);
 	/* Sorted once here; each window borrows them. */
 	nsight_ksyms_sort(&w->ksyms);
@@ -325,6 +359,26 @@ int nsight_windows_set_width(struct nsight_windows *w, uint64_t width_ns, struct
 				       width_ns, nsight_summary_span_seconds(&w->sum), NSIGHT_WINDOWS_MAX);
 	w->next = 0;
 	return 0;
+}
+
+int nsight_windows_set_records(struct nsight_windows *w, uint64_t per_window, uint64_t *width_ns,
+			       struct nsight_diag *d)
+{
+	const uint64_t ms = NS_PER_SEC / 1000;
+	uint64_t hz = w->sum.hdr.tsc_hz, span_ns = 1, n, width;
+
+	if (!hz)
+		return nsight_diag_set(d, NSIGHT_E_INVAL,
+				       "the stream gives no TSC frequency, so it cannot be cut into windows");
+	if (w->sum.have_tsc)
+		span_ns = nsight_mul_div_u64(w->sum.tsc_last - w->sum.tsc_first, NS_PER_SEC, hz) + 1;
+	n = w->sum.records / (per_window ? per_window : 1) + 1;
+	width = span_ns / n + 1;
+	if (width < span_ns / (NSIGHT_WINDOWS_MAX - 1) + 1)
+		width = span_ns / (NSIGHT_WINDOWS_MAX - 1) + 1;
+	width = (width + ms - 1) / ms * ms;
+	*width_ns = width;
+	return nsight_windows_set_width(w, width, d);
 }
 
 int nsight_windows_use_triggers(struct nsight_windows *w, struct nsight_diag *d)
@@ -437,11 +491,15 @@ static int read_chunk(struct nsight_windows *w, size_t i, const struct range *r,
 	if (ret)
 		return ret;
 	walk_again(w, &wk, c);
-	ret = nsight_tscguard_walk_init(&gw, &w->guard, &wk, d);
-	if (ret)
-		return ret;
+	/* A chunk the first pass found clean is not checked again. */
+	if (!c->clean) {
+		ret = nsight_tscguard_walk_init(&gw, &w->guard, &wk, d);
+		if (ret)
+			return ret;
+	}
 	cs->last = i;
-	while ((ret = nsight_tscguard_walk_good(&gw, &rec, d)) > 0) {
+	while ((ret = c->clean ? nsight_rec_walker_next(&wk, &rec, d) :
+				 nsight_tscguard_walk_good(&gw, &rec, d)) > 0) {
 		uint64_t tsc = rec.hdr.tsc;
 
 		if (tsc >= r->llo && tsc < r->lhi) {

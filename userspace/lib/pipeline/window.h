@@ -44,6 +44,8 @@ struct nsight_win_chunk {
 	uint64_t tsc_min, tsc_max;	/* of its records, SUBBUF included */
 	uint64_t dec_tsc;		/* CRECORDS: its CPU's TSC before it */
 	bool dec_have;
+	uint64_t bad_before;		/* its CPU's corrupt TSCs before it */
+	bool clean;			/* the first pass found no corrupt TSC in it */
 };
 
 /* A record kept aside by the first pass (timekeeper, clock_sync, PT). */
@@ -119,6 +121,15 @@ void nsight_windows_fini(struct nsight_windows *w);
  * NSIGHT_WINDOWS_MAX windows.
  */
 int nsight_windows_set_width(struct nsight_windows *w, uint64_t width_ns, struct nsight_diag *d);
+
+/*
+ * Cut the capture into windows of about @per_window records each (the
+ * capture's records over its span), at least 1 ms wide and in whole
+ * milliseconds, at most NSIGHT_WINDOWS_MAX of them; the width in
+ * *@width_ns. Fails as nsight_windows_set_width().
+ */
+int nsight_windows_set_records(struct nsight_windows *w, uint64_t per_window, uint64_t *width_ns,
+			       struct nsight_diag *d);
 
 /*
  * Make the windows those a flight recorder saved, one per TRIGGER chunk,
