@@ -416,6 +416,9 @@ static void loops_text(FILE *f, const struct nsight_analysis *a, const struct ns
 	nsight_loops_fini(&l);
 }
 
+static const char no_fn_evidence[] =
+	"evidence: context records; no function-level evidence (no sample or pt records)\n";
+
 /* What the function-level phase 3 rests on, and at what resolution. */
 static void evidence_text(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
 {
@@ -426,8 +429,7 @@ static void evidence_text(FILE *f, const struct nsight_analysis *a, const struct
 	const char *sep = t->width ? ";\n  " : "; ";
 
 	if (!sampled && !p->cpus_traced) {
-		fputs("evidence: context records; no function-level evidence (no sample or pt records)\n",
-		      f);
+		fputs(no_fn_evidence, f);
 		return;
 	}
 	fputs("evidence: context records", f);
@@ -466,9 +468,12 @@ void nsight_dx_report_text(FILE *f, const struct nsight_dx *dx, const struct nsi
 	nsight_dx_report_tty(f, dx, a, &plain);
 }
 
-/* @dx with its analysis @a (NULL: from windows) and the anomalies' @keys. */
+/*
+ * @dx with its analysis @a (NULL: from windows, the evidence line then
+ * only when @no_fn says there is none) and the anomalies' @keys.
+ */
 static void report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
-		       const struct nsight_keys *keys, const struct nsight_tty *t)
+		       const struct nsight_keys *keys, bool no_fn, const struct nsight_tty *t)
 {
 	size_t i;
 
@@ -483,6 +488,8 @@ static void report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_
 	}
 	if (a)
 		evidence_text(f, a, t);
+	else if (no_fn)
+		fputs(no_fn_evidence, f);
 	for (i = 0; i < dx->n; i++)
 		group_text(f, dx, &dx->groups[i], a, keys, t);
 	if (a && a->have_lifetimes)
@@ -492,13 +499,14 @@ static void report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_
 void nsight_dx_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
 			  const struct nsight_tty *t)
 {
-	report_tty(f, dx, a, a ? a->keys : NULL, t);
+	report_tty(f, dx, a, a ? a->keys : NULL, false, t);
 }
 
 void nsight_dx_report_groups_tty(FILE *f, const struct nsight_dx *dx,
-				 const struct nsight_keys *keys, const struct nsight_tty *t)
+				 const struct nsight_keys *keys, bool no_fn_evidence,
+				 const struct nsight_tty *t)
 {
-	report_tty(f, dx, NULL, keys, t);
+	report_tty(f, dx, NULL, keys, no_fn_evidence, t);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -32,9 +32,14 @@ void nsight_dx_report_text(FILE *f, const struct nsight_dx *dx, const struct nsi
  * the slowest messages' causes cut at @t->width columns. */
 void nsight_dx_report_tty(FILE *f, const struct nsight_dx *dx, const struct nsight_analysis *a,
 			  const struct nsight_tty *t);
-/* @dx from windows (--whole-diagnosis): the same without what needs the analysis. */
+/*
+ * @dx from windows (--whole-diagnosis, report --stream): the same without
+ * what needs the analysis; @no_fn_evidence: the capture has no sample or
+ * PT records, and its evidence line says so as the analysis's would.
+ */
 void nsight_dx_report_groups_tty(FILE *f, const struct nsight_dx *dx,
-				 const struct nsight_keys *keys, const struct nsight_tty *t);
+				 const struct nsight_keys *keys, bool no_fn_evidence,
+				 const struct nsight_tty *t);
 
 /* Add "diagnosis" to @o. Returns 0, or -1 when out of memory. */
 int nsight_dx_report_json(struct json_object *o, const struct nsight_dx *dx,

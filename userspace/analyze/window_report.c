@@ -408,32 +408,72 @@ static int print_total(const struct nsight_wtotal *t, const struct nsight_dx *dx
 	       t->messages - t->complete);
 	total_latency_tty(t, tty);
 	if (dx) {
-		nsight_dx_report_groups_tty(stdout, dx, keys, tty);
+		nsight_dx_report_groups_tty(stdout, dx, keys, false, tty);
 		if (nsight_critpath_report_groups_text(stdout, dx, paths, keys, tty))
 			return NSIGHT_EXIT_FAIL;
 	}
 	return NSIGHT_EXIT_OK;
 }
 
-/* What a streamed report leaves out: the sections that need the whole capture at once. */
-static const char stream_left_out[] = "the evidence, receive work, chains, queues, locks and requests";
+/* Whether @w's capture has sample or PT records, which the evidence line needs the analysis for. */
+static bool fn_evidence(const struct nsight_windows *w)
+{
+	size_t i;
+
+	if (w->sum.type_counts && (w->sum.type_counts[NSIGHT_REC_SAMPLE] ||
+				   w->sum.type_counts[NSIGHT_REC_PT]))
+		return true;
+	for (i = 0; i < w->n_other; i++)
+		if (w->other[i].type == NSIGHT_CHUNK_PT)
+			return true;
+	return false;
+}
+
+/*
+ * What a streamed report leaves out, in @buf: the sections that need the
+ * whole capture at once, of those @w's capture can have (the evidence
+ * with samples or PT, locks with futex records, requests with request
+ * marks).
+ */
+static const char *left_out(const struct nsight_windows *w, char *buf, size_t len)
+{
+	const uint64_t *tc = w->sum.type_counts;
+	const char *part[7];
+	size_t n = 0, i, at = 0;
+
+	if (fn_evidence(w))
+		part[n++] = "the evidence";
+	part[n++] = "receive work";
+	part[n++] = "chains";
+	part[n++] = "queues";
+	part[n++] = "loops";
+	if (tc && tc[NSIGHT_REC_FUTEX])
+		part[n++] = "locks";
+	if (tc && tc[NSIGHT_REC_REQUEST])
+		part[n++] = "requests";
+	buf[0] = 0;
+	for (i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? (i + 1 < n ? ", " : " and ") : "",
+				       part[i]);
+	return buf;
+}
 
 /* The streamed report's heading: the summary, then how it was streamed. */
 static void streamed_head(const struct nsight_windows *w, const char *name,
 			  const struct nsight_window_report_opts *o, uint64_t width_ns,
 			  const struct nsight_tty *t)
 {
-	char b[32];
+	char b[32], lo[128];
 
 	if (o->verbose)
 		nsight_summary_print_text(stdout, name, &w->sum);
 	else
 		nsight_tty_header(stdout, name, &w->sum, &o->tty);
-	printf("%sstreamed:%s %" PRIu64 " windows of %s, three passes, in memory that follows "
+	printf("%sstreamed:%s %" PRIu64 " window%s of %s, three passes, in memory that follows "
 	       "the busiest window\n", nsight_tty_bold(t), nsight_tty_off(t), w->n_windows,
-	       nsight_tty_duration((int64_t)width_ns, b, sizeof(b)));
+	       w->n_windows == 1 ? "" : "s", nsight_tty_duration((int64_t)width_ns, b, sizeof(b)));
 	printf("  why: %s\n  left out: %s (--stream never)\n", o->why ? o->why : "--stream always",
-	       stream_left_out);
+	       left_out(w, lo, sizeof(lo)));
 }
 
 /*
@@ -449,6 +489,7 @@ static int streamed_body(const struct nsight_windows *w, const char *name,
 {
 	static const struct nsight_tty plain;
 	const struct nsight_tty *tty = o->verbose ? &plain : &o->tty;
+	char lo[128];
 
 	if (o->json) {
 		struct json_object *j = nsight_summary_to_json(name, &w->sum);
@@ -458,7 +499,7 @@ static int streamed_body(const struct nsight_windows *w, const char *name,
 		jo_add_u64(st, "windows", w->n_windows, &err);
 		jo_add_u64(st, "width_ns", width_ns, &err);
 		jo_add_str(st, "why", o->why ? o->why : "asked for", &err);
-		jo_add_str(st, "left_out", stream_left_out, &err);
+		jo_add_str(st, "left_out", left_out(w, lo, sizeof(lo)), &err);
 		jo_add(j, "streamed", st, &err);
 		jo_add(j, "latency", total_latency_json(t), &err);
 		if (!err && (nsight_dx_report_groups_json(j, dx, keys) ||
@@ -482,7 +523,7 @@ static int streamed_body(const struct nsight_windows *w, const char *name,
 		       nsight_tty_off(tty), t->messages, t->complete, t->messages - t->complete);
 		total_latency_tty(t, tty);
 	}
-	nsight_dx_report_groups_tty(stdout, dx, keys, tty);
+	nsight_dx_report_groups_tty(stdout, dx, keys, !fn_evidence(w), tty);
 	if (nsight_critpath_report_groups_text(stdout, dx, paths, keys, tty))
 		return NSIGHT_EXIT_FAIL;
 	return NSIGHT_EXIT_OK;

@@ -122,7 +122,7 @@ static void one(const uint8_t *data, size_t size)
 		struct nsight_tty tty = { .color = true, .width = NSIGHT_TTY_WIDTH };
 		struct json_object *j = json_object_new_object();
 
-		nsight_dx_report_groups_tty(fuzz_null(), &whole, &keys, &tty);
+		nsight_dx_report_groups_tty(fuzz_null(), &whole, &keys, opt & OPT(29), &tty);
 		nsight_critpath_report_groups_text(fuzz_null(), &whole, paths, &keys, &tty);
 		if (j && !nsight_dx_report_groups_json(j, &whole, &keys) &&
 		    !nsight_critpath_report_groups_json(j, &whole, paths, &keys))

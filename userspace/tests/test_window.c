@@ -649,7 +649,10 @@ static void test_streamed(void)
 		CHECK_U64(w.status, 0);
 		CHECK_STR_HAS(w.out, "\nstreamed: ");
 		CHECK_STR_HAS(w.out, "\n  why: --stream always\n");
-		CHECK_STR_HAS(w.out, "\n  left out: the evidence, receive work, chains, queues, locks and requests (--stream never)\n");
+		/* No samples, PT, futexes or request marks: left out only what it could have. */
+		CHECK_STR_HAS(w.out, "\n  left out: receive work, chains, queues and loops (--stream never)\n");
+		CHECK_STR_HAS(r.out, "\nevidence: context records; no function-level evidence (no sample or pt records)\n");
+		CHECK_STR_HAS(w.out, "\nevidence: context records; no function-level evidence (no sample or pt records)\n");
 		CHECK(!strstr(w.out ? w.out : "", "\nwindow 0:"));
 		/* The latency up to what streaming leaves out (the lifetimes' counts, the evidence). */
 		a = lines_from(r.out, from[0], k ? 6 : 3);
@@ -673,6 +676,19 @@ static void test_streamed(void)
 		if (!k)
 			cli_result_free(&r);
 	}
+
+	/* With samples and futex records: the evidence and the locks left out too. */
+	cli_run(&c, &w, NULL, (const char *[]){ "--stream", "always", "fuzz/corpus/window/seed-sampled",
+						 NULL });
+	CHECK_U64(w.status, 0);
+	CHECK_STR_HAS(w.out, "\n  left out: the evidence, receive work, chains, queues and loops (--stream never)\n");
+	CHECK(w.out && !strstr(w.out, "\nevidence: "));
+	cli_result_free(&w);
+	cli_run(&c, &w, NULL, (const char *[]){ "--stream", "always", "fuzz/corpus/window/seed-lock",
+						 NULL });
+	CHECK_U64(w.status, 0);
+	CHECK_STR_HAS(w.out, "\n  left out: receive work, chains, queues, loops and locks (--stream never)\n");
+	cli_result_free(&w);
 
 	/* By itself: a file over --memory streams, the same under it does not, stdin never. */
 	cli_run(&c, &w, NULL, (const char *[]){ "--color", "never", "--memory", "1K", path("phases"),
