@@ -31,7 +31,7 @@ void cmd_window_usage(FILE *f)
 	      "  -h, --help              this help\n"
 	      "The diagnosis: --slice pA-pB, --min-dev NS, --nested-threshold PCT,\n"
 	      "--categories FILE; the text: --color WHEN, -c, --clock CLOCK; the time:\n"
-	      "-p, --time-params PARAMS. See nsight-analyze(1).\n", f);
+	      "-p, --time-params PARAMS; --threads N. See nsight-analyze(1).\n", f);
 }
 
 int cmd_window_run(FILE *in, const char *name, const struct opts *o, bool streamed,
@@ -40,7 +40,7 @@ int cmd_window_run(FILE *in, const char *name, const struct opts *o, bool stream
 	struct nsight_window_report_opts wo = {
 		.width_ns = o->window_ns, .json = o->json, .verbose = o->verbose,
 		.strict = o->strict, .messages = o->messages, .whole_dx = o->whole_dx,
-		.report = streamed, .why = why, .tty = o->tty, .clk = o->clk,
+		.report = streamed, .why = why, .threads = o->threads, .tty = o->tty, .clk = o->clk,
 		.params = o->params,
 		.dx = &o->dx,
 	};

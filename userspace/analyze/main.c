@@ -20,7 +20,7 @@ static const char *const report_options[] = {
 static const char *const window_options[] = {
 	"window", "triggers", "whole-diagnosis", "json", "verbose", "messages", "strict", "tail",
 	"slice", "min-dev", "nested-threshold", "categories", "color", "clock", "time-params",
-	"help", NULL,
+	"threads", "help", NULL,
 };
 
 static const char *const time_check_options[] = {

@@ -295,7 +295,7 @@ static int one_window(struct nsight_windows *w, const char *name,
 {
 	/* Streamed, the first pass needs the lifetimes alone. */
 	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true,
-					   .no_context = o->report };
+					   .no_context = o->report, .threads = o->threads };
 	struct nsight_diag d = { 0 };
 	struct nsight_analysis a;
 	struct nsight_dx dx;
@@ -321,7 +321,8 @@ static int whole_dx(struct nsight_windows *w, const char *name,
 		    const struct nsight_window_report_opts *o, struct nsight_dxs *s,
 		    struct nsight_keys *keys, struct nsight_dx *dx, struct nsight_cp_group **paths)
 {
-	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true };
+	struct nsight_analysis_opts ao = { .params = o->params, .lifetimes = true,
+					   .threads = o->threads };
 	struct nsight_diag d = { 0 };
 	struct nsight_progress pr;
 	int err;

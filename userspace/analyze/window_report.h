@@ -42,6 +42,8 @@ struct nsight_window_report_opts {
 	 */
 	bool report;
 	const char *why;
+	/* 2 or more: each window's timelines finished beside its lifetimes (analysis.h). */
+	unsigned int threads;
 	struct nsight_tty tty;
 	enum nsight_clockid clk;
 	enum nsight_tc_params params;

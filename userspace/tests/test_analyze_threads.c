@@ -4,7 +4,8 @@
  * threads. Each synthetic scenario of the diagnosis tests, and each
  * capture of the analysis fuzzer's corpus (crashes found once included),
  * analysed with 1 and with 2 threads: the same exit status, standard
- * output and standard error, as text, full text and JSON.
+ * output and standard error, as text, full text and JSON, streamed
+ * (text and JSON) and in 1 ms windows with the whole diagnosis.
  */
 #include <dirent.h>
 
@@ -44,6 +45,11 @@ static void same_all_modes(const char *file, const char *what)
 	same_both(file, (const char *[]){ NULL }, what);
 	same_both(file, (const char *[]){ "--verbose", "--messages", NULL }, what);
 	same_both(file, (const char *[]){ "--json", NULL }, what);
+	/* A window at a time: each window's timelines beside its lifetimes. */
+	same_both(file, (const char *[]){ "--stream", "always", "--window", "1ms", NULL }, what);
+	same_both(file, (const char *[]){ "--stream", "always", "--json", NULL }, what);
+	same_both(file, (const char *[]){ "--verbose", "--window", "1ms", "--whole-diagnosis", NULL },
+		  what);
 }
 
 static void test_scenarios(void)
