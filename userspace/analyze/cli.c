@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -610,6 +611,52 @@ int cli_check_capture(struct opts *o, int n, char **args, const char **name)
 }
 
 struct cli_origin cli_origin;
+
+void cli_origin_text(FILE *f)
+{
+	const struct nsight_tracedat_info *i = &cli_origin.info;
+	char missing[1024];
+
+	if (!cli_origin.tracedat)
+		return;
+	nsight_tracedat_missing(i, missing, sizeof(missing));
+	fprintf(f, "source: trace-cmd trace.dat%s%s%s: %" PRIu64 " events, %" PRIu64
+		" mapped to records, %" PRIu64 " with no nsight record, %" PRIu64 " lost\n",
+		i->buffer[0] ? " (buffer " : "", i->buffer, i->buffer[0] ? ")" : "",
+		i->events, i->mapped, i->unmapped, i->missed);
+	fprintf(f, "not in this capture: %s\n", missing);
+}
+
+struct json_object *cli_origin_json(void)
+{
+	const struct nsight_tracedat_info *i = &cli_origin.info;
+	struct json_object *o, *k;
+	char missing[1024];
+	unsigned int n;
+
+	if (!cli_origin.tracedat)
+		return NULL;
+	nsight_tracedat_missing(i, missing, sizeof(missing));
+	o = json_object_new_object();
+	k = json_object_new_object();
+	if (!o || !k) {
+		json_object_put(o);
+		json_object_put(k);
+		return NULL;
+	}
+	json_object_object_add(o, "format", json_object_new_string("trace.dat"));
+	json_object_object_add(o, "buffer", json_object_new_string(i->buffer));
+	json_object_object_add(o, "events", json_object_new_int64((int64_t)i->events));
+	json_object_object_add(o, "mapped", json_object_new_int64((int64_t)i->mapped));
+	json_object_object_add(o, "unmapped", json_object_new_int64((int64_t)i->unmapped));
+	json_object_object_add(o, "lost", json_object_new_int64((int64_t)i->missed));
+	for (n = 0; n < __NSIGHT_TD_KINDS; n++)
+		json_object_object_add(k, nsight_td_kind_name(n),
+				       json_object_new_int64((int64_t)i->kinds[n]));
+	json_object_object_add(o, "kinds", k);
+	json_object_object_add(o, "missing", json_object_new_string(missing));
+	return o;
+}
 
 /*
  * A trace-cmd capture (trace.dat, a file: libtracecmd seeks in it) as the

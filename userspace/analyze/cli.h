@@ -146,6 +146,13 @@ struct cli_origin {
 	struct nsight_tracedat_info info;
 };
 extern struct cli_origin cli_origin;
+/*
+ * A trace-cmd capture's origin: what it was read as and what it could not
+ * give (nsight.rst "Captures without the module"), as text on @f, or as
+ * JSON (NULL when the input was no trace.dat, or out of memory).
+ */
+void cli_origin_text(FILE *f);
+struct json_object *cli_origin_json(void);
 /* The user's categories (--categories) first, then the built-in ones. */
 int cli_load_categories(struct nsight_cats *cats, const struct opts *o);
 /*

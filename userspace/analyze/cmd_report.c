@@ -107,52 +107,21 @@ static void summary_json(struct nsight_jsink *s, const struct report *r)
 	nsight_jsink_put_members(s, nsight_summary_to_json(r->name, &r->a->sum));
 }
 
-/*
- * A trace-cmd capture: what it was read as and what it could not give
- * (nsight.rst "Captures without the module").
- */
+/* A trace-cmd capture's origin (cli.h). */
 static int origin_text(const struct report *r)
 {
-	const struct nsight_tracedat_info *i = &cli_origin.info;
-	char missing[1024];
-
 	(void)r;
-	if (!cli_origin.tracedat)
-		return 0;
-	nsight_tracedat_missing(i, missing, sizeof(missing));
-	printf("source: trace-cmd trace.dat%s%s%s: %" PRIu64 " events, %" PRIu64
-	       " mapped to records, %" PRIu64 " with no nsight record, %" PRIu64 " lost\n",
-	       i->buffer[0] ? " (buffer " : "", i->buffer, i->buffer[0] ? ")" : "",
-	       i->events, i->mapped, i->unmapped, i->missed);
-	printf("not in this capture: %s\n", missing);
+	cli_origin_text(stdout);
 	return 0;
 }
 
 static void origin_json(struct nsight_jsink *s, const struct report *r)
 {
-	const struct nsight_tracedat_info *i = &cli_origin.info;
-	struct json_object *o, *k;
-	char missing[1024];
-	unsigned int n;
+	struct json_object *o = cli_origin_json();
 
 	(void)r;
-	if (!cli_origin.tracedat)
-		return;
-	nsight_tracedat_missing(i, missing, sizeof(missing));
-	o = json_object_new_object();
-	k = json_object_new_object();
-	json_object_object_add(o, "format", json_object_new_string("trace.dat"));
-	json_object_object_add(o, "buffer", json_object_new_string(i->buffer));
-	json_object_object_add(o, "events", json_object_new_int64((int64_t)i->events));
-	json_object_object_add(o, "mapped", json_object_new_int64((int64_t)i->mapped));
-	json_object_object_add(o, "unmapped", json_object_new_int64((int64_t)i->unmapped));
-	json_object_object_add(o, "lost", json_object_new_int64((int64_t)i->missed));
-	for (n = 0; n < __NSIGHT_TD_KINDS; n++)
-		json_object_object_add(k, nsight_td_kind_name(n),
-				       json_object_new_int64((int64_t)i->kinds[n]));
-	json_object_object_add(o, "kinds", k);
-	json_object_object_add(o, "missing", json_object_new_string(missing));
-	nsight_jsink_put(s, "source", o);
+	if (o)
+		nsight_jsink_put(s, "source", o);
 }
 
 /* --range in the text: what the report covers. */

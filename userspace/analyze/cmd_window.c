@@ -45,11 +45,19 @@ int cmd_window_run(FILE *in, const char *name, const struct opts *o, bool stream
 		.dx = &o->dx,
 	};
 	struct nsight_cats cats;
-	int ret = cli_load_categories(&cats, o);
+	int ret;
 
+	/* Streamed, the report's shape: a trace-cmd capture's origin first. */
+	if (streamed && o->json)
+		wo.source = cli_origin_json();
+	else if (streamed)
+		cli_origin_text(stdout);
+	ret = cli_load_categories(&cats, o);
 	wo.cats = &cats;
 	if (!ret)
 		ret = nsight_window_report(in, name, &wo);
+	else
+		json_object_put(wo.source);
 	nsight_cats_fini(&cats);
 	return ret;
 }

@@ -439,9 +439,11 @@ static bool fn_evidence(const struct nsight_windows *w)
 static const char *left_out(const struct nsight_windows *w, char *buf, size_t len)
 {
 	const uint64_t *tc = w->sum.type_counts;
-	const char *part[7];
+	const char *part[8];
 	size_t n = 0, i, at = 0;
 
+	/* The time conversion and the loss are each window's, not the capture's. */
+	part[n++] = "the time and loss lines";
 	if (fn_evidence(w))
 		part[n++] = "the evidence";
 	part[n++] = "receive work";
@@ -493,9 +495,19 @@ static int streamed_body(const struct nsight_windows *w, const char *name,
 	char lo[128];
 
 	if (o->json) {
-		struct json_object *j = nsight_summary_to_json(name, &w->sum);
+		struct json_object *j = json_object_new_object();
+		struct json_object *sum = nsight_summary_to_json(name, &w->sum);
 		struct json_object *st = json_object_new_object();
-		int err = !j || !st;
+		int err = !j || !sum || !st;
+
+		/* The report's order: a trace-cmd capture's source, then the summary's members. */
+		if (o->source)
+			jo_add(j, "source", json_object_get(o->source), &err);
+		if (sum) {
+			json_object_object_foreach(sum, key, val)
+				jo_add(j, key, json_object_get(val), &err);
+			json_object_put(sum);
+		}
 
 		jo_add_u64(st, "windows", w->n_windows, &err);
 		jo_add_u64(st, "width_ns", width_ns, &err);
@@ -559,6 +571,7 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	want_dx = (o->whole_dx && o->width_ns) || o->report;
 	if (want_dx && (nsight_dxs_init(&dxs, o->dx, &d) || nsight_keys_init(&keys))) {
 		fprintf(stderr, "nsight-analyze: out of memory\n");
+		json_object_put(o->source);
 		nsight_dxs_fini(&dxs);
 		nsight_keys_fini(&keys);
 		return NSIGHT_EXIT_FAIL;
@@ -597,6 +610,7 @@ int nsight_window_report(FILE *in, const char *name, const struct nsight_window_
 	if (!ret && o->strict && w.sum.n_problems)
 		ret = NSIGHT_EXIT_FAIL;
 out:
+	json_object_put(o->source);
 	nsight_cp_groups_free(paths, dx.n);
 	nsight_dx_fini(&dx);
 	nsight_dxs_fini(&dxs);

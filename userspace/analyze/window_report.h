@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <json-c/json.h>
 
 #include "diagnose/categories.h"
 #include "diagnose/diagnose.h"
@@ -42,6 +43,8 @@ struct nsight_window_report_opts {
 	 */
 	bool report;
 	const char *why;
+	/* Streamed, with --json: the "source" member first (taken over; NULL: none). */
+	struct json_object *source;
 	/* 2 or more: each window's timelines finished beside its lifetimes (analysis.h). */
 	unsigned int threads;
 	struct nsight_tty tty;
@@ -54,7 +57,7 @@ struct nsight_window_report_opts {
 /* The streamed report's windows: records in each, about (their memory). */
 #define NSIGHT_STREAM_RECORDS	100000
 
-/* Analyse @in (named @name) window by window; returns the exit status. */
+/* Analyse @in (named @name) window by window; returns the exit status. @o->source is put. */
 int nsight_window_report(FILE *in, const char *name, const struct nsight_window_report_opts *o);
 
 #endif /* NSIGHT_WINDOW_REPORT_H */

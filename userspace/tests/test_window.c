@@ -650,7 +650,7 @@ static void test_streamed(void)
 		CHECK_STR_HAS(w.out, "\nstreamed: ");
 		CHECK_STR_HAS(w.out, "\n  why: --stream always\n");
 		/* No samples, PT, futexes or request marks: left out only what it could have. */
-		CHECK_STR_HAS(w.out, "\n  left out: receive work, chains, queues and loops (--stream never)\n");
+		CHECK_STR_HAS(w.out, "\n  left out: the time and loss lines, receive work, chains, queues and loops (--stream never)\n");
 		CHECK_STR_HAS(r.out, "\nevidence: context records; no function-level evidence (no sample or pt records)\n");
 		CHECK_STR_HAS(w.out, "\nevidence: context records; no function-level evidence (no sample or pt records)\n");
 		CHECK(!strstr(w.out ? w.out : "", "\nwindow 0:"));
@@ -681,13 +681,26 @@ static void test_streamed(void)
 	cli_run(&c, &w, NULL, (const char *[]){ "--stream", "always", "fuzz/corpus/window/seed-sampled",
 						 NULL });
 	CHECK_U64(w.status, 0);
-	CHECK_STR_HAS(w.out, "\n  left out: the evidence, receive work, chains, queues and loops (--stream never)\n");
+	CHECK_STR_HAS(w.out, "\n  left out: the time and loss lines, the evidence, receive work, chains, queues and loops (--stream never)\n");
 	CHECK(w.out && !strstr(w.out, "\nevidence: "));
 	cli_result_free(&w);
 	cli_run(&c, &w, NULL, (const char *[]){ "--stream", "always", "fuzz/corpus/window/seed-lock",
 						 NULL });
 	CHECK_U64(w.status, 0);
-	CHECK_STR_HAS(w.out, "\n  left out: receive work, chains, queues, loops and locks (--stream never)\n");
+	CHECK_STR_HAS(w.out, "\n  left out: the time and loss lines, receive work, chains, queues, loops and locks (--stream never)\n");
+	cli_result_free(&w);
+
+	/* A trace-cmd capture: its source first, as in the report in memory. */
+	cli_run(&c, &w, NULL, (const char *[]){ "--stream", "always", "tests/data/tracecmd-guest-udp.dat",
+						 NULL });
+	CHECK_U64(w.status, 0);
+	CHECK(w.out && !strncmp(w.out, "source: trace-cmd trace.dat: ", 29));
+	cli_result_free(&w);
+	cli_run(&c, &w, NULL, (const char *[]){ "--json", "--stream", "always",
+						 "tests/data/tracecmd-guest-udp.dat", NULL });
+	CHECK_U64(w.status, 0);
+	CHECK(w.out && !strncmp(w.out, "{\n  \"source\": {\n", 16));
+	CHECK_STR_HAS(w.out, "\"format\": \"trace.dat\"");
 	cli_result_free(&w);
 
 	/* By itself: a file over --memory streams, the same under it does not, stdin never. */
