@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* What nsight-analyze's commands share: the options, the input, the output files. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "base/size.h"
 #include "base/zstdio.h"
 #include "diagnose/categories_builtin.h"
 #include "export/chexport.h"
@@ -251,33 +251,6 @@ static int parse_tail(const char *arg, struct nsight_dx_opts *dx)
 	return *p ? -1 : 0;
 }
 
-/* A size in bytes, with an optional K, M or G (powers of 1024). */
-static int parse_size(const char *s, uint64_t *bytes)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *e;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &e, 10);
-	if (errno)
-		return -1;
-	if (*e == 'K' || *e == 'k')
-		shift = 10;
-	else if (*e == 'M')
-		shift = 20;
-	else if (*e == 'G')
-		shift = 30;
-	if (shift)
-		e++;
-	if (*e || v > (UINT64_MAX >> shift))
-		return -1;
-	*bytes = (uint64_t)v << shift;
-	return 0;
-}
-
 /* Option @c (getopt_long's return) into @o: CLI_GO or the exit status. */
 static int parse_one(struct opts *o, int c)
 {
@@ -426,7 +399,7 @@ static int parse_one(struct opts *o, int c)
 			return cli_usage_error(o, "bad --stream '%s' (auto, always or never)", optarg);
 		break;
 	case OPT_MEMORY:
-		if (parse_size(optarg, &o->memory) || !o->memory)
+		if (nsight_parse_size(optarg, &o->memory) || !o->memory)
 			return cli_usage_error(o, "bad --memory '%s' (bytes, or with K, M or G, e.g. 4G)",
 					       optarg);
 		break;

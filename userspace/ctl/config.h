@@ -4,12 +4,7 @@
 
 #include <stdint.h>
 
-/*
- * Parse a byte count: decimal digits with an optional K, M or G suffix
- * (powers of 1024, either case). Returns 0, or -1 for anything else
- * (empty, junk, overflow).
- */
-int nsight_parse_size(const char *s, uint64_t *out);
+#include "base/size.h"
 
 /*
  * Parse a duration into ns: decimal digits with a unit ns, us or ms
