@@ -135,17 +135,6 @@ int cli_nomem(void)
 	return NSIGHT_EXIT_FAIL;
 }
 
-int cli_put_json(struct json_object *o)
-{
-	if (!o)
-		return cli_nomem();
-	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
-	fputc('\n', stdout);
-	json_object_put(o);
-	return NSIGHT_EXIT_OK;
-}
-
 int cli_finish_stdout(int ret)
 {
 	if (fflush(stdout) || ferror(stdout)) {

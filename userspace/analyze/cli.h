@@ -117,8 +117,6 @@ int cli_parse(struct opts *o, int argc, char **argv);
 int cli_usage_error(const struct opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "nsight-analyze: out of memory"; returns NSIGHT_EXIT_FAIL. */
 int cli_nomem(void);
-/* @o (owned; NULL: out of memory) printed as JSON on stdout; an exit status. */
-int cli_put_json(struct json_object *o);
 /* A failed write to stdout said; @ret, or NSIGHT_EXIT_FAIL then. */
 int cli_finish_stdout(int ret);
 

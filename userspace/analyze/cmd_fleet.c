@@ -15,6 +15,7 @@
 #include "export/chhttp.h"
 #include "export/churl.h"
 #include "cli.h"
+#include "json_out.h"
 
 /* A fleet query may read all the messages of a day: longer than an export's request. */
 #define FLEET_TIMEOUT 300
@@ -220,7 +221,7 @@ static int print(const struct opts *o, const char *name, const struct nsight_chf
 		json_object_object_add(j, "rows", json_rows(meta, data));
 		if (stats)
 			json_object_object_add(j, "statistics", json_object_get(stats));
-		return cli_finish_stdout(cli_put_json(j));
+		return cli_finish_stdout(jo_put(j));
 	}
 	printf("%s from %s", name, url);
 	if (a->host)

@@ -9,6 +9,7 @@
 
 #include "capture/timecheck.h"
 #include "cli.h"
+#include "json_out.h"
 #include "report.h"
 
 void cmd_time_check_usage(FILE *f)
@@ -59,7 +60,7 @@ static int time_check(const struct nsight_analysis *a, const char *name, const s
 		return NSIGHT_EXIT_FAIL;
 	}
 	if (o->json)
-		ret = cli_put_json(nsight_report_tcheck_json(o->pairs, name, &a->tc, &res));
+		ret = jo_put(nsight_report_tcheck_json(o->pairs, name, &a->tc, &res));
 	else
 		nsight_report_tcheck_text(stdout, &a->tc, &res);
 	if (o->strict && res.inversions)

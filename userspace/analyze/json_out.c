@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <string.h>
 
+#include "base/version.h"
 #include "json_out.h"
 
 void jo_add(struct json_object *o, const char *key, struct json_object *v, int *err)
@@ -195,4 +196,16 @@ void nsight_jsink_put_members(struct nsight_jsink *s, struct json_object *o)
 			jo_add_null(s->tree, key, s->err);
 	}
 	json_object_put(o);
+}
+
+int jo_put(struct json_object *o)
+{
+	if (!o) {
+		fprintf(stderr, "nsight-analyze: out of memory\n");
+		return NSIGHT_EXIT_FAIL;
+	}
+	fputs(json_object_to_json_string_ext(o, NSIGHT_JSON_FLAGS), stdout);
+	fputc('\n', stdout);
+	json_object_put(o);
+	return NSIGHT_EXIT_OK;
 }

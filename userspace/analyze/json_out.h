@@ -20,6 +20,11 @@ void jo_add_f(struct json_object *o, const char *key, double v, int *err);
 void jo_add_str(struct json_object *o, const char *key, const char *v, int *err);
 void jo_add_bool(struct json_object *o, const char *key, bool v, int *err);
 void jo_push(struct json_object *arr, struct json_object *v, int *err);
+/*
+ * @o (owned; NULL: out of memory, said on stderr) printed whole on stdout
+ * with NSIGHT_JSON_FLAGS and a newline; an exit status.
+ */
+int jo_put(struct json_object *o);
 
 /*
  * A report written as it is built: the members of the top object and the

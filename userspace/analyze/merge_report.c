@@ -271,19 +271,7 @@ int nsight_merge_main(const char *client, const char *server,
 	}
 	ret = NSIGHT_EXIT_OK;
 	if (o->json) {
-		struct json_object *j = nsight_merge_report_json(client, server, &m);
-
-		if (!j) {
-			fprintf(stderr, "nsight-analyze: out of memory\n");
-			ret = NSIGHT_EXIT_FAIL;
-		} else {
-			fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							     JSON_C_TO_STRING_SPACED |
-							     JSON_C_TO_STRING_NOSLASHESCAPE),
-			      stdout);
-			fputc('\n', stdout);
-			json_object_put(j);
-		}
+		ret = jo_put(nsight_merge_report_json(client, server, &m));
 	} else {
 		nsight_merge_report_text(stdout, client, server, &m, o->verbose);
 	}

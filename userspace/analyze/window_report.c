@@ -33,20 +33,6 @@ static int put_line(struct json_object *j)
 	return NSIGHT_EXIT_OK;
 }
 
-/* One JSON object indented, as the report in memory prints it. */
-static int put_pretty(struct json_object *j)
-{
-	if (!j) {
-		fprintf(stderr, "nsight-analyze: out of memory\n");
-		return NSIGHT_EXIT_FAIL;
-	}
-	fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
-	fputc('\n', stdout);
-	json_object_put(j);
-	return NSIGHT_EXIT_OK;
-}
-
 static int print_summary(const struct nsight_windows *w, const char *name,
 			 const struct nsight_window_report_opts *o)
 {
@@ -522,7 +508,7 @@ static int streamed_body(const struct nsight_windows *w, const char *name,
 			json_object_put(j);
 			j = NULL;
 		}
-		return put_pretty(j);
+		return jo_put(j);
 	}
 	if (o->verbose) {
 		/* The full text's: in ns, without the lifetimes' counts the windows do not sum. */
