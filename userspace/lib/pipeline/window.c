@@ -61,11 +61,25 @@ static void drop_empty(struct nsight_windows *w)
 		w->n_recs--;
 }
 
+/*
+ * The chunk indexed last has had all its records: clean when its CPU's
+ * count of corrupt TSCs did not grow while the first pass read it.
+ */
+static void close_last(struct nsight_windows *w)
+{
+	struct nsight_win_chunk *c = w->n_recs ? &w->recs[w->n_recs - 1] : NULL;
+
+	if (c)
+		c->clean = c->cpu < w->sum.nr_cpus &&
+			   w->sum.cpus[c->cpu].bad_tsc == c->bad_before;
+}
+
 static int idx_records(void *ctx, const struct nsight_chunk *ch, struct nsight_diag *d)
 {
 	struct nsight_windows *w = ctx;
 	struct nsight_win_chunk *c;
 
+	close_last(w);
 	drop_empty(w);
 	nsight_tscguard_init(&w->guard, w->sum.hdr.tsc_hz);
 	if (NSIGHT_VEC_GROW(w->recs, w->n_recs, w->cap_recs))
@@ -79,37 +93,6 @@ static int idx_records(void *ctx, const struct nsight_chunk *ch, struct nsight_d
 		c->dec_have = w->sum.cpus[ch->cpu].dec.have_tsc;
 		c->bad_before = w->sum.cpus[ch->cpu].bad_tsc;
 	}
-	return 0;
-}
-
-/*
- * Which RECORDS chunks the first pass found no corrupt TSC in: their
- * CPU's count did not grow up to its next chunk (or the end). A chunk
- * forgotten as empty between two adds its count to the earlier, which is
- * then read again with the check: never the other way round.
- */
-static int mark_clean(struct nsight_windows *w, struct nsight_diag *d)
-{
-	uint32_t n = w->sum.nr_cpus, c;
-	size_t *last = calloc(n ? n : 1, sizeof(*last)), i;
-
-	if (!last)
-		return nomem(d);
-	for (i = 0; i < w->n_recs; i++) {
-		struct nsight_win_chunk *k = &w->recs[i];
-
-		if (k->cpu >= n)
-			continue;
-		if (last[k->cpu])
-			w->recs[last[k->cpu] - 1].clean =
-				k->bad_before == w->recs[last[k->cpu] - 1].bad_before;
-		last[k->cpu] = i + 1;
-	}
-	for (c = 0; c < n; c++)
-		if (last[c])
-			w->recs[last[c] - 1].clean =
-				w->sum.cpus[c].bad_tsc == w->recs[last[c] - 1].bad_before;
-	free(last);
 	return 0;
 }
 
@@ -294,9 +277,8 @@ int nsight_windows_open(struct nsight_windows *w, FILE *in, struct nsight_diag *
 		goto out;
 	}
 	err = nsight_summarize_hooked(&r, &w->sum, &hook, d);
+	close_last(w);
 	drop_empty(w);
-	if (!err)
-		err = mark_clean(w, d);
 	nsight_tscguard_init(&w->guard, w->sum.hdr.tsc_hz);
 	/* Sorted once here; each window borrows them. */
 	nsight_ksyms_sort(&w->ksyms);
