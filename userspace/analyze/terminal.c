@@ -279,15 +279,21 @@ void nsight_tty_latency_histogram(FILE *f, const struct nsight_lat_group *g, con
 	histogram(f, v, n, t);
 }
 
+void nsight_tty_latency_head(FILE *f, uint64_t messages, uint64_t complete,
+			     const struct nsight_tty *t)
+{
+	fprintf(f, "%slatency:%s %" PRIu64 " messages, %" PRIu64 " complete, %" PRIu64 " incomplete; "
+		"rx n->a, tx send->xmit or ->done\n", nsight_tty_bold(t), nsight_tty_off(t), messages,
+		complete, messages - complete);
+}
+
 void nsight_tty_latency(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t)
 {
 	const struct nsight_lifetimes *lt = &a->lt;
 	const struct nsight_latency *l = &a->lat;
 	size_t i;
 
-	fprintf(f, "%slatency:%s %zu messages, %" PRIu64 " complete, %" PRIu64 " incomplete; "
-		"rx n->a, tx send->xmit or ->done\n", nsight_tty_bold(t), nsight_tty_off(t), lt->n,
-		lt->n_complete, lt->n - lt->n_complete);
+	nsight_tty_latency_head(f, lt->n, lt->n_complete, t);
 	nsight_tty_latency_table(f, l);
 	for (i = 0; i < l->n; i++) {
 		size_t n;

@@ -55,6 +55,9 @@ void nsight_tty_latency_histogram(FILE *f, const struct nsight_lat_group *g, con
 				  size_t n, const struct nsight_tty *t);
 /* The latency table and histograms of @a. */
 void nsight_tty_latency(FILE *f, const struct nsight_analysis *a, const struct nsight_tty *t);
+/* Its first line, "latency: N messages, C complete, I incomplete; ...". */
+void nsight_tty_latency_head(FILE *f, uint64_t messages, uint64_t complete,
+			     const struct nsight_tty *t);
 
 /*
  * --baseline: per application and direction of @a, its percentiles and

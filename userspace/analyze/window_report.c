@@ -517,9 +517,7 @@ static int streamed_body(const struct nsight_windows *w, const char *name,
 		       "percentiles\n", t->messages, t->complete, t->messages - t->complete);
 		nsight_report_latency_table(stdout, &t->lat);
 	} else {
-		printf("%slatency:%s %" PRIu64 " messages, %" PRIu64 " complete, %" PRIu64
-		       " incomplete; rx n->a, tx send->xmit or ->done\n", nsight_tty_bold(tty),
-		       nsight_tty_off(tty), t->messages, t->complete, t->messages - t->complete);
+		nsight_tty_latency_head(stdout, t->messages, t->complete, tty);
 		total_latency_tty(t, tty);
 	}
 	nsight_dx_report_groups_tty(stdout, dx, keys, !fn_evidence(w), tty);
